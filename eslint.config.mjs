@@ -1,0 +1,78 @@
+// @ts-check
+import js from '@eslint/js';
+import nx from '@nx/eslint-plugin';
+import prettier from 'eslint-config-prettier';
+import tseslint from 'typescript-eslint';
+
+const layers = ['config', 'transport', 'rest', 'clientset', 'runtime'];
+
+/** Each layer may import itself and the layers below it, never one above. */
+const layerConstraints = layers.map((layer, index) => ({
+  sourceTag: `layer:${layer}`,
+  onlyDependOnLibsWithTags: layers.slice(0, index + 1).map((below) => `layer:${below}`),
+}));
+
+const appAndToolConstraints = [
+  { sourceTag: 'type:app', onlyDependOnLibsWithTags: [...layers.map((l) => `layer:${l}`)] },
+  {
+    sourceTag: 'type:tool',
+    onlyDependOnLibsWithTags: [...layers.map((l) => `layer:${l}`), 'type:tool'],
+  },
+];
+
+/** Tests may also use tools (the real control plane from tools/testenv). */
+const testConstraints = [
+  ...layerConstraints.map((constraint) => ({
+    ...constraint,
+    onlyDependOnLibsWithTags: [...constraint.onlyDependOnLibsWithTags, 'type:tool'],
+  })),
+  ...appAndToolConstraints.map((constraint) => ({
+    ...constraint,
+    onlyDependOnLibsWithTags: [...constraint.onlyDependOnLibsWithTags, 'type:tool'],
+  })),
+];
+
+const testFiles = ['**/*.test.ts', '**/*.test-d.ts', '**/e2e/**/*.ts', '**/__fixtures__/**'];
+
+export default tseslint.config(
+  {
+    ignores: ['**/dist/**', '**/node_modules/**', '**/.nx/**', '**/coverage/**', '**/generated/**'],
+  },
+  js.configs.recommended,
+  ...tseslint.configs.recommendedTypeChecked,
+  {
+    languageOptions: {
+      parserOptions: {
+        projectService: { allowDefaultProject: ['*.ts', '*.mjs', 'bench/*.ts'] },
+        tsconfigRootDir: import.meta.dirname,
+      },
+    },
+    plugins: { '@nx': nx },
+    rules: {
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/no-misused-promises': 'error',
+      '@typescript-eslint/consistent-type-imports': 'error',
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_' }],
+      '@nx/enforce-module-boundaries': [
+        'error',
+        {
+          allow: [],
+          depConstraints: [...layerConstraints, ...appAndToolConstraints],
+        },
+      ],
+    },
+  },
+  {
+    files: testFiles,
+    rules: {
+      '@nx/enforce-module-boundaries': ['error', { allow: [], depConstraints: testConstraints }],
+      '@typescript-eslint/no-non-null-assertion': 'off',
+    },
+  },
+  {
+    files: ['**/*.js', '**/*.mjs', '**/*.cjs'],
+    ...tseslint.configs.disableTypeChecked,
+    languageOptions: { globals: { process: 'readonly', console: 'readonly' } },
+  },
+  prettier,
+);

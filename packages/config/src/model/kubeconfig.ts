@@ -1,0 +1,115 @@
+/**
+ * The kubeconfig document model (`apiVersion: v1`, `kind: Config`), field for field as client-go
+ * reads it. Keys are camel-cased from the file's kebab-case (`certificate-authority-data` →
+ * `certificateAuthorityData`); `*-data` fields hold the decoded bytes. Collections keyed by a
+ * name are `Map`s, so no name (not even `__proto__`) can collide with an object property.
+ *
+ * These are plain data: nothing here reads files or the network.
+ */
+
+/** Extensions are opaque JSON values keyed by name; they round-trip untouched. */
+export type Extensions = Map<string, unknown>;
+
+/** Cluster is one `clusters[].cluster` stanza: where the API server is and how to trust it. */
+export interface Cluster {
+  server?: string;
+  tlsServerName?: string;
+  insecureSkipTlsVerify?: boolean;
+  /** certificateAuthority is a path; relative paths resolve against the defining file's directory. */
+  certificateAuthority?: string;
+  certificateAuthorityData?: Uint8Array;
+  proxyUrl?: string;
+  disableCompression?: boolean;
+  extensions?: Extensions;
+}
+
+/** ExecEnvVar is one `exec.env[]` entry passed to a credential plugin. */
+export interface ExecEnvVar {
+  name: string;
+  value: string;
+}
+
+/** ExecInteractiveMode says whether an exec plugin may use the terminal. */
+export type ExecInteractiveMode = 'Never' | 'IfAvailable' | 'Always';
+
+/** ExecConfig is a `users[].user.exec` stanza: a credential plugin to run. */
+export interface ExecConfig {
+  /** command is a program name looked up on PATH, or a path (resolved like other paths when it has a separator). */
+  command: string;
+  args?: string[];
+  env?: ExecEnvVar[];
+  apiVersion: string;
+  installHint?: string;
+  provideClusterInfo: boolean;
+  /** interactiveMode defaults to `IfAvailable` for v1beta1/v1alpha1 plugins and has no default for v1. */
+  interactiveMode?: ExecInteractiveMode | (string & {});
+}
+
+/** AuthProviderConfig is a `users[].user.auth-provider` stanza (for example `oidc`). */
+export interface AuthProviderConfig {
+  name: string;
+  config: Map<string, string>;
+}
+
+/** AuthInfo is one `users[].user` stanza: who the client is. */
+export interface AuthInfo {
+  clientCertificate?: string;
+  clientCertificateData?: Uint8Array;
+  clientKey?: string;
+  clientKeyData?: Uint8Array;
+  token?: string;
+  tokenFile?: string;
+  /** impersonate is the `as` key. */
+  impersonate?: string;
+  /** impersonateUid is the `as-uid` key. */
+  impersonateUid?: string;
+  /** impersonateGroups is the `as-groups` key. */
+  impersonateGroups?: string[];
+  /** impersonateUserExtra is the `as-user-extra` key. */
+  impersonateUserExtra?: Map<string, string[]>;
+  username?: string;
+  password?: string;
+  authProvider?: AuthProviderConfig;
+  exec?: ExecConfig;
+  extensions?: Extensions;
+}
+
+/** Context is one `contexts[].context` stanza: a cluster, a user and a default namespace. */
+export interface Context {
+  cluster: string;
+  user: string;
+  namespace?: string;
+  extensions?: Extensions;
+}
+
+/** Preferences is the top-level `preferences` stanza. */
+export interface Preferences {
+  colors?: boolean;
+  extensions?: Extensions;
+}
+
+/**
+ * Kubeconfig is one kubeconfig document, or several merged into one. Map iteration order is
+ * the order of first definition; `kubectl config view` sorts by name when it prints.
+ */
+export interface Kubeconfig {
+  preferences: Preferences;
+  clusters: Map<string, Cluster>;
+  users: Map<string, AuthInfo>;
+  contexts: Map<string, Context>;
+  /** currentContext is `''` when no file sets it. */
+  currentContext: string;
+  extensions: Extensions;
+}
+
+/** emptyKubeconfig returns a Kubeconfig with no entries. */
+export function emptyKubeconfig(): Kubeconfig {
+  return {
+    preferences: {},
+    clusters: new Map(),
+    users: new Map(),
+    contexts: new Map(),
+    currentContext: '',
+    extensions: new Map(),
+  };
+}

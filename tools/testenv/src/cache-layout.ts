@@ -1,0 +1,62 @@
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+
+/** CacheKeyParts identify one build: a different value of any part needs a different build. */
+export interface CacheKeyParts {
+  readonly kubernetesVersion: string;
+  /** As `go env GOVERSION` prints it, e.g. `go1.26.8`. */
+  readonly goVersion: string;
+  readonly goos: string;
+  readonly goarch: string;
+}
+
+/**
+ * cacheKey names the cache entry of a build, e.g. `kubernetes-v1.37.2-go1.26.8-linux-amd64`. It
+ * contains only characters safe in a file name.
+ */
+export function cacheKey(parts: CacheKeyParts): string {
+  const raw = `kubernetes-v${parts.kubernetesVersion.replace(/^v/, '')}-${parts.goVersion}-${parts.goos}-${parts.goarch}`;
+  return raw.replace(/[^A-Za-z0-9._-]/g, '_');
+}
+
+/**
+ * resolveCacheRoot returns the cache root: `$K_TESTENV_CACHE` when set, else
+ * `$XDG_CACHE_HOME/k-testenv`, else `~/.cache/k-testenv`. Relative values are used as given.
+ */
+export function resolveCacheRoot(env: NodeJS.ProcessEnv = process.env, home: string = homedir()): string {
+  if (env.K_TESTENV_CACHE) return env.K_TESTENV_CACHE;
+  const xdg = env.XDG_CACHE_HOME;
+  return join(xdg ? xdg : join(home, '.cache'), 'k-testenv');
+}
+
+/** BINARY_NAMES are the executables each cache entry holds, in `bin/`. */
+export const BINARY_NAMES = ['etcd', 'kube-apiserver', 'kube-controller-manager'] as const;
+
+/** BinaryName is one of {@link BINARY_NAMES}. */
+export type BinaryName = (typeof BINARY_NAMES)[number];
+
+/**
+ * CacheEntryLayout gives the paths inside one cache entry. The stamp is written last, so an entry
+ * without a valid stamp is never used.
+ */
+export interface CacheEntryLayout {
+  readonly root: string;
+  readonly key: string;
+  readonly entryDir: string;
+  readonly binDir: string;
+  readonly stampPath: string;
+  readonly lockPath: string;
+}
+
+/** cacheEntryLayout returns the paths of the entry `key` under the cache root. */
+export function cacheEntryLayout(root: string, key: string): CacheEntryLayout {
+  const entryDir = join(root, key);
+  return {
+    root,
+    key,
+    entryDir,
+    binDir: join(entryDir, 'bin'),
+    stampPath: join(entryDir, 'stamp.json'),
+    lockPath: join(root, `${key}.lock`),
+  };
+}

@@ -1,0 +1,178 @@
+/**
+ * GoModFile is the part of a go.mod file the wrapper generator needs: the `go` version, the
+ * `godebug` settings, the required module versions and the replace directives.
+ */
+export interface GoModFile {
+  readonly module: string | undefined;
+  readonly goVersion: string | undefined;
+  /** Each `key=value` of the `godebug` directive(s), in file order. */
+  readonly godebug: readonly string[];
+  /** Module path → required version (direct and indirect). */
+  readonly requires: ReadonlyMap<string, string>;
+  readonly replaces: readonly GoModReplace[];
+}
+
+/** GoModReplace is one `replace` directive; `newVersion` is undefined for a local path replacement. */
+export interface GoModReplace {
+  readonly oldPath: string;
+  readonly oldVersion: string | undefined;
+  readonly newPath: string;
+  readonly newVersion: string | undefined;
+}
+
+/**
+ * parseGoMod reads the directives of go.mod text (single-line and block forms, `//` comments
+ * stripped). It understands `module`, `go`, `godebug`, `require` and `replace` and ignores the rest;
+ * it does not validate the file.
+ */
+export function parseGoMod(text: string): GoModFile {
+  let module: string | undefined;
+  let goVersion: string | undefined;
+  const godebug: string[] = [];
+  const requires = new Map<string, string>();
+  const replaces: GoModReplace[] = [];
+  let block: string | undefined;
+
+  const handle = (verb: string, words: string[]): void => {
+    switch (verb) {
+      case 'module':
+        module = words[0];
+        break;
+      case 'go':
+        goVersion = words[0];
+        break;
+      case 'godebug':
+        godebug.push(...words);
+        break;
+      case 'require':
+        if (words[0] !== undefined && words[1] !== undefined) requires.set(words[0], words[1]);
+        break;
+      case 'replace': {
+        const arrow = words.indexOf('=>');
+        if (arrow < 1 || words[arrow + 1] === undefined) break;
+        replaces.push({
+          oldPath: words[0] as string,
+          oldVersion: arrow === 2 ? words[1] : undefined,
+          newPath: words[arrow + 1] as string,
+          newVersion: words[arrow + 2],
+        });
+        break;
+      }
+    }
+  };
+
+  for (const rawLine of text.split('\n')) {
+    const line = rawLine.replace(/\/\/.*$/, '').trim();
+    if (line === '') continue;
+    if (block !== undefined) {
+      if (line === ')') block = undefined;
+      else handle(block, line.split(/\s+/));
+      continue;
+    }
+    const [verb, ...rest] = line.split(/\s+/);
+    if (verb === undefined) continue;
+    if (rest.length === 1 && rest[0] === '(') block = verb;
+    else handle(verb, rest);
+  }
+  return { module, goVersion, godebug, requires, replaces };
+}
+
+/**
+ * stagingModuleVersion maps a Kubernetes release `1.X.Y` to the tag `v0.X.Y` that every staging
+ * module (k8s.io/api, k8s.io/client-go, …) publishes for it.
+ */
+export function stagingModuleVersion(kubernetesVersion: string): string {
+  const match = /^v?1\.(\d+)\.(\d+)$/.exec(kubernetesVersion);
+  if (!match) throw new Error(`not a Kubernetes release version: ${kubernetesVersion}`);
+  return `v0.${match[1]}.${match[2]}`;
+}
+
+/** KubernetesWrapperOptions are the inputs of {@link renderKubernetesWrapperGoMod}. */
+export interface KubernetesWrapperOptions {
+  /** The release, `1.X.Y`. */
+  readonly kubernetesVersion: string;
+  /** The text of k8s.io/kubernetes@v1.X.Y's own go.mod. */
+  readonly releaseGoMod: string;
+  /** Main packages to record as `tool` directives so `go mod tidy` keeps their dependencies. */
+  readonly tools: readonly string[];
+  readonly module?: string;
+}
+
+/**
+ * renderKubernetesWrapperGoMod generates the go.mod of a main module that can build commands of
+ * k8s.io/kubernetes: it requires the release and replaces every `./staging/src/...` module of the
+ * release's own go.mod with its published `v0.X.Y` tag (a dependency's replace directives are
+ * ignored by Go, which would leave `v0.0.0` requirements). The release's `go` and `godebug` lines are
+ * copied because a dependency's godebug settings do not apply either. Throws when the release go.mod
+ * has no staging replacements (not a k8s.io/kubernetes go.mod).
+ */
+export function renderKubernetesWrapperGoMod(options: KubernetesWrapperOptions): string {
+  const release = parseGoMod(options.releaseGoMod);
+  if (release.module !== 'k8s.io/kubernetes') {
+    throw new Error(`expected the go.mod of k8s.io/kubernetes, got module ${release.module ?? '(none)'}`);
+  }
+  const staging = [
+    ...new Set(
+      release.replaces
+        .filter((replace) => replace.newVersion === undefined && replace.newPath.startsWith('./staging/src/'))
+        .map((replace) => replace.oldPath),
+    ),
+  ].sort();
+  if (staging.length === 0) throw new Error('the release go.mod replaces no ./staging/src modules');
+  const tag = stagingModuleVersion(options.kubernetesVersion);
+  const width = Math.max(...staging.map((path) => path.length));
+  const lines = [
+    '// Generated by @k/testenv from the go.mod of k8s.io/kubernetes. Do not edit.',
+    `module ${options.module ?? 'local.test/k-testenv/kubernetes'}`,
+    '',
+    `go ${release.goVersion ?? '1.24.0'}`,
+    '',
+  ];
+  if (release.godebug.length > 0) lines.push(`godebug ${release.godebug.join(' ')}`, '');
+  lines.push(`require k8s.io/kubernetes v${options.kubernetesVersion.replace(/^v/, '')}`, '');
+  if (options.tools.length > 0) {
+    lines.push('tool (', ...options.tools.map((tool) => `\t${tool}`), ')', '');
+  }
+  lines.push(
+    'replace (',
+    ...staging.map((path) => `\t${path.padEnd(width)} => ${path} ${tag}`),
+    ')',
+    '',
+  );
+  return lines.join('\n');
+}
+
+/**
+ * etcdServerVersion returns the `go.etcd.io/etcd/server/v3` version a release go.mod requires (it is
+ * listed as indirect); undefined when absent.
+ */
+export function etcdServerVersion(releaseGoMod: string): string | undefined {
+  return parseGoMod(releaseGoMod).requires.get('go.etcd.io/etcd/server/v3');
+}
+
+/** EtcdWrapperOptions are the inputs of {@link renderEtcdWrapperGoMod}. */
+export interface EtcdWrapperOptions {
+  readonly etcdVersion: string;
+  readonly goVersion: string;
+  readonly module?: string;
+}
+
+/**
+ * renderEtcdWrapperGoMod generates the go.mod of a main module that builds etcd
+ * (`go.etcd.io/etcd/server/v3` is etcd's main package). It is kept apart from the Kubernetes wrapper
+ * so minimal version selection cannot mix etcd's grpc/otel versions with Kubernetes'. etcd's own
+ * requirements are real versions, so no replace block is needed.
+ */
+export function renderEtcdWrapperGoMod(options: EtcdWrapperOptions): string {
+  return [
+    '// Generated by @k/testenv. Do not edit.',
+    `module ${options.module ?? 'local.test/k-testenv/etcd'}`,
+    '',
+    `go ${options.goVersion}`,
+    '',
+    `require go.etcd.io/etcd/server/v3 ${options.etcdVersion}`,
+    '',
+    'tool go.etcd.io/etcd/server/v3',
+    '',
+  ].join('\n');
+}

@@ -1,0 +1,6 @@
+/**
+ * KUBERNETES_VERSION is the one pinned Kubernetes release (without the leading `v`). It is the newest
+ * patch on the module proxy that builds with Go 1.26; see README.md ("Why this version") for the
+ * releases that were tried.
+ */
+export const KUBERNETES_VERSION = '1.37.2';

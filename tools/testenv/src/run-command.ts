@@ -1,0 +1,113 @@
+import { spawn } from 'node:child_process';
+import { createWriteStream } from 'node:fs';
+import { setPriority } from 'node:os';
+import { ControlPlaneError, type ControlPlaneErrorCode } from './errors.js';
+import type { ProgressSink } from './progress.js';
+
+/** RunCommandOptions configure {@link runCommand}. */
+export interface RunCommandOptions {
+  /** Names the step in progress events and errors. */
+  readonly step: string;
+  readonly cwd?: string;
+  readonly env?: NodeJS.ProcessEnv;
+  /** Every output line (stdout and stderr, interleaved) is also appended to this file. */
+  readonly logPath?: string;
+  readonly onProgress?: ProgressSink;
+  /** Interval of heartbeat events while the command runs, ms (default 20 000). */
+  readonly heartbeatMs?: number;
+  /** Lower the command's CPU priority (nice 10): builds should not starve the machine. */
+  readonly lowPriority?: boolean;
+  /** How many trailing output lines a failure reports (default 40). */
+  readonly tailLines?: number;
+  /** Error code of a failure (default BUILD_FAILED). */
+  readonly errorCode?: ControlPlaneErrorCode;
+}
+
+/** CommandResult is the captured output of a successful {@link runCommand}. */
+export interface CommandResult {
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/**
+ * runCommand runs `command args` to completion and resolves with its output. It reports `start`,
+ * `heartbeat` and `end` progress for `step`; when the command cannot start or exits non-zero it
+ * rejects with a ControlPlaneError naming the step, the exit status and the tail of the output.
+ */
+export function runCommand(command: string, args: readonly string[], options: RunCommandOptions): Promise<CommandResult> {
+  const startedAt = Date.now();
+  const progress = options.onProgress;
+  const tailLines = options.tailLines ?? 40;
+  progress?.({ kind: 'start', step: options.step, elapsedMs: 0, message: 'started' });
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, {
+      cwd: options.cwd,
+      env: options.env ?? process.env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    if (options.lowPriority && child.pid !== undefined) {
+      try {
+        setPriority(child.pid, 10);
+      } catch {
+        // Not fatal: the build only runs slower for everybody else.
+      }
+    }
+    const log = options.logPath ? createWriteStream(options.logPath, { flags: 'a' }) : undefined;
+    const stdout: Buffer[] = [];
+    const stderr: Buffer[] = [];
+    const tail: string[] = [];
+    let partial = '';
+    const collect = (sink: Buffer[]) => (chunk: Buffer) => {
+      sink.push(chunk);
+      log?.write(chunk);
+      const lines = (partial + chunk.toString('utf8')).split('\n');
+      partial = lines.pop() ?? '';
+      tail.push(...lines);
+      if (tail.length > tailLines * 2) tail.splice(0, tail.length - tailLines);
+    };
+    child.stdout.on('data', collect(stdout));
+    child.stderr.on('data', collect(stderr));
+    const heartbeat = setInterval(() => {
+      progress?.({
+        kind: 'heartbeat',
+        step: options.step,
+        elapsedMs: Date.now() - startedAt,
+        message: 'still running',
+      });
+    }, options.heartbeatMs ?? 20_000);
+    heartbeat.unref();
+    const finish = (error: Error | undefined) => {
+      clearInterval(heartbeat);
+      log?.end();
+      if (error) {
+        reject(error);
+        return;
+      }
+      progress?.({ kind: 'end', step: options.step, elapsedMs: Date.now() - startedAt, message: 'done' });
+      resolve({ stdout: Buffer.concat(stdout).toString('utf8'), stderr: Buffer.concat(stderr).toString('utf8') });
+    };
+    child.on('error', (error) => {
+      finish(
+        new ControlPlaneError(options.errorCode ?? 'BUILD_FAILED', `step "${options.step}" could not run ${command}: ${error.message}`, {
+          step: options.step,
+          cause: error,
+        }),
+      );
+    });
+    child.on('close', (code, signal) => {
+      if (code === 0) {
+        finish(undefined);
+        return;
+      }
+      if (partial) tail.push(partial);
+      const status = signal ? `was killed by ${signal}` : `exited with code ${code}`;
+      finish(
+        new ControlPlaneError(
+          options.errorCode ?? 'BUILD_FAILED',
+          `step "${options.step}" failed: ${[command, ...args].join(' ')} ${status}${options.logPath ? ` (full log: ${options.logPath})` : ''}`,
+          { step: options.step, logTail: tail.slice(-tailLines).join('\n') },
+        ),
+      );
+    });
+  });
+}
