@@ -27,3 +27,32 @@ export type { EntryOrigins, MergedKubeconfig } from './load/merge-kubeconfigs.js
 export { resolveLocalPaths } from './load/resolve-local-paths.js';
 export { loadKubeconfig } from './load/load-kubeconfig.js';
 export type { LoadKubeconfigOptions, LoadedKubeconfig } from './load/load-kubeconfig.js';
+export type { ConfigOverrides } from './resolve/config-overrides.js';
+export { removeNamespacePrefix } from './resolve/config-overrides.js';
+export { parseTimeout } from './resolve/parse-timeout.js';
+export {
+  resolveConfig,
+  cleanInstallHint,
+  EXEC_CLUSTER_EXTENSION,
+} from './resolve/resolve-config.js';
+export type {
+  AuthMethod,
+  AuthProviderAuth,
+  BasicAuth,
+  ExecAuth,
+  Impersonation,
+  NoAuth,
+  ResolvedConfig,
+  TlsSettings,
+  TokenAuth,
+} from './resolve/resolved-config.js';
+export { proxyUrlProblem } from './resolve/validate-selection.js';
+export {
+  loadInClusterConfig,
+  isInClusterPossible,
+  joinHostPort,
+  SERVICE_ACCOUNT_DIRECTORY,
+} from './in-cluster/load-in-cluster-config.js';
+export type { InClusterOptions } from './in-cluster/load-in-cluster-config.js';
+export { inferConfig } from './infer-config.js';
+export type { InferConfigOptions } from './infer-config.js';

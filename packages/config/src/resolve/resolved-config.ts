@@ -1,0 +1,101 @@
+import type { ExecConfig } from '../model/kubeconfig.js';
+
+/**
+ * TlsSettings is how to trust the server and, optionally, which client certificate to present.
+ * Each item is given as bytes (`*Data`) or as a path for the transport to read (and re-read when
+ * it rotates). When both are set for one item, the bytes win, as in client-go.
+ */
+export interface TlsSettings {
+  caData?: Uint8Array;
+  caFile?: string;
+  certData?: Uint8Array;
+  certFile?: string;
+  keyData?: Uint8Array;
+  keyFile?: string;
+  /** serverName is `tls-server-name`: used for SNI and to verify the server certificate. */
+  serverName?: string;
+  /** insecure skips server verification; never combined with a CA (the transport refuses). */
+  insecure: boolean;
+}
+
+/** NoAuth sends no credential (a client certificate, if any, is in {@link TlsSettings}). */
+export interface NoAuth {
+  kind: 'none';
+}
+
+/**
+ * TokenAuth is a bearer token. When `tokenFile` is set the file is authoritative: it is read
+ * when the transport starts and re-read as it rotates; `token`, if also set, is only used
+ * until then (client-go's precedence).
+ */
+export interface TokenAuth {
+  kind: 'token';
+  token?: string;
+  tokenFile?: string;
+}
+
+/** BasicAuth is a username and password. */
+export interface BasicAuth {
+  kind: 'basic';
+  username: string;
+  password: string;
+}
+
+/**
+ * ExecAuth runs a client-go credential plugin. `clusterExtension` is the cluster's
+ * `client.authentication.k8s.io/exec` extension, passed to the plugin when it asks for
+ * cluster info.
+ */
+export interface ExecAuth {
+  kind: 'exec';
+  exec: ExecConfig;
+  clusterExtension?: unknown;
+}
+
+/**
+ * AuthProviderAuth is a kubeconfig `auth-provider` (for example `oidc`). `userName` and
+ * `origin` say where refreshed credentials are written back.
+ */
+export interface AuthProviderAuth {
+  kind: 'auth-provider';
+  name: string;
+  config: Map<string, string>;
+  userName: string;
+  origin?: string;
+}
+
+/** AuthMethod is the credential the selected user presents, other than a client certificate. */
+export type AuthMethod = NoAuth | TokenAuth | BasicAuth | ExecAuth | AuthProviderAuth;
+
+/** Impersonation is the `as*` settings: act as another user. */
+export interface Impersonation {
+  user: string;
+  uid?: string;
+  groups: string[];
+  extra: Map<string, string[]>;
+}
+
+/**
+ * ResolvedConfig is everything needed to talk to one API server, selected and validated from
+ * a kubeconfig (or the in-cluster environment). Plain data: no files are read to build it.
+ */
+export interface ResolvedConfig {
+  /** server is the API server URL as the cluster gives it (client-go's rest.Config.Host). */
+  server: string;
+  contextName: string;
+  clusterName: string;
+  userName: string;
+  /** namespace is the context's, the override's, or `default`. */
+  namespace: string;
+  /** namespaceExplicit is true when the namespace came from an override or the context. */
+  namespaceExplicit: boolean;
+  tls: TlsSettings;
+  auth: AuthMethod;
+  impersonation?: Impersonation;
+  proxyUrl?: string;
+  disableCompression: boolean;
+  /** timeoutMs is the request timeout from `--request-timeout`; 0 or absent means none. */
+  timeoutMs?: number;
+  /** source says where this came from: a kubeconfig, or the pod's service account. */
+  source: 'kubeconfig' | 'in-cluster';
+}
