@@ -22,7 +22,8 @@ export interface KubeconfigFile {
  * parseKubeconfig parses kubeconfig text (YAML 1.1 as kubectl reads it, or JSON). A UTF-8 or
  * UTF-16 byte-order mark is honoured. `path` is only used in error messages. Throws a
  * {@link KubeconfigError} (`ERR_KUBECONFIG_PARSE` or `ERR_KUBECONFIG_DUPLICATE_NAME`) whose
- * message gives a line and column but no file content, so no secret can leak through it.
+ * message gives a line and column but no file content, so no secret can leak through it. The
+ * YAML library's own error is not kept as `cause`: its message can quote the source.
  */
 export function parseKubeconfig(source: string | Uint8Array, path = '<input>'): KubeconfigFile {
   const text = typeof source === 'string' ? stripBom(source) : decodeText(source, path);
@@ -34,7 +35,7 @@ export function parseKubeconfig(source: string | Uint8Array, path = '<input>'): 
     throw new KubeconfigError(
       'ERR_KUBECONFIG_PARSE',
       `error loading config file "${path}": ${safeYamlMessage(error)}`,
-      { path, cause: error },
+      { path },
     );
   }
   return { path, config: decodeKubeconfig(value, path), document };
@@ -58,7 +59,7 @@ export function parseKubeconfigDocument(text: string, path: string): Document {
     throw new KubeconfigError(
       'ERR_KUBECONFIG_PARSE',
       `error loading config file "${path}": ${safeYamlMessage(error)}`,
-      { path, cause: error },
+      { path },
     );
   }
   if (!isDocument(document)) {
@@ -71,7 +72,7 @@ export function parseKubeconfigDocument(text: string, path: string): Document {
     throw new KubeconfigError(
       'ERR_KUBECONFIG_PARSE',
       `error loading config file "${path}": ${safeYamlMessage(first, lineCounter)}`,
-      { path, cause: first },
+      { path },
     );
   }
   return document;
@@ -104,11 +105,32 @@ function safeYamlMessage(error: unknown, lineCounter?: LineCounter): string {
     const { message, pos } = error as { message?: unknown; pos?: [number, number] };
     const firstLine = typeof message === 'string' ? (message.split('\n')[0] ?? '') : '';
     // The library can append "at line L, column C:" and a code excerpt; keep neither.
-    const diagnosis = firstLine.replace(/ at line \d+, column \d+:?$/, '').slice(0, 200);
+    const diagnosis = withoutQuotedSource(
+      firstLine.replace(/ at line \d+, column \d+:?$/, ''),
+    ).slice(0, 200);
     const position = pos && lineCounter ? lineCounter.linePos(pos[0]) : undefined;
     return position
       ? `yaml: line ${position.line}, column ${position.col}: ${diagnosis}`
       : diagnosis;
   }
   return 'invalid yaml';
+}
+
+// Messages of the yaml library that quote the source without a colon (an escape sequence, a
+// version, a directive, a verbatim tag); only their fixed beginning is kept.
+const QUOTING_MESSAGE =
+  /^(Invalid escape sequence|Unsupported YAML version|Unknown directive|Verbatim tags aren't resolved)\b/;
+
+/**
+ * withoutQuotedSource drops the source text the yaml library quotes in some messages: after a
+ * colon ("Unresolved alias (…): NAME", "Could not resolve tag: !TAG", "Block scalar header
+ * includes extra characters: |TEXT", "… token in YAML document: \"TEXT\"") or inline. An
+ * alias, a tag or a block scalar header can be a mistyped password (`password: *secret`).
+ */
+function withoutQuotedSource(message: string): string {
+  const quoting = QUOTING_MESSAGE.exec(message);
+  if (quoting?.[1]) return quoting[1];
+  if (/^The .* tag has no suffix$/.test(message)) return 'A tag has no suffix';
+  const colon = message.indexOf(': ');
+  return colon === -1 ? message : message.slice(0, colon);
 }
