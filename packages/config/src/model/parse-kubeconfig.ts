@@ -9,6 +9,12 @@ import { kubectlYamlTags } from './yaml-schema.js';
 const MAX_ALIAS_COUNT = 1000;
 
 /**
+ * Characters outside YAML's printable set, which kubectl's reader rejects: C0 and C1 controls
+ * other than tab, LF, CR and NEL, DEL, U+FFFE, U+FFFF and unpaired surrogates.
+ */
+const FORBIDDEN_CHARACTER = /[\x00-\x08\x0B\x0C\x0E-\x1F\x7F-\x84\x86-\x9F\uFFFE\uFFFF]|\p{Cs}/u;
+
+/**
  * KubeconfigFile is one parsed kubeconfig file: its decoded model and the YAML document it
  * came from (kept so writes can change one value and leave comments and layout intact).
  */
@@ -45,6 +51,17 @@ export function parseKubeconfig(source: string | Uint8Array, path = '<input>'): 
 export function parseKubeconfigDocument(text: string, path: string): Document {
   let document: Document;
   const lineCounter = new LineCounter();
+  const forbidden = FORBIDDEN_CHARACTER.exec(text);
+  if (forbidden) {
+    // kubectl's YAML reader refuses these anywhere in the file; the yaml library keeps them.
+    const before = text.slice(0, forbidden.index);
+    const [line, col] = [before.split('\n').length, forbidden.index - before.lastIndexOf('\n')];
+    throw new KubeconfigError(
+      'ERR_KUBECONFIG_PARSE',
+      `error loading config file "${path}": yaml: line ${line}, column ${col}: control characters are not allowed`,
+      { path },
+    );
+  }
   try {
     document = parseDocument(text, {
       lineCounter,
