@@ -33,7 +33,10 @@ export interface BuildLock {
  * removed. Waits until the lock is free or `timeoutMs` passes (then throws BUILD_LOCK_TIMEOUT).
  * Safe across processes on one host; not meant for network file systems.
  */
-export async function acquireBuildLock(path: string, options: BuildLockOptions = {}): Promise<BuildLock> {
+export async function acquireBuildLock(
+  path: string,
+  options: BuildLockOptions = {},
+): Promise<BuildLock> {
   const timeoutMs = options.timeoutMs ?? 90 * 60_000;
   const pollMs = options.pollMs ?? 1000;
   const deadline = Date.now() + timeoutMs;
@@ -42,7 +45,11 @@ export async function acquireBuildLock(path: string, options: BuildLockOptions =
   for (;;) {
     try {
       const handle = await open(path, 'wx');
-      const owner: LockOwner = { pid: process.pid, hostname: hostname(), acquiredAt: new Date().toISOString() };
+      const owner: LockOwner = {
+        pid: process.pid,
+        hostname: hostname(),
+        acquiredAt: new Date().toISOString(),
+      };
       await handle.writeFile(JSON.stringify(owner));
       await handle.close();
       let released = false;

@@ -12,14 +12,21 @@ import {
   type CacheEntryLayout,
 } from './cache-layout.js';
 import { ControlPlaneError } from './errors.js';
-import { etcdServerVersion, renderEtcdWrapperGoMod, renderKubernetesWrapperGoMod } from './go-mod.js';
+import {
+  etcdServerVersion,
+  renderEtcdWrapperGoMod,
+  renderKubernetesWrapperGoMod,
+} from './go-mod.js';
 import { kubernetesLdflags, toBuildDate } from './ldflags.js';
-import { formatDuration, silentProgress, type ProgressSink } from './progress.js';
+import { silentProgress, type ProgressSink } from './progress.js';
 import { KUBERNETES_VERSION } from './release.js';
 import { runCommand } from './run-command.js';
 
 /** The commands of k8s.io/kubernetes that are built, in one `go build`. */
-const KUBERNETES_COMMANDS = ['k8s.io/kubernetes/cmd/kube-apiserver', 'k8s.io/kubernetes/cmd/kube-controller-manager'];
+const KUBERNETES_COMMANDS = [
+  'k8s.io/kubernetes/cmd/kube-apiserver',
+  'k8s.io/kubernetes/cmd/kube-controller-manager',
+];
 /** Build tags upstream's hack/lib/golang.sh uses for release binaries (none is required). */
 const KUBERNETES_BUILD_TAGS = 'selinux,notest,grpcnotrace';
 const STAMP_FORMAT = 1;
@@ -35,7 +42,9 @@ export interface BuildStamp {
   readonly goarch: string;
   readonly builtAt: string;
   readonly buildSeconds: number;
-  readonly binaries: Readonly<Record<BinaryName, { readonly sha256: string; readonly size: number }>>;
+  readonly binaries: Readonly<
+    Record<BinaryName, { readonly sha256: string; readonly size: number }>
+  >;
 }
 
 /** Binaries are the absolute paths of a verified cache entry's executables. */
@@ -103,7 +112,13 @@ export async function ensureBinaries(options: EnsureBinariesOptions = {}): Promi
         { step: 'verify cache' },
       );
     }
-    if (existing.error) progress({ kind: 'info', step: 'verify cache', elapsedMs: 0, message: `${existing.error.message}; rebuilding` });
+    if (existing.error)
+      progress({
+        kind: 'info',
+        step: 'verify cache',
+        elapsedMs: 0,
+        message: `${existing.error.message}; rebuilding`,
+      });
   }
 
   await mkdir(root, { recursive: true });
@@ -149,7 +164,10 @@ async function tryVerify(
  * every binary has the recorded size (and, with `verifyChecksums`, SHA-256). Throws CACHE_CORRUPT
  * with what differs.
  */
-export async function verifyCacheEntry(layout: CacheEntryLayout, verifyChecksums = true): Promise<Binaries> {
+export async function verifyCacheEntry(
+  layout: CacheEntryLayout,
+  verifyChecksums = true,
+): Promise<Binaries> {
   const corrupt = (detail: string) =>
     new ControlPlaneError(
       'CACHE_CORRUPT',
@@ -162,7 +180,11 @@ export async function verifyCacheEntry(layout: CacheEntryLayout, verifyChecksums
   } catch (error) {
     throw corrupt(`cannot read ${layout.stampPath} (${(error as Error).message})`);
   }
-  if (stamp.format !== STAMP_FORMAT || stamp.key !== layout.key || typeof stamp.binaries !== 'object') {
+  if (
+    stamp.format !== STAMP_FORMAT ||
+    stamp.key !== layout.key ||
+    typeof stamp.binaries !== 'object'
+  ) {
     throw corrupt(`stamp ${layout.stampPath} belongs to ${String(stamp.key)}`);
   }
   await Promise.all(
@@ -176,10 +198,12 @@ export async function verifyCacheEntry(layout: CacheEntryLayout, verifyChecksums
       } catch {
         throw corrupt(`${path} is missing`);
       }
-      if (size !== expected.size) throw corrupt(`${path} has ${size} bytes, the stamp says ${expected.size}`);
+      if (size !== expected.size)
+        throw corrupt(`${path} has ${size} bytes, the stamp says ${expected.size}`);
       if (verifyChecksums) {
         const actual = await sha256File(path);
-        if (actual !== expected.sha256) throw corrupt(`${path} has sha256 ${actual}, the stamp says ${expected.sha256}`);
+        if (actual !== expected.sha256)
+          throw corrupt(`${path} has sha256 ${actual}, the stamp says ${expected.sha256}`);
       }
     }),
   );
@@ -222,17 +246,25 @@ export async function readGoEnvironment(go: string = findGo()): Promise<GoEnviro
   let output: string;
   try {
     output = (
-      await runCommand(go, ['env', '-json', 'GOVERSION', 'GOOS', 'GOARCH', 'GOMODCACHE', 'GOCACHE'], {
-        step: 'go env',
-        env: goBuildEnvironment(),
-        errorCode: 'GO_UNAVAILABLE',
-      })
+      await runCommand(
+        go,
+        ['env', '-json', 'GOVERSION', 'GOOS', 'GOARCH', 'GOMODCACHE', 'GOCACHE'],
+        {
+          step: 'go env',
+          env: goBuildEnvironment(),
+          errorCode: 'GO_UNAVAILABLE',
+        },
+      )
     ).stdout;
   } catch (error) {
-    throw new ControlPlaneError('GO_UNAVAILABLE', `cannot run the Go toolchain (${go}); install Go 1.26 or put it on PATH`, {
-      step: 'go env',
-      cause: error,
-    });
+    throw new ControlPlaneError(
+      'GO_UNAVAILABLE',
+      `cannot run the Go toolchain (${go}); install Go 1.26 or put it on PATH`,
+      {
+        step: 'go env',
+        cause: error,
+      },
+    );
   }
   const values = JSON.parse(output) as Record<string, string>;
   return {
@@ -257,11 +289,20 @@ async function buildEntry(
   const etcdDir = join(work, 'src', 'etcd');
   const logDir = join(work, 'logs');
   const binDir = join(work, 'bin');
-  await Promise.all([kubernetesDir, etcdDir, logDir, binDir].map((dir) => mkdir(dir, { recursive: true })));
+  await Promise.all(
+    [kubernetesDir, etcdDir, logDir, binDir].map((dir) => mkdir(dir, { recursive: true })),
+  );
   const env = goBuildEnvironment();
   const go = goEnvironment.go;
   const step = (name: string, args: string[], cwd: string, logName: string, lowPriority = false) =>
-    runCommand(go, args, { step: name, cwd, env, onProgress: progress, logPath: join(logDir, `${logName}.log`), lowPriority });
+    runCommand(go, args, {
+      step: name,
+      cwd,
+      env,
+      onProgress: progress,
+      logPath: join(logDir, `${logName}.log`),
+      lowPriority,
+    });
   progress({
     kind: 'info',
     step: 'build',
@@ -269,16 +310,31 @@ async function buildEntry(
     message: `building Kubernetes v${kubernetesVersion} with ${goEnvironment.goVersion} into ${layout.entryDir} (a cold build takes 20-40 minutes on 2 cores)`,
   });
   try {
-    const download = await step('download k8s.io/kubernetes', ['mod', 'download', '-json', `k8s.io/kubernetes@v${kubernetesVersion}`], work, 'download');
-    const downloaded = JSON.parse(download.stdout) as { GoMod?: string; Info?: string; Error?: string };
+    const download = await step(
+      'download k8s.io/kubernetes',
+      ['mod', 'download', '-json', `k8s.io/kubernetes@v${kubernetesVersion}`],
+      work,
+      'download',
+    );
+    const downloaded = JSON.parse(download.stdout) as {
+      GoMod?: string;
+      Info?: string;
+      Error?: string;
+    };
     if (!downloaded.GoMod) {
-      throw new ControlPlaneError('BUILD_FAILED', `step "download k8s.io/kubernetes" gave no go.mod: ${downloaded.Error ?? download.stdout}`, {
-        step: 'download k8s.io/kubernetes',
-      });
+      throw new ControlPlaneError(
+        'BUILD_FAILED',
+        `step "download k8s.io/kubernetes" gave no go.mod: ${downloaded.Error ?? download.stdout}`,
+        {
+          step: 'download k8s.io/kubernetes',
+        },
+      );
     }
     const releaseGoMod = await readFile(downloaded.GoMod, 'utf8');
     // The tag's commit time: a reproducible build date that matches the release.
-    const info = downloaded.Info ? (JSON.parse(await readFile(downloaded.Info, 'utf8')) as { Time?: string }) : {};
+    const info = downloaded.Info
+      ? (JSON.parse(await readFile(downloaded.Info, 'utf8')) as { Time?: string })
+      : {};
     const buildDate = toBuildDate(info.Time ? new Date(info.Time) : new Date());
 
     await writeFile(
@@ -305,9 +361,13 @@ async function buildEntry(
 
     const etcdVersion = etcdServerVersion(releaseGoMod);
     if (!etcdVersion) {
-      throw new ControlPlaneError('BUILD_FAILED', `k8s.io/kubernetes v${kubernetesVersion} does not require go.etcd.io/etcd/server/v3`, {
-        step: 'etcd version',
-      });
+      throw new ControlPlaneError(
+        'BUILD_FAILED',
+        `k8s.io/kubernetes v${kubernetesVersion} does not require go.etcd.io/etcd/server/v3`,
+        {
+          step: 'etcd version',
+        },
+      );
     }
     await writeFile(
       join(etcdDir, 'go.mod'),
@@ -316,15 +376,38 @@ async function buildEntry(
     await step('go mod tidy (etcd)', ['mod', 'tidy'], etcdDir, 'etcd-tidy');
     await step(
       `go build etcd ${etcdVersion}`,
-      ['build', '-trimpath', '-buildvcs=false', '-ldflags=-s -w', '-o', join(binDir, 'etcd'), 'go.etcd.io/etcd/server/v3'],
+      [
+        'build',
+        '-trimpath',
+        '-buildvcs=false',
+        '-ldflags=-s -w',
+        '-o',
+        join(binDir, 'etcd'),
+        'go.etcd.io/etcd/server/v3',
+      ],
       etcdDir,
       'etcd-build',
       true,
     );
 
-    await checkVersion(join(binDir, 'kube-apiserver'), ['--version'], `Kubernetes v${kubernetesVersion}`, progress);
-    await checkVersion(join(binDir, 'kube-controller-manager'), ['--version'], `Kubernetes v${kubernetesVersion}`, progress);
-    await checkVersion(join(binDir, 'etcd'), ['--version'], `etcd Version: ${etcdVersion.replace(/^v/, '')}`, progress);
+    await checkVersion(
+      join(binDir, 'kube-apiserver'),
+      ['--version'],
+      `Kubernetes v${kubernetesVersion}`,
+      progress,
+    );
+    await checkVersion(
+      join(binDir, 'kube-controller-manager'),
+      ['--version'],
+      `Kubernetes v${kubernetesVersion}`,
+      progress,
+    );
+    await checkVersion(
+      join(binDir, 'etcd'),
+      ['--version'],
+      `etcd Version: ${etcdVersion.replace(/^v/, '')}`,
+      progress,
+    );
 
     const binaries = {} as Record<BinaryName, { sha256: string; size: number }>;
     for (const name of BINARY_NAMES) {
@@ -350,7 +433,7 @@ async function buildEntry(
       kind: 'end',
       step: 'build',
       elapsedMs: Date.now() - startedAt,
-      message: `done: ${layout.binDir} (${formatDuration(Date.now() - startedAt)})`,
+      message: `done: ${layout.binDir}`,
     });
   } catch (error) {
     await rm(work, { recursive: true, force: true });
@@ -371,12 +454,21 @@ function parseGoDirective(goMod: string): string {
   return /^go\s+(\S+)/m.exec(goMod)?.[1] ?? '1.24.0';
 }
 
-async function checkVersion(binary: string, args: string[], expected: string, progress: ProgressSink): Promise<void> {
+async function checkVersion(
+  binary: string,
+  args: string[],
+  expected: string,
+  progress: ProgressSink,
+): Promise<void> {
   const step = `check ${binary.split('/').pop()} version`;
   const result = await runCommand(binary, args, { step, onProgress: progress });
   const output = result.stdout + result.stderr;
   if (!output.includes(expected)) {
-    throw new ControlPlaneError('BUILD_FAILED', `step "${step}" expected "${expected}" in the output`, { step, logTail: output });
+    throw new ControlPlaneError(
+      'BUILD_FAILED',
+      `step "${step}" expected "${expected}" in the output`,
+      { step, logTail: output },
+    );
   }
 }
 

@@ -23,7 +23,10 @@ export function cacheKey(parts: CacheKeyParts): string {
  * resolveCacheRoot returns the cache root: `$K_TESTENV_CACHE` when set, else
  * `$XDG_CACHE_HOME/k-testenv`, else `~/.cache/k-testenv`. Relative values are used as given.
  */
-export function resolveCacheRoot(env: NodeJS.ProcessEnv = process.env, home: string = homedir()): string {
+export function resolveCacheRoot(
+  env: NodeJS.ProcessEnv = process.env,
+  home: string = homedir(),
+): string {
   if (env.K_TESTENV_CACHE) return env.K_TESTENV_CACHE;
   const xdg = env.XDG_CACHE_HOME;
   return join(xdg ? xdg : join(home, '.cache'), 'k-testenv');

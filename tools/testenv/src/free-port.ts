@@ -33,6 +33,8 @@ export function isPortFree(port: number): Promise<boolean> {
     const server = createServer();
     server.unref();
     server.once('error', () => resolve(false));
-    server.listen({ host: '127.0.0.1', port, exclusive: true }, () => server.close(() => resolve(true)));
+    server.listen({ host: '127.0.0.1', port, exclusive: true }, () =>
+      server.close(() => resolve(true)),
+    );
   });
 }

@@ -109,12 +109,17 @@ export interface KubernetesWrapperOptions {
 export function renderKubernetesWrapperGoMod(options: KubernetesWrapperOptions): string {
   const release = parseGoMod(options.releaseGoMod);
   if (release.module !== 'k8s.io/kubernetes') {
-    throw new Error(`expected the go.mod of k8s.io/kubernetes, got module ${release.module ?? '(none)'}`);
+    throw new Error(
+      `expected the go.mod of k8s.io/kubernetes, got module ${release.module ?? '(none)'}`,
+    );
   }
   const staging = [
     ...new Set(
       release.replaces
-        .filter((replace) => replace.newVersion === undefined && replace.newPath.startsWith('./staging/src/'))
+        .filter(
+          (replace) =>
+            replace.newVersion === undefined && replace.newPath.startsWith('./staging/src/'),
+        )
         .map((replace) => replace.oldPath),
     ),
   ].sort();

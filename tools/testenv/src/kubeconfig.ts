@@ -46,7 +46,11 @@ export function renderKubeconfig(options: KubeconfigOptions): string {
   for (const user of options.users) {
     lines.push(`- name: ${quote(user.name)}`, '  user:');
     if ('token' in user) lines.push(`    token: ${quote(user.token)}`);
-    else lines.push(`    client-certificate-data: ${base64(user.certPem)}`, `    client-key-data: ${base64(user.keyPem)}`);
+    else
+      lines.push(
+        `    client-certificate-data: ${base64(user.certPem)}`,
+        `    client-key-data: ${base64(user.keyPem)}`,
+      );
   }
   lines.push('contexts:');
   for (const user of options.users) {

@@ -22,12 +22,17 @@ export interface Pki {
   readonly serverKeyPath: string;
   readonly serviceAccountKeyPath: string;
   readonly serviceAccountPublicKeyPath: string;
+  /** A separate CA for the aggregation layer's request-header authentication. */
+  readonly frontProxyCaCertPath: string;
+  readonly frontProxyClientCertPath: string;
+  readonly frontProxyClientKeyPath: string;
   readonly admin: ClientIdentity & { readonly certPath: string; readonly keyPath: string };
   readonly alice: ClientIdentity & { readonly certPath: string; readonly keyPath: string };
 }
 
-/** SERVICE_IP is the `kubernetes` Service IP of the service CIDR the apiserver is started with. */
+/** SERVICE_CLUSTER_IP_RANGE is the service CIDR the apiserver is started with. */
 export const SERVICE_CLUSTER_IP_RANGE = '10.0.0.0/24';
+/** The `kubernetes` Service IP: the first address of {@link SERVICE_CLUSTER_IP_RANGE}. */
 const SERVICE_IP = '10.0.0.1';
 
 /** SERVER_SANS are the subject alternative names of the serving certificate. */
@@ -46,7 +51,8 @@ export const SERVER_SANS = [
  * generatePki writes a throw-away PKI into `dir` with openssl: one CA (it signs the serving cert and
  * the client certs; the apiserver trusts it as client CA), a serving certificate for loopback and the
  * in-cluster names, client certs for `admin` (O=system:masters) and `alice` (no groups with rights),
- * and the service-account signing key pair. Keys are ECDSA P-256 (fast to generate). Certificates
+ * the service-account signing key pair, and a separate front-proxy CA with the `front-proxy-client`
+ * certificate the aggregation layer uses (request-header authentication). Keys are ECDSA P-256 (fast to generate). Certificates
  * are valid for 10 days: a test control plane never lives that long. Throws PKI_FAILED.
  */
 export async function generatePki(dir: string, openssl = 'openssl'): Promise<Pki> {
@@ -57,14 +63,19 @@ export async function generatePki(dir: string, openssl = 'openssl'): Promise<Pki
       await execFileAsync(openssl, args, { cwd: dir });
     } catch (error) {
       const stderr = (error as { stderr?: string }).stderr ?? '';
-      throw new ControlPlaneError('PKI_FAILED', `openssl ${args[0]} failed in ${dir}: ${(error as Error).message}`, {
-        step: 'pki',
-        logTail: stderr,
-        cause: error,
-      });
+      throw new ControlPlaneError(
+        'PKI_FAILED',
+        `openssl ${args[0]} failed in ${dir}: ${(error as Error).message}`,
+        {
+          step: 'pki',
+          logTail: stderr,
+          cause: error,
+        },
+      );
     }
   };
-  const ecKey = (name: string) => run(['genpkey', '-algorithm', 'EC', '-pkeyopt', 'ec_paramgen_curve:P-256', '-out', path(name)]);
+  const ecKey = (name: string) =>
+    run(['genpkey', '-algorithm', 'EC', '-pkeyopt', 'ec_paramgen_curve:P-256', '-out', path(name)]);
 
   await Promise.all([
     ecKey('ca.key'),
@@ -72,6 +83,8 @@ export async function generatePki(dir: string, openssl = 'openssl'): Promise<Pki
     ecKey('admin.key'),
     ecKey('alice.key'),
     ecKey('service-account.key'),
+    ecKey('front-proxy-ca.key'),
+    ecKey('front-proxy-client.key'),
     writeFile(
       path('server.ext'),
       [
@@ -84,24 +97,88 @@ export async function generatePki(dir: string, openssl = 'openssl'): Promise<Pki
     ),
     writeFile(
       path('client.ext'),
-      ['basicConstraints=critical,CA:FALSE', 'keyUsage=critical,digitalSignature,keyEncipherment', 'extendedKeyUsage=clientAuth', ''].join('\n'),
+      [
+        'basicConstraints=critical,CA:FALSE',
+        'keyUsage=critical,digitalSignature,keyEncipherment',
+        'extendedKeyUsage=clientAuth',
+        '',
+      ].join('\n'),
     ),
   ]);
   await Promise.all([
-    run(['req', '-x509', '-new', '-key', path('ca.key'), '-sha256', '-days', '10', '-subj', '/CN=k-testenv-ca', '-out', path('ca.crt')]),
-    run(['pkey', '-in', path('service-account.key'), '-pubout', '-out', path('service-account.pub')]),
+    run([
+      'req',
+      '-x509',
+      '-new',
+      '-key',
+      path('ca.key'),
+      '-sha256',
+      '-days',
+      '10',
+      '-subj',
+      '/CN=k-testenv-ca',
+      '-out',
+      path('ca.crt'),
+    ]),
+    run([
+      'req',
+      '-x509',
+      '-new',
+      '-key',
+      path('front-proxy-ca.key'),
+      '-sha256',
+      '-days',
+      '10',
+      '-subj',
+      '/CN=k-testenv-front-proxy-ca',
+      '-out',
+      path('front-proxy-ca.crt'),
+    ]),
+    run([
+      'pkey',
+      '-in',
+      path('service-account.key'),
+      '-pubout',
+      '-out',
+      path('service-account.pub'),
+    ]),
   ]);
-  const sign = async (name: string, subject: string, extensions: string) => {
-    await run(['req', '-new', '-key', path(`${name}.key`), '-subj', subject, '-out', path(`${name}.csr`)]);
+  const sign = async (name: string, subject: string, extensions: string, ca = 'ca') => {
     await run([
-      'x509', '-req', '-in', path(`${name}.csr`), '-CA', path('ca.crt'), '-CAkey', path('ca.key'),
-      '-set_serial', `0x${randomSerial()}`, '-days', '10', '-sha256', '-extfile', path(extensions), '-out', path(`${name}.crt`),
+      'req',
+      '-new',
+      '-key',
+      path(`${name}.key`),
+      '-subj',
+      subject,
+      '-out',
+      path(`${name}.csr`),
+    ]);
+    await run([
+      'x509',
+      '-req',
+      '-in',
+      path(`${name}.csr`),
+      '-CA',
+      path(`${ca}.crt`),
+      '-CAkey',
+      path(`${ca}.key`),
+      '-set_serial',
+      `0x${randomSerial()}`,
+      '-days',
+      '10',
+      '-sha256',
+      '-extfile',
+      path(extensions),
+      '-out',
+      path(`${name}.crt`),
     ]);
   };
   await Promise.all([
     sign('apiserver', '/CN=kube-apiserver', 'server.ext'),
     sign('admin', '/O=system:masters/CN=admin', 'client.ext'),
     sign('alice', '/O=k-testenv:unprivileged/CN=alice', 'client.ext'),
+    sign('front-proxy-client', '/CN=front-proxy-client', 'client.ext', 'front-proxy-ca'),
   ]);
   const read = (name: string) => readFile(path(name), 'utf8');
   const [caPem, adminCert, adminKey, aliceCert, aliceKey] = await Promise.all([
@@ -120,11 +197,27 @@ export async function generatePki(dir: string, openssl = 'openssl'): Promise<Pki
     serverKeyPath: path('apiserver.key'),
     serviceAccountKeyPath: path('service-account.key'),
     serviceAccountPublicKeyPath: path('service-account.pub'),
-    admin: { certPem: adminCert, keyPem: adminKey, certPath: path('admin.crt'), keyPath: path('admin.key') },
-    alice: { certPem: aliceCert, keyPem: aliceKey, certPath: path('alice.crt'), keyPath: path('alice.key') },
+    frontProxyCaCertPath: path('front-proxy-ca.crt'),
+    frontProxyClientCertPath: path('front-proxy-client.crt'),
+    frontProxyClientKeyPath: path('front-proxy-client.key'),
+    admin: {
+      certPem: adminCert,
+      keyPem: adminKey,
+      certPath: path('admin.crt'),
+      keyPath: path('admin.key'),
+    },
+    alice: {
+      certPem: aliceCert,
+      keyPem: aliceKey,
+      certPath: path('alice.crt'),
+      keyPath: path('alice.key'),
+    },
   };
 }
 
 function randomSerial(): string {
-  return [...crypto.getRandomValues(new Uint8Array(16))].map((byte) => byte.toString(16).padStart(2, '0')).join('').replace(/^[89a-f]/, '1');
+  return [...crypto.getRandomValues(new Uint8Array(16))]
+    .map((byte) => byte.toString(16).padStart(2, '0'))
+    .join('')
+    .replace(/^[89a-f]/, '1');
 }

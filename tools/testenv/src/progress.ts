@@ -23,7 +23,8 @@ export function formatDuration(ms: number): string {
 
 /** formatProgress renders an event as one line, e.g. `[k-testenv] go mod tidy: done (3.1s)`. */
 export function formatProgress(event: ProgressEvent): string {
-  const suffix = event.kind === 'start' || event.kind === 'info' ? '' : ` (${formatDuration(event.elapsedMs)})`;
+  const suffix =
+    event.kind === 'start' || event.kind === 'info' ? '' : ` (${formatDuration(event.elapsedMs)})`;
   return `[k-testenv] ${event.step}: ${event.message}${suffix}`;
 }
 

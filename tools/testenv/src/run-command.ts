@@ -34,7 +34,11 @@ export interface CommandResult {
  * `heartbeat` and `end` progress for `step`; when the command cannot start or exits non-zero it
  * rejects with a ControlPlaneError naming the step, the exit status and the tail of the output.
  */
-export function runCommand(command: string, args: readonly string[], options: RunCommandOptions): Promise<CommandResult> {
+export function runCommand(
+  command: string,
+  args: readonly string[],
+  options: RunCommandOptions,
+): Promise<CommandResult> {
   const startedAt = Date.now();
   const progress = options.onProgress;
   const tailLines = options.tailLines ?? 40;
@@ -83,15 +87,27 @@ export function runCommand(command: string, args: readonly string[], options: Ru
         reject(error);
         return;
       }
-      progress?.({ kind: 'end', step: options.step, elapsedMs: Date.now() - startedAt, message: 'done' });
-      resolve({ stdout: Buffer.concat(stdout).toString('utf8'), stderr: Buffer.concat(stderr).toString('utf8') });
+      progress?.({
+        kind: 'end',
+        step: options.step,
+        elapsedMs: Date.now() - startedAt,
+        message: 'done',
+      });
+      resolve({
+        stdout: Buffer.concat(stdout).toString('utf8'),
+        stderr: Buffer.concat(stderr).toString('utf8'),
+      });
     };
     child.on('error', (error) => {
       finish(
-        new ControlPlaneError(options.errorCode ?? 'BUILD_FAILED', `step "${options.step}" could not run ${command}: ${error.message}`, {
-          step: options.step,
-          cause: error,
-        }),
+        new ControlPlaneError(
+          options.errorCode ?? 'BUILD_FAILED',
+          `step "${options.step}" could not run ${command}: ${error.message}`,
+          {
+            step: options.step,
+            cause: error,
+          },
+        ),
       );
     });
     child.on('close', (code, signal) => {

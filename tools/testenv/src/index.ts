@@ -1,0 +1,23 @@
+export { ensureBinaries, verifyCacheEntry, readGoEnvironment } from './build.js';
+export type { Binaries, BuildStamp, EnsureBinariesOptions, GoEnvironment } from './build.js';
+export { cacheKey, resolveCacheRoot, BINARY_NAMES } from './cache-layout.js';
+export type { BinaryName, CacheKeyParts } from './cache-layout.js';
+export { readControlPlaneState } from './connection.js';
+export type { ControlPlaneConnection, ControlPlaneState, ControlPlaneUsers } from './connection.js';
+export { startControlPlane } from './control-plane.js';
+export type { ControlPlane, ControlPlanePorts, StartControlPlaneOptions } from './control-plane.js';
+export { ControlPlaneError } from './errors.js';
+export type { ControlPlaneErrorCode } from './errors.js';
+export { kubeRequest } from './kube-request.js';
+export type { KubeRequestCredentials, KubeRequestOptions, KubeResponse } from './kube-request.js';
+export type { ClientIdentity } from './pki.js';
+export { formatProgress, stderrProgress, silentProgress } from './progress.js';
+export type { ProgressEvent, ProgressSink } from './progress.js';
+export { KUBERNETES_VERSION } from './release.js';
+export {
+  KUBECONFIG_ENV,
+  connectionFromEnvironment,
+  createTestNamespace,
+  uniqueNamespaceName,
+} from './test-namespace.js';
+export type { CreateTestNamespaceOptions, TestNamespace } from './test-namespace.js';

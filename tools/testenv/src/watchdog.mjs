@@ -1,0 +1,96 @@
+// k-testenv watchdog: a tiny detached process that kills a control plane's processes when the
+// process that started them disappears, SIGKILL included (nothing runs in a SIGKILLed process, so
+// the cleanup has to live in another one). Plain JavaScript so it starts with bare `node`, fast.
+//
+// Usage: node watchdog.mjs <run-dir>
+// stdin: a pipe from the parent carrying JSON lines: {"pid":123} to watch a process, {"done":true}
+// when the parent stopped everything itself. EOF without "done" means the parent died: the pipe's
+// write end closes with the parent (it is close-on-exec, so no other process holds it).
+import { readdirSync, readFileSync, rmSync } from 'node:fs';
+import { setInterval, setTimeout } from 'node:timers';
+
+const runDir = process.argv[2];
+if (!runDir || !runDir.includes('k-testenv')) {
+  console.error('watchdog: expected a k-testenv run directory');
+  process.exit(2);
+}
+const parentPid = process.ppid;
+const pids = new Set();
+let done = false;
+let cleaning = false;
+let buffered = '';
+
+// Detached in its own session already; ignore terminal-style signals anyway so a broadcast does not
+// take the watchdog down before it has cleaned up.
+for (const signal of ['SIGINT', 'SIGHUP', 'SIGPIPE']) process.on(signal, () => {});
+
+process.stdin.setEncoding('utf8');
+process.stdin.on('data', (chunk) => {
+  buffered += chunk;
+  const lines = buffered.split('\n');
+  buffered = lines.pop() ?? '';
+  for (const line of lines) {
+    if (!line.trim()) continue;
+    try {
+      const message = JSON.parse(line);
+      if (typeof message.pid === 'number') pids.add(message.pid);
+      if (message.done === true) done = true;
+    } catch {
+      // Ignore garbage; the parent only writes JSON.
+    }
+  }
+  if (done) process.exit(0);
+});
+process.stdin.on('end', () => void cleanup());
+process.stdin.on('error', () => void cleanup());
+// Belt and braces: if the parent is gone but the pipe somehow stays open, notice by re-parenting.
+setInterval(() => {
+  if (process.ppid !== parentPid) void cleanup();
+}, 1000);
+
+/** A process is ours if it is alive and its command line mentions the run directory. */
+function isOurs(pid) {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(runDir);
+  } catch {
+    return false;
+  }
+}
+
+/** Every process whose command line mentions the run directory (catches a pid never reported). */
+function scanOurs() {
+  const found = [];
+  for (const entry of readdirSync('/proc')) {
+    const pid = Number(entry);
+    if (Number.isInteger(pid) && pid !== process.pid && isOurs(pid)) found.push(pid);
+  }
+  return found;
+}
+
+function signal(pid, name) {
+  try {
+    process.kill(pid, name);
+  } catch {
+    // Already gone.
+  }
+}
+
+async function cleanup() {
+  if (done || cleaning) return;
+  cleaning = true;
+  const targets = new Set([...pids].filter(isOurs));
+  for (const pid of scanOurs()) targets.add(pid);
+  for (const pid of targets) signal(pid, 'SIGTERM');
+  const deadline = Date.now() + 5000;
+  while (Date.now() < deadline && [...targets].some(isOurs))
+    await new Promise((r) => setTimeout(r, 100));
+  for (const pid of targets) if (isOurs(pid)) signal(pid, 'SIGKILL');
+  for (const pid of scanOurs()) signal(pid, 'SIGKILL');
+  await new Promise((r) => setTimeout(r, 200));
+  try {
+    rmSync(runDir, { recursive: true, force: true });
+  } catch {
+    // Best effort: a leftover directory in tmp is harmless, a leftover process is not.
+  }
+  process.exit(0);
+}
