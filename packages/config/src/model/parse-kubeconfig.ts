@@ -84,7 +84,8 @@ export function parseKubeconfigDocument(text: string, path: string): Document {
       path,
     });
   }
-  const [first] = document.errors;
+  // kubectl reads the first document of a stream and ignores the rest, as yaml.v2 does.
+  const [first] = document.errors.filter((error) => error.code !== 'MULTIPLE_DOCS');
   if (first) {
     throw new KubeconfigError(
       'ERR_KUBECONFIG_PARSE',
