@@ -1,0 +1,69 @@
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { isProcessAlive } from './build-lock.js';
+
+const tsxLoader = createRequire(import.meta.url).resolve('tsx');
+const fixture = fileURLToPath(new URL('./__fixtures__/watchdog-parent.ts', import.meta.url));
+
+interface Started {
+  parent: ReturnType<typeof spawn>;
+  watchdog: number;
+  children: number[];
+}
+
+async function startParent(runDir: string, mode: 'hang' | 'disarm'): Promise<Started> {
+  const parent = spawn(process.execPath, ['--import', tsxLoader, fixture, runDir, mode], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const line = await new Promise<string>((resolve, reject) => {
+    let output = '';
+    parent.stdout.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+      if (output.includes('\n')) resolve(output.split('\n')[0]!);
+    });
+    parent.once('exit', (code) => reject(new Error(`fixture exited with ${code}`)));
+  });
+  return { parent, ...(JSON.parse(line) as { watchdog: number; children: number[] }) };
+}
+
+async function waitUntil(condition: () => boolean, timeoutMs: number): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (condition()) return true;
+    await sleep(50);
+  }
+  return condition();
+}
+
+describe('watchdog', () => {
+  it('kills reported and unreported children and removes the run dir when the parent is SIGKILLed', async () => {
+    const runDir = await mkdtemp(join(tmpdir(), 'k-testenv-watchdog-'));
+    const started = await startParent(runDir, 'hang');
+    expect(started.children.every(isProcessAlive)).toBe(true);
+    started.parent.kill('SIGKILL');
+    expect(await waitUntil(() => !started.children.some(isProcessAlive), 10_000)).toBe(true);
+    expect(await waitUntil(() => !existsSync(runDir), 2_000)).toBe(true);
+    expect(await waitUntil(() => !isProcessAlive(started.watchdog), 2_000)).toBe(true);
+  });
+
+  it('does nothing after disarm, when the parent stopped everything itself', async () => {
+    const runDir = await mkdtemp(join(tmpdir(), 'k-testenv-watchdog-'));
+    const started = await startParent(runDir, 'disarm');
+    try {
+      expect(await waitUntil(() => !isProcessAlive(started.watchdog), 5_000)).toBe(true);
+      await sleep(300);
+      expect(started.children.every(isProcessAlive)).toBe(true);
+      expect(existsSync(runDir)).toBe(true);
+    } finally {
+      for (const pid of started.children) process.kill(pid, 'SIGKILL');
+      await rm(runDir, { recursive: true, force: true });
+    }
+  });
+});
