@@ -70,6 +70,11 @@ export default tseslint.config(
     },
   },
   {
+    // Build and test configs import the shared root presets, which belong to no project.
+    files: ['**/vitest.config.ts', '**/tsup.config.ts', '*.ts'],
+    rules: { '@nx/enforce-module-boundaries': 'off' },
+  },
+  {
     files: ['**/*.js', '**/*.mjs', '**/*.cjs'],
     ...tseslint.configs.disableTypeChecked,
     languageOptions: { globals: { process: 'readonly', console: 'readonly' } },

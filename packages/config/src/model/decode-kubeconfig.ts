@@ -45,7 +45,8 @@ class Decoder {
       this.context(entry, at),
     );
     config.currentContext = this.optionalString(fields, 'current-context', 'current-context') ?? '';
-    config.extensions = this.extensions(fields.get('extensions'), 'extensions') ?? new Map<string, unknown>();
+    config.extensions =
+      this.extensions(fields.get('extensions'), 'extensions') ?? new Map<string, unknown>();
     return config;
   }
 

@@ -12,6 +12,7 @@ const MAX_ALIAS_COUNT = 1000;
  * Characters outside YAML's printable set, which kubectl's reader rejects: C0 and C1 controls
  * other than tab, LF, CR and NEL, DEL, U+FFFE, U+FFFF and unpaired surrogates.
  */
+// eslint-disable-next-line no-control-regex -- matching control characters is the point
 const FORBIDDEN_CHARACTER = /[\x00-\x08\x0B\x0C\x0E-\x1F\x7F-\x84\x86-\x9F\uFFFE\uFFFF]|\p{Cs}/u;
 
 /**
