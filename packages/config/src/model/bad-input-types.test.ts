@@ -27,7 +27,7 @@ const FIELDS: [path: Step[], expected: Expected][] = [
   [['clusters', 0], 'mapping'],
   [['clusters', 0, 'name'], 'string'],
   [['clusters', 0, 'cluster'], 'mapping'],
-  ...(['server', 'tls-server-name', 'certificate-authority', 'certificate-authority-data'] as const)
+  ...['server', 'tls-server-name', 'certificate-authority', 'certificate-authority-data']
     .concat(['proxy-url'])
     .map((key): [Step[], Expected] => [['clusters', 0, 'cluster', key], 'string']),
   [['clusters', 0, 'cluster', 'insecure-skip-tls-verify'], 'boolean'],
