@@ -1,0 +1,96 @@
+import { KubeError } from '@k/config';
+
+// ---------------------------------------------------------------------------------------------
+// Exec credential plugins and the OIDC auth-provider (src/exec, src/oidc).
+// ---------------------------------------------------------------------------------------------
+
+/** The stable codes of {@link ExecPluginError}. */
+export type ExecPluginErrorCode =
+  /** `apiVersion` is not `client.authentication.k8s.io/v1` or `…/v1beta1`. */
+  | 'ERR_EXEC_INVALID_API_VERSION'
+  /** `interactiveMode` is unknown, or `Always` while standard input is not a usable terminal. */
+  | 'ERR_EXEC_INTERACTIVE_MODE'
+  /** The cluster info for `provideClusterInfo` could not be built (CA file unreadable). */
+  | 'ERR_EXEC_CLUSTER_INFO'
+  /** The command was not found (the message carries the install hint, rate-limited). */
+  | 'ERR_EXEC_NOT_FOUND'
+  /** The plugin exited with a non-zero code or was killed by a signal. */
+  | 'ERR_EXEC_FAILED'
+  /** The plugin did not finish within the timeout; its process tree was killed. */
+  | 'ERR_EXEC_TIMEOUT'
+  /** The plugin could not be started for another reason (permissions, bad interpreter, …). */
+  | 'ERR_EXEC_RUN'
+  /** The plugin's stdout is not a valid ExecCredential (client-go's validation messages). */
+  | 'ERR_EXEC_INVALID_OUTPUT'
+  /** The provider was closed. */
+  | 'ERR_EXEC_CLOSED';
+
+/**
+ * ExecPluginError is thrown by the exec credential provider. `command` is the plugin as
+ * configured; `exitCode`/`signal` say how it ended (when it ran); `stderrTail` is the end of what
+ * it wrote to stderr with anything that looks like a credential replaced by `[redacted]` (see
+ * the README). Neither the message nor any field ever holds a credential the plugin returned.
+ */
+export class ExecPluginError extends KubeError {
+  declare readonly code: ExecPluginErrorCode;
+  readonly command: string;
+  readonly exitCode: number | undefined;
+  readonly signal: string | undefined;
+  readonly stderrTail: string;
+
+  constructor(
+    code: ExecPluginErrorCode,
+    message: string,
+    options: {
+      command: string;
+      exitCode?: number;
+      signal?: string;
+      stderrTail?: string;
+      cause?: unknown;
+    },
+  ) {
+    super(code, message, { cause: options.cause });
+    this.command = options.command;
+    this.exitCode = options.exitCode;
+    this.signal = options.signal;
+    this.stderrTail = options.stderrTail ?? '';
+  }
+}
+
+/** The stable codes of {@link OidcError}. */
+export type OidcErrorCode =
+  /** The auth-provider config is incomplete or invalid (issuer, client id, IdP CA). */
+  | 'ERR_OIDC_CONFIG'
+  /** The id-token is not a JWT or its claims cannot be parsed. */
+  | 'ERR_OIDC_INVALID_ID_TOKEN'
+  /** The id-token is missing or expired and there is no refresh token. */
+  | 'ERR_OIDC_NO_REFRESH_TOKEN'
+  /** The issuer's discovery document could not be fetched or lacks a token endpoint. */
+  | 'ERR_OIDC_DISCOVERY'
+  /** The token endpoint refused the refresh or answered without an id_token. */
+  | 'ERR_OIDC_REFRESH'
+  /** The refreshed tokens could not be written back to the kubeconfig; they were not used. */
+  | 'ERR_OIDC_PERSIST'
+  /** The provider was closed. */
+  | 'ERR_OIDC_CLOSED';
+
+/**
+ * OidcError is thrown by the OIDC auth-provider. `issuer` names the identity provider. Messages
+ * and fields never hold an id-token, a refresh token or the client secret.
+ */
+export class OidcError extends KubeError {
+  declare readonly code: OidcErrorCode;
+  readonly issuer: string | undefined;
+  /** status is the HTTP status of the failed discovery or token request, when there was one. */
+  readonly status: number | undefined;
+
+  constructor(
+    code: OidcErrorCode,
+    message: string,
+    options: { issuer?: string; status?: number; cause?: unknown } = {},
+  ) {
+    super(code, message, { cause: options.cause });
+    this.issuer = options.issuer;
+    this.status = options.status;
+  }
+}
