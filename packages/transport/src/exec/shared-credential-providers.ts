@@ -1,0 +1,55 @@
+import type {
+  CredentialProvider,
+  CredentialRequest,
+  Credentials,
+} from '../auth/credential-provider.js';
+
+/**
+ * SharedCredentialProviders lets every transport built from the same settings share one
+ * provider — one credential cache, one plugin run or token refresh at a time — as client-go
+ * caches exec authenticators and OIDC providers process-wide. `acquire` returns a handle; the
+ * shared provider is closed when the last handle is closed. A closed handle rejects with
+ * `closedError()`.
+ */
+export class SharedCredentialProviders {
+  readonly #entries = new Map<string, { provider: CredentialProvider; references: number }>();
+  readonly #closedError: () => Error;
+
+  constructor(closedError: () => Error) {
+    this.#closedError = closedError;
+  }
+
+  /** size is the number of live shared providers. */
+  get size(): number {
+    return this.#entries.size;
+  }
+
+  /** acquire returns a handle on the provider of `key`, creating it with `create` if needed. */
+  acquire(key: string, create: () => CredentialProvider): CredentialProvider {
+    let entry = this.#entries.get(key);
+    if (!entry) {
+      entry = { provider: create(), references: 0 };
+      this.#entries.set(key, entry);
+    }
+    entry.references++;
+    const current = entry;
+    const provider = current.provider;
+    let closed = false;
+    return {
+      kind: provider.kind,
+      getCredentials: (request?: CredentialRequest): Promise<Credentials> =>
+        closed ? Promise.reject(this.#closedError()) : provider.getCredentials(request),
+      invalidate: (rejected: Credentials): boolean | Promise<boolean> =>
+        !closed && provider.invalidate ? provider.invalidate(rejected) : false,
+      close: async (): Promise<void> => {
+        if (closed) return;
+        closed = true;
+        current.references--;
+        if (current.references === 0) {
+          if (this.#entries.get(key) === current) this.#entries.delete(key);
+          await provider.close?.();
+        }
+      },
+    };
+  }
+}
