@@ -1,6 +1,53 @@
 import { KubeError } from '@k/config';
 
 // ---------------------------------------------------------------------------------------------
+// The transport core: TLS, credential provider selection, proxies, the dispatcher.
+// ---------------------------------------------------------------------------------------------
+
+/** The stable codes of {@link TransportError}. */
+export type TransportErrorCode =
+  /** The server URL cannot be used (`host must be a URL or a host:port pair`). */
+  | 'ERR_TRANSPORT_SERVER_URL'
+  /** A CA, client certificate or key is not valid PEM, or the TLS settings contradict each other. */
+  | 'ERR_TRANSPORT_TLS'
+  /** A CA, client certificate, key or token file could not be read. */
+  | 'ERR_TRANSPORT_FILE_READ'
+  /** Two credential provider factories have the same kind. */
+  | 'ERR_CREDENTIAL_PROVIDER_DUPLICATE'
+  /** No credential provider factory has the kind the selected user needs. */
+  | 'ERR_CREDENTIAL_PROVIDER_NOT_FOUND'
+  /** The user names an auth-provider that client-go removed (`gcp`, `azure`). */
+  | 'ERR_AUTH_PROVIDER_REMOVED'
+  /** The credential provider failed to supply credentials for a request. */
+  | 'ERR_CREDENTIALS'
+  /** The proxy URL is invalid, or the proxy refused or failed the tunnel. */
+  | 'ERR_TRANSPORT_PROXY'
+  /** A request was sent to another origin than the transport's server. */
+  | 'ERR_TRANSPORT_ORIGIN'
+  /** The transport was closed. */
+  | 'ERR_TRANSPORT_CLOSED';
+
+/**
+ * TransportError is thrown (or fails a request) for every problem of the transport core: the
+ * server URL, TLS material, credential provider selection, credentials, proxies. `path` names the
+ * file that failed to read, when one did. Messages name the failing thing and never hold a
+ * credential, a private key or a proxy password.
+ */
+export class TransportError extends KubeError {
+  declare readonly code: TransportErrorCode;
+  readonly path: string | undefined;
+
+  constructor(
+    code: TransportErrorCode,
+    message: string,
+    options: { path?: string; cause?: unknown } = {},
+  ) {
+    super(code, message, { cause: options.cause });
+    this.path = options.path;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
 // Exec credential plugins and the OIDC auth-provider (src/exec, src/oidc).
 // ---------------------------------------------------------------------------------------------
 
