@@ -1,0 +1,117 @@
+import { WatchDecodeError } from '../errors.js';
+import type { Status } from '../status.js';
+
+/** DecodedWatchEvent is one frame of a watch stream: a change, a bookmark, or an ERROR Status. */
+export type DecodedWatchEvent =
+  | { type: 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK'; object: unknown }
+  | { type: 'ERROR'; object: Status };
+
+const EVENT_TYPES = new Set(['ADDED', 'MODIFIED', 'DELETED', 'BOOKMARK', 'ERROR']);
+const NEWLINE = 0x0a;
+
+/** DEFAULT_MAX_EVENT_BYTES bounds one buffered, incomplete event (64 MiB). */
+export const DEFAULT_MAX_EVENT_BYTES = 64 * 1024 * 1024;
+
+function isBlank(buffer: Buffer, start: number, end: number): boolean {
+  for (let index = start; index < end; index += 1) {
+    const byte = buffer[index];
+    if (byte !== 0x20 && byte !== 0x09 && byte !== 0x0d && byte !== NEWLINE) return false;
+  }
+  return true;
+}
+
+/**
+ * WatchDecoder turns the bytes of a watch response into events as they arrive. The API server
+ * writes one JSON object `{"type": …, "object": …}` per line; the decoder keeps an incomplete
+ * line until its newline comes and parses each complete line once with `JSON.parse`. An unknown
+ * type throws client-go's `got invalid watch event type: <t>`, bad JSON a `WatchDecodeError`.
+ * One decoder per stream; not for concurrent use.
+ */
+export class WatchDecoder {
+  #pending: Buffer[] = [];
+  #pendingBytes = 0;
+  readonly #maxEventBytes: number;
+
+  constructor(options: { maxEventBytes?: number } = {}) {
+    this.#maxEventBytes = options.maxEventBytes ?? DEFAULT_MAX_EVENT_BYTES;
+  }
+
+  /** bufferedBytes is the size of the incomplete event held so far. */
+  get bufferedBytes(): number {
+    return this.#pendingBytes;
+  }
+
+  /** push decodes every event completed by `chunk`, in order. */
+  push(chunk: Buffer): DecodedWatchEvent[] {
+    const events: DecodedWatchEvent[] = [];
+    let start = 0;
+    let newline = chunk.indexOf(NEWLINE);
+    if (newline !== -1 && this.#pendingBytes > 0) {
+      this.#pending.push(chunk.subarray(0, newline));
+      const line = Buffer.concat(this.#pending, this.#pendingBytes + newline);
+      this.#pending = [];
+      this.#pendingBytes = 0;
+      if (!isBlank(line, 0, line.length)) events.push(decodeLine(line, 0, line.length));
+      start = newline + 1;
+      newline = chunk.indexOf(NEWLINE, start);
+    }
+    while (newline !== -1) {
+      if (!isBlank(chunk, start, newline)) events.push(decodeLine(chunk, start, newline));
+      start = newline + 1;
+      newline = chunk.indexOf(NEWLINE, start);
+    }
+    if (start < chunk.length) {
+      this.#pending.push(start === 0 ? chunk : chunk.subarray(start));
+      this.#pendingBytes += chunk.length - start;
+      if (this.#pendingBytes > this.#maxEventBytes) {
+        throw new WatchDecodeError(
+          `unable to decode an event from the watch stream: an event exceeds ${this.#maxEventBytes} bytes`,
+        );
+      }
+    }
+    return events;
+  }
+
+  /**
+   * end is called when the stream ends. A last event without its newline is decoded; what is
+   * left is returned as the number of bytes of an incomplete event (0 when the stream ended
+   * cleanly between events).
+   */
+  end(): { events: DecodedWatchEvent[]; incompleteBytes: number } {
+    if (this.#pendingBytes === 0) return { events: [], incompleteBytes: 0 };
+    const line = Buffer.concat(this.#pending, this.#pendingBytes);
+    this.#pending = [];
+    this.#pendingBytes = 0;
+    if (isBlank(line, 0, line.length)) return { events: [], incompleteBytes: 0 };
+    try {
+      return { events: [decodeLine(line, 0, line.length)], incompleteBytes: 0 };
+    } catch {
+      return { events: [], incompleteBytes: line.length };
+    }
+  }
+}
+
+function decodeLine(buffer: Buffer, start: number, end: number): DecodedWatchEvent {
+  let frame: unknown;
+  try {
+    frame = JSON.parse(buffer.toString('utf8', start, end));
+  } catch (error) {
+    throw new WatchDecodeError(
+      `unable to decode an event from the watch stream: ${error instanceof Error ? error.message : String(error)}`,
+      { cause: error },
+    );
+  }
+  if (typeof frame !== 'object' || frame === null || Array.isArray(frame)) {
+    throw new WatchDecodeError('unable to decode an event from the watch stream: not an object');
+  }
+  const { type, object } = frame as { type?: unknown; object?: unknown };
+  if (typeof type !== 'string' || !EVENT_TYPES.has(type)) {
+    throw new WatchDecodeError(`got invalid watch event type: ${String(type)}`);
+  }
+  if (typeof object !== 'object' || object === null) {
+    throw new WatchDecodeError(
+      `unable to decode an event from the watch stream: ${type} event has no object`,
+    );
+  }
+  return frame as DecodedWatchEvent;
+}
