@@ -61,7 +61,8 @@ export async function execClusterInfo(
       );
     }
   }
-  if (caData?.length) cluster['certificate-authority-data'] = Buffer.from(caData).toString('base64');
+  if (caData?.length)
+    cluster['certificate-authority-data'] = Buffer.from(caData).toString('base64');
   if (config.proxyUrl) cluster['proxy-url'] = config.proxyUrl;
   if (config.disableCompression) cluster['disable-compression'] = true;
   if (extension !== undefined) cluster.config = extension;
@@ -78,8 +79,6 @@ export function buildExecCredentialRequest(
   interactive: boolean,
   cluster?: ExecCluster,
 ): ExecCredentialRequest {
-  const spec: ExecCredentialRequest['spec'] = cluster
-    ? { cluster, interactive }
-    : { interactive };
+  const spec: ExecCredentialRequest['spec'] = cluster ? { cluster, interactive } : { interactive };
   return { kind: 'ExecCredential', apiVersion, spec };
 }

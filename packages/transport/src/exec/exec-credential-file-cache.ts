@@ -59,7 +59,8 @@ export class ExecCredentialFileCache {
       if (!stats.isFile() || stats.size > MAX_FILE_BYTES) return undefined;
       if (process.platform !== 'win32') {
         if ((stats.mode & 0o077) !== 0) return undefined;
-        if (typeof process.getuid === 'function' && stats.uid !== process.getuid()) return undefined;
+        if (typeof process.getuid === 'function' && stats.uid !== process.getuid())
+          return undefined;
       }
       return decode(await handle.readFile('utf8'));
     } catch {
@@ -72,7 +73,10 @@ export class ExecCredentialFileCache {
   /** write stores `credentials` under `key` if they have an expiry; atomic, mode 0600. */
   async write(key: string, credentials: Credentials): Promise<void> {
     if (!credentials.expiresAt) return;
-    const content: CacheFileContent = { format: FORMAT, expiresAt: credentials.expiresAt.toISOString() };
+    const content: CacheFileContent = {
+      format: FORMAT,
+      expiresAt: credentials.expiresAt.toISOString(),
+    };
     if (credentials.authorization) content.authorization = credentials.authorization;
     if (credentials.clientCertificate) {
       content.certificate = credentials.clientCertificate.certificate;
@@ -120,7 +124,8 @@ export function sameCredentials(left: Credentials, right: Credentials): boolean 
 
 function decode(text: string): Credentials | undefined {
   const content = JSON.parse(text) as Partial<CacheFileContent> | null;
-  if (typeof content !== 'object' || content === null || content.format !== FORMAT) return undefined;
+  if (typeof content !== 'object' || content === null || content.format !== FORMAT)
+    return undefined;
   if (typeof content.expiresAt !== 'string') return undefined;
   const expiresAt = new Date(content.expiresAt);
   if (Number.isNaN(expiresAt.getTime())) return undefined;
@@ -130,7 +135,8 @@ function decode(text: string): Credentials | undefined {
     credentials.authorization = content.authorization;
   }
   if (content.certificate !== undefined || content.key !== undefined) {
-    if (typeof content.certificate !== 'string' || typeof content.key !== 'string') return undefined;
+    if (typeof content.certificate !== 'string' || typeof content.key !== 'string')
+      return undefined;
     credentials.clientCertificate = { certificate: content.certificate, key: content.key };
   }
   if (!credentials.authorization && !credentials.clientCertificate) return undefined;

@@ -133,7 +133,9 @@ export class ExecCredentialProvider implements CredentialProvider {
     this.#fileCache = directory ? new ExecCredentialFileCache(directory) : undefined;
     this.#hints = new InstallHintLimiter(now);
     const tls = config.tls;
-    this.#skip = Boolean((tls.certData?.length || tls.certFile) && (tls.keyData?.length || tls.keyFile));
+    this.#skip = Boolean(
+      (tls.certData?.length || tls.certFile) && (tls.keyData?.length || tls.keyFile),
+    );
     for (const variable of auth.exec.env ?? []) this.#remember(variable.value);
   }
 
@@ -204,7 +206,9 @@ export class ExecCredentialProvider implements CredentialProvider {
       { isTerminal: this.#isTerminal(), stdinUnavailable: this.#stdinUnavailable },
       command,
     );
-    const execInfo = JSON.stringify(buildExecCredentialRequest(exec.apiVersion, interactive, cluster));
+    const execInfo = JSON.stringify(
+      buildExecCredentialRequest(exec.apiVersion, interactive, cluster),
+    );
     const env: NodeJS.ProcessEnv = { ...(this.#environment ?? process.env) };
     for (const variable of exec.env ?? []) env[variable.name] = variable.value;
     env[EXEC_INFO_ENV_VAR] = execInfo;
@@ -262,7 +266,8 @@ export class ExecCredentialProvider implements CredentialProvider {
   }
 
   #rememberCredentials(credentials: Credentials): void {
-    if (credentials.authorization) this.#remember(credentials.authorization.replace(/^Bearer /, ''));
+    if (credentials.authorization)
+      this.#remember(credentials.authorization.replace(/^Bearer /, ''));
     if (credentials.clientCertificate) this.#remember(credentials.clientCertificate.key);
   }
 
@@ -369,7 +374,8 @@ function waitFor<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promi
       },
       (error: unknown) => {
         signal.removeEventListener('abort', onAbort);
-        reject(error as Error);
+        // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- passes the original rejection on
+        reject(error);
       },
     );
   });

@@ -23,7 +23,8 @@ export function isInteractive(
   terminal: TerminalState,
   command: string,
 ): boolean {
-  const unavailable = terminal.stdinUnavailable !== undefined && terminal.stdinUnavailable !== false;
+  const unavailable =
+    terminal.stdinUnavailable !== undefined && terminal.stdinUnavailable !== false;
   switch (mode) {
     case 'Never':
       return false;

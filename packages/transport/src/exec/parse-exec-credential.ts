@@ -1,4 +1,4 @@
-import { X509Certificate, createPrivateKey } from 'node:crypto';
+import { X509Certificate, createPrivateKey, type KeyObject } from 'node:crypto';
 import type { Credentials } from '../auth/credential-provider.js';
 import { ExecPluginError } from '../errors.js';
 import { EXEC_CREDENTIAL_API_VERSIONS } from './build-exec-credential-request.js';
@@ -10,8 +10,7 @@ export interface ParsedExecCredential {
   secrets: string[];
 }
 
-const RFC3339 =
-  /^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:[Zz]|[+-]\d{2}:\d{2})$/;
+const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:[Zz]|[+-]\d{2}:\d{2})$/;
 // Visible ASCII, space and tab: what an HTTP header value may hold.
 const HEADER_VALUE = /^[\t\x20-\x7e]*$/;
 
@@ -45,7 +44,8 @@ export function parseExecCredential(
     return fail("decoding stdout: Object 'apiVersion' is missing");
   }
   const kind = document.kind;
-  if (typeof kind !== 'string' || kind === '') return fail("decoding stdout: Object 'Kind' is missing");
+  if (typeof kind !== 'string' || kind === '')
+    return fail("decoding stdout: Object 'Kind' is missing");
   if (kind !== 'ExecCredential' || !EXEC_CREDENTIAL_API_VERSIONS.includes(returnedVersion)) {
     return fail(
       `decoding stdout: no kind ${JSON.stringify(kind)} is registered for version ${JSON.stringify(returnedVersion)}`,
@@ -57,7 +57,8 @@ export function parseExecCredential(
     );
   }
   const status = document.status;
-  if (status === undefined || status === null) return fail("exec plugin didn't return a status field");
+  if (status === undefined || status === null)
+    return fail("exec plugin didn't return a status field");
   if (!isObject(status)) return fail('decoding stdout: status is not an object');
   const token = optionalString(status, 'token', fail);
   const certificate = optionalString(status, 'clientCertificateData', fail);
@@ -73,7 +74,8 @@ export function parseExecCredential(
       return fail('decoding stdout: status.expirationTimestamp is not an RFC 3339 time');
     }
   }
-  if (!token && !certificate && !key) return fail("exec plugin didn't return a token or cert/key pair");
+  if (!token && !certificate && !key)
+    return fail("exec plugin didn't return a token or cert/key pair");
   if (!certificate !== !key) return fail('exec plugin returned only certificate or key, not both');
 
   const credentials: Credentials = {};
@@ -102,19 +104,19 @@ function validateKeyPair(
   if (!certificatePem.includes('-----BEGIN CERTIFICATE-----')) {
     fail('failed parsing client key/certificate: failed to find any PEM data in certificate input');
   }
-  let privateKey;
+  let privateKey: KeyObject;
   try {
     privateKey = createPrivateKey(keyPem);
   } catch (error) {
-    fail(`failed parsing client key/certificate: ${describe(error)}`, error);
+    return fail(`failed parsing client key/certificate: ${describe(error)}`, error);
   }
-  let leaf;
+  let leaf: X509Certificate;
   try {
     leaf = new X509Certificate(certificatePem);
   } catch (error) {
-    fail(`failed parsing client leaf certificate: ${describe(error)}`, error);
+    return fail(`failed parsing client leaf certificate: ${describe(error)}`, error);
   }
-  if (!leaf!.checkPrivateKey(privateKey!)) {
+  if (!leaf.checkPrivateKey(privateKey)) {
     fail('failed parsing client key/certificate: private key does not match public key');
   }
 }

@@ -1,7 +1,8 @@
 /** REDACTED replaces every secret {@link redactSecrets} finds. */
 export const REDACTED = '[redacted]';
 
-const PEM_PRIVATE_KEY = /-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z0-9 ]*PRIVATE KEY-----|$)/g;
+const PEM_PRIVATE_KEY =
+  /-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z0-9 ]*PRIVATE KEY-----|$)/g;
 const AUTHORIZATION = /\b(Bearer|Basic)\s+[^\s"',;]+/gi;
 const JWT = /\beyJ[A-Za-z0-9_-]*\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*/g;
 const LONG_TOKEN = /[A-Za-z0-9_+=-]{32,}/g;

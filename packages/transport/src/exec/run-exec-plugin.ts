@@ -207,7 +207,10 @@ export function runExecPlugin(options: RunExecPluginOptions): Promise<ExecPlugin
           return;
         }
         if (code === 0) {
-          resolve({ stdout: Buffer.concat(stdout).toString('utf8'), durationMs: Date.now() - startedAt });
+          resolve({
+            stdout: Buffer.concat(stdout).toString('utf8'),
+            durationMs: Date.now() - startedAt,
+          });
           return;
         }
         const tail = stderrTail();
