@@ -32,8 +32,16 @@ class Decoder {
     const config = emptyKubeconfig();
     if (value === null || value === undefined) return config;
     const fields = this.map(value, 'the document');
-    this.optionalString(fields, 'apiVersion', 'apiVersion');
-    this.optionalString(fields, 'kind', 'kind');
+    // Missing means v1/Config; any other version or kind is not registered in kubectl's scheme.
+    const apiVersion = this.optionalString(fields, 'apiVersion', 'apiVersion') ?? 'v1';
+    const kind = this.optionalString(fields, 'kind', 'kind') ?? 'Config';
+    if (apiVersion !== 'v1' || kind !== 'Config') {
+      throw new KubeconfigError(
+        'ERR_KUBECONFIG_PARSE',
+        `error loading config file "${this.path}": no kind "${kind}" is registered for version "${apiVersion}"`,
+        { path: this.path },
+      );
+    }
     config.preferences = this.preferences(fields.get('preferences'));
     config.clusters = this.namedList(fields.get('clusters'), 'clusters', 'cluster', (entry, at) =>
       this.cluster(entry, at),
