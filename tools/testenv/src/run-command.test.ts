@@ -46,6 +46,14 @@ describe('runCommand', () => {
     ]);
   });
 
+  it('runs low-priority commands, and everything they start, at nice 10', async () => {
+    const result = await runCommand('sh', ['-c', 'nice; sh -c nice'], {
+      step: 'niced',
+      lowPriority: true,
+    });
+    expect(result.stdout).toBe('10\n10\n');
+  });
+
   it('fails clearly when the command does not exist', async () => {
     await expect(runCommand('/nonexistent/tool', [], { step: 'missing' })).rejects.toThrow(
       /step "missing" could not run/,

@@ -1,8 +1,9 @@
 import { spawn } from 'node:child_process';
-import { createWriteStream } from 'node:fs';
-import { setPriority } from 'node:os';
+import { createWriteStream, existsSync } from 'node:fs';
 import { ControlPlaneError, type ControlPlaneErrorCode } from './errors.js';
 import type { ProgressSink } from './progress.js';
+
+const NICE = ['/usr/bin/nice', '/bin/nice'].find((path) => existsSync(path));
 
 /** RunCommandOptions configure {@link runCommand}. */
 export interface RunCommandOptions {
@@ -44,18 +45,14 @@ export function runCommand(
   const tailLines = options.tailLines ?? 40;
   progress?.({ kind: 'start', step: options.step, elapsedMs: 0, message: 'started' });
   return new Promise((resolve, reject) => {
-    const child = spawn(command, args, {
+    // `nice` for the whole process tree: setpriority(2) on a pid only renices that one thread on
+    // Linux, and the go command forks its compilers from other threads.
+    const niced = options.lowPriority && NICE !== undefined;
+    const child = spawn(niced ? NICE : command, niced ? ['-n', '10', command, ...args] : args, {
       cwd: options.cwd,
       env: options.env ?? process.env,
       stdio: ['ignore', 'pipe', 'pipe'],
     });
-    if (options.lowPriority && child.pid !== undefined) {
-      try {
-        setPriority(child.pid, 10);
-      } catch {
-        // Not fatal: the build only runs slower for everybody else.
-      }
-    }
     const log = options.logPath ? createWriteStream(options.logPath, { flags: 'a' }) : undefined;
     const stdout: Buffer[] = [];
     const stderr: Buffer[] = [];
