@@ -93,7 +93,7 @@ async function readForEdit(path: string): Promise<{ document: Document; source?:
   }
   try {
     const { document } = parseKubeconfig(bytes, path);
-    return { document, source: new TextDecoder().decode(bytes) };
+    return { document, source: decodeSource(bytes) };
   } catch (error) {
     throw new KubeconfigError(
       'ERR_KUBECONFIG_WRITE',
@@ -101,6 +101,13 @@ async function readForEdit(path: string): Promise<{ document: Document; source?:
       { path, cause: error },
     );
   }
+}
+
+/** decodeSource decodes the file as the parser did (BOM honoured); it is written back as UTF-8. */
+function decodeSource(bytes: Uint8Array): string {
+  if (bytes[0] === 0xff && bytes[1] === 0xfe) return new TextDecoder('utf-16le').decode(bytes);
+  if (bytes[0] === 0xfe && bytes[1] === 0xff) return new TextDecoder('utf-16be').decode(bytes);
+  return new TextDecoder().decode(bytes);
 }
 
 /**

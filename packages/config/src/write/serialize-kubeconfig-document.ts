@@ -5,7 +5,7 @@ import { toPlainJson } from '../model/decode-kubeconfig.js';
  * serializeKubeconfigDocument prints an edited document in the style of its original text:
  * a JSON file stays JSON (with its indentation), a YAML file keeps its comments, quoting and
  * layout, with the original indentation step and sequence style (kubectl writes `- ` flush with
- * the parent key) and no line folding. A new file (`source` undefined) is YAML in kubectl's style.
+ * the parent key) and no line folding; documents after the first are kept as they were. A new file (`source` undefined) is YAML in kubectl's style.
  */
 export function serializeKubeconfigDocument(
   document: Document,
@@ -15,11 +15,15 @@ export function serializeKubeconfigDocument(
     const value = toPlainJson(document.toJS({ mapAsMap: true, maxAliasCount: -1 }));
     return `${JSON.stringify(value, null, jsonIndent(source))}\n`;
   }
-  return document.toString({
+  // kubectl reads only the first document of a stream; the others are kept verbatim.
+  const rest = source === undefined ? '' : source.slice(document.range[2]);
+  document.errors = document.errors.filter((error) => error.code !== 'MULTIPLE_DOCS');
+  const text = document.toString({
     lineWidth: 0,
     indent: yamlIndent(source),
     indentSeq: indentsSequences(source),
   });
+  return rest ? `${text}${text.endsWith('\n') ? '' : '\n'}${rest}` : text;
 }
 
 function isJson(source: string): boolean {
