@@ -56,9 +56,13 @@ export class FakeClock implements Clock {
     await flushMicrotasks();
   }
 
-  /** runAll fires timers until none is left (at most `limit`), advancing time to each. */
+  /**
+   * runAll fires timers until none is left (at most `limit`), advancing time to each and letting
+   * promise callbacks run before looking for the next one.
+   */
   async runAll(limit = 10_000): Promise<void> {
     for (let fired = 0; fired < limit; fired += 1) {
+      await flushMicrotasks();
       const next = this.#next();
       if (!next) return;
       this.#timers.delete(next.order);

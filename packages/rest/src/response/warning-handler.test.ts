@@ -1,0 +1,69 @@
+import { describe, expect, it } from 'vitest';
+import { parseWarningHeader, parseWarningHeaders, WarningLogger } from './warning-handler.js';
+
+describe('parseWarningHeaders (apimachinery ParseWarningHeaders)', () => {
+  it('parses code, agent and quoted text, with an optional date', () => {
+    expect(parseWarningHeader('299 - "apps/v1beta1 is deprecated"')).toEqual({
+      warning: { code: 299, agent: '-', text: 'apps/v1beta1 is deprecated' },
+      remainder: '',
+    });
+    expect(
+      parseWarningHeader(
+        '299 kube-apiserver "a \\"quoted\\" word" "Wed, 21 Oct 2015 07:28:00 GMT"',
+      ),
+    ).toEqual({
+      warning: { code: 299, agent: 'kube-apiserver', text: 'a "quoted" word' },
+      remainder: '',
+    });
+  });
+
+  it('reads comma-separated lists and several header values', () => {
+    const { warnings, errors } = parseWarningHeaders([
+      '299 - "first", 299 - "second" "Wed, 21 Oct 2015 07:28:00 GMT", 199 agent "third"',
+      '299 - "fourth"',
+    ]);
+    expect(warnings.map((warning) => warning.text)).toEqual(['first', 'second', 'third', 'fourth']);
+    expect(errors).toEqual([]);
+  });
+
+  it('decodes RFC 2047 encoded words', () => {
+    expect(parseWarningHeader('299 - "=?utf-8?b?w7xuaWPDtmRl?="').warning.text).toBe('ünicöde');
+    expect(parseWarningHeader('299 - "=?UTF-8?Q?a_=C3=BC?="').warning.text).toBe('a ü');
+  });
+
+  it('skips the rest of a malformed header value and reports why', () => {
+    const { warnings, errors } = parseWarningHeaders(['299 - "ok", nonsense', '29 - "x"', '299 -']);
+    expect(warnings.map((warning) => warning.text)).toEqual(['ok']);
+    expect(errors.map((error) => error.message)).toEqual([
+      'invalid warning header: fewer than 3 segments',
+      'invalid warning header: code segment is not 3 digits between 100-299',
+      'invalid warning header: fewer than 3 segments',
+    ]);
+    expect(() => parseWarningHeader('299 - "unterminated')).toThrow(
+      'invalid warning header: invalid quoted string: missing closing quote',
+    );
+    expect(() => parseWarningHeader('299 - "text" junk')).toThrow(
+      'invalid warning header: unexpected token after warn-date',
+    );
+  });
+});
+
+describe('WarningLogger', () => {
+  it('logs each distinct 299 warning with text once', () => {
+    const lines: string[] = [];
+    const logger = new WarningLogger({ write: (line) => lines.push(line) });
+    for (const text of ['deprecated', 'deprecated', 'other', '']) {
+      logger.handleWarning({ code: 299, agent: '-', text });
+    }
+    logger.handleWarning({ code: 199, agent: '-', text: 'misc' });
+    expect(lines).toEqual(['Warning: deprecated\n', 'Warning: other\n']);
+  });
+
+  it('can log every occurrence', () => {
+    const lines: string[] = [];
+    const logger = new WarningLogger({ deduplicate: false, write: (line) => lines.push(line) });
+    logger.handleWarning({ code: 299, agent: '-', text: 'again' });
+    logger.handleWarning({ code: 299, agent: '-', text: 'again' });
+    expect(lines).toHaveLength(2);
+  });
+});

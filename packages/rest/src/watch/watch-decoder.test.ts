@@ -1,0 +1,88 @@
+import { describe, expect, it } from 'vitest';
+import { WatchDecodeError } from '../errors.js';
+import { WatchDecoder, type DecodedWatchEvent } from './watch-decoder.js';
+
+const frames = [
+  {
+    type: 'ADDED',
+    object: { metadata: { name: 'a', resourceVersion: '1' }, data: { x: 'ünïcödé ✓' } },
+  },
+  { type: 'MODIFIED', object: { metadata: { name: 'a', resourceVersion: '2' } } },
+  { type: 'BOOKMARK', object: { metadata: { resourceVersion: '3' } } },
+  { type: 'DELETED', object: { metadata: { name: 'a', resourceVersion: '4' } } },
+  {
+    type: 'ERROR',
+    object: { kind: 'Status', apiVersion: 'v1', status: 'Failure', reason: 'Expired', code: 410 },
+  },
+];
+const stream = Buffer.from(frames.map((frame) => `${JSON.stringify(frame)}\n`).join(''));
+
+function decodeInChunks(bytes: Buffer, chunkSize: number): DecodedWatchEvent[] {
+  const decoder = new WatchDecoder();
+  const events: DecodedWatchEvent[] = [];
+  for (let start = 0; start < bytes.length; start += chunkSize) {
+    events.push(...decoder.push(bytes.subarray(start, start + chunkSize)));
+  }
+  const end = decoder.end();
+  expect(end.incompleteBytes).toBe(0);
+  return [...events, ...end.events];
+}
+
+describe('WatchDecoder', () => {
+  it('decodes events however the bytes are split, even inside a UTF-8 character', () => {
+    for (const chunkSize of [1, 2, 3, 7, 64, stream.length]) {
+      expect(decodeInChunks(stream, chunkSize)).toEqual(frames);
+    }
+  });
+
+  it('emits an event as soon as its newline arrives', () => {
+    const decoder = new WatchDecoder();
+    const first = Buffer.from(
+      `${JSON.stringify(frames[0])}\n${JSON.stringify(frames[1]).slice(0, 10)}`,
+    );
+    expect(decoder.push(first)).toEqual([frames[0]]);
+    expect(decoder.bufferedBytes).toBe(10);
+    expect(decoder.push(Buffer.from(`${JSON.stringify(frames[1]).slice(10)}\n`))).toEqual([
+      frames[1],
+    ]);
+  });
+
+  it('skips blank lines and decodes a last event without newline', () => {
+    const decoder = new WatchDecoder();
+    expect(decoder.push(Buffer.from(`\n\r\n  \n${JSON.stringify(frames[0])}`))).toEqual([]);
+    expect(decoder.end()).toEqual({ events: [frames[0]], incompleteBytes: 0 });
+  });
+
+  it('reports an event cut off by the end of the stream', () => {
+    const decoder = new WatchDecoder();
+    decoder.push(Buffer.from('{"type":"ADDED","object":{"metadata":'));
+    expect(decoder.end()).toEqual({ events: [], incompleteBytes: 37 });
+  });
+
+  it('rejects an unknown type with client-go’s message (G3)', () => {
+    const decoder = new WatchDecoder();
+    expect(() => decoder.push(Buffer.from('{"type":"FOO","object":{}}\n'))).toThrow(
+      new WatchDecodeError('got invalid watch event type: FOO'),
+    );
+  });
+
+  it('rejects malformed frames with a WatchDecodeError', () => {
+    for (const line of ['{"type":"ADDED",', '[1,2]', '{"type":"ADDED"}', '42']) {
+      const decoder = new WatchDecoder();
+      let caught: unknown;
+      try {
+        decoder.push(Buffer.from(`${line}\n`));
+      } catch (error) {
+        caught = error;
+      }
+      expect(WatchDecodeError.isInstance(caught), line).toBe(true);
+    }
+  });
+
+  it('bounds the size of one buffered event', () => {
+    const decoder = new WatchDecoder({ maxEventBytes: 16 });
+    expect(() => decoder.push(Buffer.from('{"type":"ADDED","object":{'))).toThrow(
+      /exceeds 16 bytes/,
+    );
+  });
+});
