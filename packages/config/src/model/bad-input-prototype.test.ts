@@ -6,6 +6,9 @@ import type { TempFiles } from '../testing/temp-files.js';
 import { createTempFiles } from '../testing/temp-files.js';
 import { expectParsed } from './__fixtures__/bad-input.js';
 
+/** Property runs and big inputs take seconds on a busy machine; 5 s is too tight. */
+const SLOW_TEST_TIMEOUT = 60_000;
+
 // `__proto__`, `constructor` and `prototype` as names and keys at every level: they are data,
 // kept as written, and no prototype is ever touched.
 
@@ -68,7 +71,7 @@ function pluginsOf(key: string): string {
 `;
 }
 
-describe.each(DANGEROUS)('the key %s', (key) => {
+describe.each(DANGEROUS)('the key %s', { timeout: SLOW_TEST_TIMEOUT }, (key) => {
   it('is kept as data in every position', () => {
     const config = expectParsed(everywhere(key));
     expect(config.currentContext).toBe(key);
@@ -131,7 +134,7 @@ describe.each(DANGEROUS)('the key %s', (key) => {
   });
 });
 
-describe('random placement', () => {
+describe('random placement', { timeout: SLOW_TEST_TIMEOUT }, () => {
   // JSON values whose keys are mostly dangerous; built with defineProperty so the expected
   // value itself holds `__proto__` as an own key, as the parser must.
   const key = fc.constantFrom(...DANGEROUS, '__defineGetter__', 'valueOf', 'a', 'b');

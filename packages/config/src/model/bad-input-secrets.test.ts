@@ -4,6 +4,9 @@ import { describe, expect, it } from 'vitest';
 import type { KubeconfigError } from '../errors.js';
 import { expectParseError, parseOutcome } from './__fixtures__/bad-input.js';
 
+/** Property runs and big inputs take seconds on a busy machine; 5 s is too tight. */
+const SLOW_TEST_TIMEOUT = 60_000;
+
 // Secrets never leak through errors: not in the message, not in String(error), not in the
 // `problems`, not in the cause chain, not in what util.inspect prints (stack, own fields).
 // The yaml library's messages quote source text in several places (an alias name, a tag, a
@@ -66,7 +69,7 @@ function userDocument(stanza: string): string {
   return `apiVersion: v1\nusers:\n- name: someone\n  user:\n    ${stanza}\ncontexts: []\n`;
 }
 
-describe('malformed secret values', () => {
+describe('malformed secret values', { timeout: SLOW_TEST_TIMEOUT }, () => {
   it.each(Object.entries(MALFORMED_SECRETS))(
     '%s: the error does not show the secret',
     (_, stanza) => {
@@ -112,7 +115,7 @@ describe('malformed secret values', () => {
   });
 });
 
-describe('random damage near secrets', () => {
+describe('random damage near secrets', { timeout: SLOW_TEST_TIMEOUT }, () => {
   // Secrets of every shape YAML cares about: quotes, colons, hashes, anchors, tags, escapes.
   const secretStem = 'S3CR3T';
   const secret = fc

@@ -2,6 +2,9 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { expectParseError, expectParsed, parseOutcome } from './__fixtures__/bad-input.js';
 
+/** Property runs and big inputs take seconds on a busy machine; 5 s is too tight. */
+const SLOW_TEST_TIMEOUT = 60_000;
+
 // Wrong types for every field, and duplicate names. kubectl decodes YAML into JSON and then
 // into typed Go structs, so a value of the wrong JSON type is an error wherever it is; every
 // case of the table below fails with `kubectl config view` too, and each null is accepted
@@ -123,7 +126,7 @@ const cases = FIELDS.flatMap(([path, expected]) =>
   WRONG_VALUES[expected].map(([yaml, kind]) => [fieldName(path), yaml, expected, kind, path]),
 ) as [string, string, Expected, string, Step[]][];
 
-describe('wrong types', () => {
+describe('wrong types', { timeout: SLOW_TEST_TIMEOUT }, () => {
   it.each(cases)('%s: %s is rejected (expected %s, got %s)', (name, yaml, expected, kind, path) => {
     const error = expectParseError(documentWith(path, yaml));
     expect(error.code).toBe('ERR_KUBECONFIG_PARSE');
@@ -169,7 +172,7 @@ describe('wrong types', () => {
   });
 });
 
-describe('duplicate names', () => {
+describe('duplicate names', { timeout: SLOW_TEST_TIMEOUT }, () => {
   const lists: [at: string, document: (name: string) => string][] = [
     ['clusters', (name) => `{clusters: [{name: ${name}}, {name: ${name}}]}`],
     ['users', (name) => `{users: [{name: ${name}}, {name: ${name}}]}`],

@@ -9,6 +9,9 @@ import {
 } from './__fixtures__/bad-input.js';
 import { kubectlYamlTags } from './yaml-schema.js';
 
+/** Property runs and big inputs take seconds on a busy machine; 5 s is too tight. */
+const SLOW_TEST_TIMEOUT = 60_000;
+
 // Random and malformed input: every outcome is a Kubeconfig of the declared shape or a
 // KubeconfigError with a parse code (see parseOutcome); never another exception or a hang.
 // Fixed seeds keep failures reproducible; change the seed locally to explore further.
@@ -34,7 +37,7 @@ const yamlSoup = fc
   })
   .map((pieces) => pieces.join(''));
 
-describe('random input', () => {
+describe('random input', { timeout: SLOW_TEST_TIMEOUT }, () => {
   it('random bytes, with or without a byte-order mark, give a config or a typed error', () => {
     const bom = fc.constantFrom([], [0xef, 0xbb, 0xbf], [0xff, 0xfe], [0xfe, 0xff]);
     fc.assert(
@@ -122,7 +125,7 @@ describe('random input', () => {
   });
 });
 
-describe('malformed YAML and JSON', () => {
+describe('malformed YAML and JSON', { timeout: SLOW_TEST_TIMEOUT }, () => {
   const malformed: Record<string, string> = {
     'a tab as indentation': 'clusters:\n\t- name: a\n',
     'inconsistent indentation': 'clusters:\n  - name: a\n   cluster: {}\n',
@@ -230,7 +233,7 @@ describe('malformed YAML and JSON', () => {
   });
 });
 
-describe('encodings', () => {
+describe('encodings', { timeout: SLOW_TEST_TIMEOUT }, () => {
   const text = 'apiVersion: v1\ncurrent-context: "caf\u00e9 \u{1f600}"\n';
   const encode = (encoding: 'utf-16le' | 'utf-16be', value: string) => {
     const little = Buffer.from(value, 'utf16le');
@@ -284,7 +287,7 @@ describe('encodings', () => {
   });
 });
 
-describe('truncated files', () => {
+describe('truncated files', { timeout: SLOW_TEST_TIMEOUT }, () => {
   it('every prefix of a complete kubeconfig gives a config or a typed error', () => {
     const bytes = Buffer.from(COMPLETE_KUBECONFIG);
     for (let length = 0; length <= bytes.length; length++) parseOutcome(bytes.subarray(0, length));
