@@ -23,7 +23,7 @@ import { isInteractive } from './is-interactive.js';
 import { parseExecCredential } from './parse-exec-credential.js';
 import { redactSecrets } from './redact-secrets.js';
 import { runExecPlugin } from './run-exec-plugin.js';
-import { SharedCredentialProviders } from './shared-credential-providers.js';
+import { SharedCredentialProviders, waitWithSignal } from './shared-credential-providers.js';
 
 /** DEFAULT_EXEC_TIMEOUT_MS is how long a plugin may run by default: 5 minutes (room for a browser login). */
 export const DEFAULT_EXEC_TIMEOUT_MS = 5 * 60 * 1000;
@@ -157,7 +157,7 @@ export class ExecCredentialProvider implements CredentialProvider {
     this.#inflight ??= this.#refresh().finally(() => {
       this.#inflight = undefined;
     });
-    return waitFor(this.#inflight, request.signal);
+    return waitWithSignal(this.#inflight, request.signal);
   }
 
   /**
@@ -359,24 +359,4 @@ function secretsIn(stdout: string): string[] {
   } catch {
     return [];
   }
-}
-
-function waitFor<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
-  if (!signal) return promise;
-  if (signal.aborted) return Promise.reject(signal.reason as Error);
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason as Error);
-    signal.addEventListener('abort', onAbort, { once: true });
-    promise.then(
-      (value) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(value);
-      },
-      (error: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- passes the original rejection on
-        reject(error);
-      },
-    );
-  });
 }
