@@ -32,3 +32,21 @@ export { parseExecCredential } from './exec/parse-exec-credential.js';
 export type { ParsedExecCredential } from './exec/parse-exec-credential.js';
 export { ExecPluginError, OidcError } from './errors.js';
 export type { ExecPluginErrorCode, OidcErrorCode } from './errors.js';
+
+// The OIDC auth-provider (src/oidc).
+export {
+  OidcCredentialProvider,
+  createOidcCredentialProviderFactory,
+  oidcCredentialProviderFactory,
+  createIdentityProviderDispatcher,
+  OIDC_CONFIG_KEYS,
+} from './oidc/oidc-credential-provider.js';
+export type { OidcCredentialProviderOptions } from './oidc/oidc-credential-provider.js';
+export {
+  idTokenExpiry,
+  isIdTokenValid,
+  ID_TOKEN_EXPIRY_DELTA_MS,
+} from './oidc/id-token-expiry.js';
+export { discoverTokenEndpoint, refreshIdToken } from './oidc/refresh-id-token.js';
+export type { RefreshIdTokenOptions, RefreshedTokens } from './oidc/refresh-id-token.js';
+export { SharedCredentialProviders } from './exec/shared-credential-providers.js';
