@@ -136,6 +136,13 @@ describe('RequestBuilder mistakes (reported by build and execute, not mid-chain)
     );
   });
 
+  it('needs a field manager for server-side apply', () => {
+    const apply = new RequestBuilder('PATCH', core, undefined, 'apply').resource('pods').name('p');
+    expect(buildError(apply.body({}))).toBe(
+      'server-side apply needs a field manager (fieldManager)',
+    );
+  });
+
   it('rejects bodies it cannot encode', () => {
     const cyclic: Record<string, unknown> = {};
     cyclic.self = cyclic;
@@ -212,6 +219,7 @@ describe('RequestBuilder bodies and content types', () => {
       const request = new RequestBuilder('PATCH', core, undefined, type as keyof typeof expected)
         .resource('pods')
         .name('p')
+        .param('fieldManager', 'tests')
         .body(type === 'json' ? [{ op: 'add', path: '/x', value: 1 }] : { x: 1 })
         .build();
       expect(request.headers['content-type']).toBe(contentType);

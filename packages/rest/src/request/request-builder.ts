@@ -412,6 +412,12 @@ export class RequestBuilder {
         'a patch request needs a patch type: json, merge, strategic-merge or apply',
       );
     }
+    if (
+      this.#patchType === 'apply' &&
+      !this.#params.some(([key, value]) => key === 'fieldManager' && value !== '')
+    ) {
+      throw new RequestBuildError('server-side apply needs a field manager (fieldManager)');
+    }
     if (this.#namespaceSet && this.#namespace === '') {
       if (this.#method === 'POST') {
         throw new RequestBuildError('an empty namespace may not be set during creation');

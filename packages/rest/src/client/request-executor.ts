@@ -1,0 +1,359 @@
+import type { Readable } from 'node:stream';
+import type { Dispatcher } from 'undici';
+import { ApiError, ConnectionError, RequestTimeoutError, type ApiErrorRequest } from '../errors.js';
+import type { RestRequest } from '../request/rest-request.js';
+import type { WarningHandler } from '../response/warning-handler.js';
+import { parseWarningHeaders } from '../response/warning-handler.js';
+import { parseRetryAfter, type RetryPolicy, type RetryRequest } from '../retry/retry-policy.js';
+import { classifyTransportFailure, describeTransportFailure } from '../retry/transport-failure.js';
+import { genericStatus, isStatus } from '../status.js';
+import { sleep, type Clock } from '../throttle/clock.js';
+import type { RateLimiter } from '../throttle/token-bucket.js';
+
+/** RetryEvent describes a retry about to happen (for logs and metrics). */
+export interface RetryEvent {
+  request: ApiErrorRequest;
+  /** retry counts from 1. */
+  retry: number;
+  delayMs: number;
+  /** reason is client-go's retry reason text. */
+  reason: string;
+}
+
+/** ExecutorSettings are what a {@link RequestExecutor} sends with; shared by sibling clients. */
+export interface ExecutorSettings {
+  dispatcher: Dispatcher;
+  /** origin is `scheme://host:port` of the server. */
+  origin: string;
+  throttle: RateLimiter;
+  retry: RetryPolicy;
+  /** defaultTimeoutMs bounds a request without its own timeout (0: none). */
+  defaultTimeoutMs: number;
+  warningHandler: WarningHandler;
+  clock: Clock;
+  onRetry: ((event: RetryEvent) => void) | undefined;
+}
+
+/** HeaderMap is undici's response header object (lowercase names). */
+export type HeaderMap = Record<string, string | string[] | undefined>;
+
+/** BufferedResponse is a 2xx response read to the end. */
+export interface BufferedResponse {
+  statusCode: number;
+  headers: HeaderMap;
+  body: Buffer;
+}
+
+/** OpenResponse is a 2xx response whose body is left for the caller to read or destroy. */
+export interface OpenResponse {
+  statusCode: number;
+  headers: HeaderMap;
+  body: Readable;
+  /** done releases the request's timeout timer and signal listener. */
+  done: () => void;
+}
+
+/** MAX_ERROR_BODY_BYTES bounds how much of an error body is read to decode a Status. */
+export const MAX_ERROR_BODY_BYTES = 1024 * 1024;
+/** MAX_ERROR_TEXT_BYTES bounds the text of a non-Status error body quoted in messages (client-go's 2 KiB). */
+const MAX_ERROR_TEXT_BYTES = 2048;
+/** Bodies of responses that are retried are drained up to this many bytes, then destroyed. */
+const DRAIN_LIMIT_BYTES = 64 * 1024;
+
+function header(headers: HeaderMap, name: string): string | undefined {
+  const value = headers[name];
+  return typeof value === 'string' ? value : value?.[0];
+}
+
+function errorRequest(request: RestRequest): ApiErrorRequest {
+  return { method: request.method, path: request.path };
+}
+
+async function readLimited(body: Readable, limit: number): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let length = 0;
+  for await (const chunk of body as AsyncIterable<Buffer>) {
+    chunks.push(chunk);
+    length += chunk.length;
+    if (length > limit) {
+      body.destroy();
+      break;
+    }
+  }
+  return Buffer.concat(chunks, Math.min(length, limit));
+}
+
+function isTextContentType(contentType: string | undefined): boolean {
+  return contentType === undefined || contentType === '' || /^\s*text\//i.test(contentType);
+}
+
+/**
+ * apiErrorFromResponse turns a non-2xx response into an `ApiError`: the body's `Status` when it is
+ * one saying `Failure` (its code wins over the HTTP code), else client-go's generic Status for the
+ * HTTP code with the trimmed body text (first 2 KiB, text bodies only) as the server message.
+ */
+export function apiErrorFromResponse(
+  request: RestRequest,
+  statusCode: number,
+  headers: HeaderMap,
+  body: Buffer,
+): ApiError {
+  const contentType = header(headers, 'content-type');
+  const retryAfterSeconds = parseRetryAfter(headers['retry-after']);
+  const common = {
+    httpStatusCode: statusCode,
+    request: errorRequest(request),
+    ...(retryAfterSeconds !== undefined ? { retryAfterSeconds } : {}),
+    ...(contentType !== undefined ? { contentType } : {}),
+  };
+  if (body.length > 0 && body[0] === 0x7b /* { */) {
+    try {
+      const decoded: unknown = JSON.parse(body.toString('utf8'));
+      if (isStatus(decoded) && decoded.status === 'Failure') return new ApiError(decoded, common);
+    } catch {
+      // Not JSON (or cut short): fall through to the generic error.
+    }
+  }
+  const text = isTextContentType(contentType)
+    ? body.subarray(0, MAX_ERROR_TEXT_BYTES).toString('utf8').trim()
+    : 'unknown';
+  const status = genericStatus(
+    statusCode,
+    {
+      method: request.method,
+      group: request.group,
+      resource: request.resource,
+      name: request.name,
+    },
+    text,
+    retryAfterSeconds,
+    true,
+  );
+  return new ApiError(status, { ...common, unexpected: true });
+}
+
+/**
+ * RequestExecutor runs requests through throttle → retry → transport. For each attempt it takes a
+ * throttle token (the first attempt of a watch excepted, as client-go), sends through the
+ * dispatcher and lets the {@link RetryPolicy} judge the outcome; bodies of responses it retries
+ * or rejects are always drained or destroyed so connections go back to the pool. A request
+ * timeout covers every attempt, wait and (for buffered requests) body read. Safe for concurrent use.
+ */
+export class RequestExecutor {
+  readonly settings: ExecutorSettings;
+
+  constructor(settings: ExecutorSettings) {
+    this.settings = settings;
+  }
+
+  #handleWarnings(headers: HeaderMap): void {
+    const warning = headers.warning;
+    if (warning === undefined) return;
+    for (const parsed of parseWarningHeaders(warning).warnings) {
+      try {
+        this.settings.warningHandler.handleWarning(parsed);
+      } catch {
+        // A warning handler must not break the request.
+      }
+    }
+  }
+
+  /** buffered sends `request` and reads a 2xx body to the end (retrying a GET cut mid-body). */
+  async buffered(request: RestRequest): Promise<BufferedResponse> {
+    const timeoutMs = request.timeoutMs ?? this.settings.defaultTimeoutMs;
+    const scope = new RequestScope(request, timeoutMs);
+    try {
+      return (await this.#run(request, scope, 'buffered')) as BufferedResponse;
+    } finally {
+      scope.release();
+    }
+  }
+
+  /**
+   * open sends `request` and resolves at the headers of a 2xx response, leaving the body to the
+   * caller (streams and watches: no overall deadline, the `timeout` parameter bounds them).
+   */
+  async open(request: RestRequest, watch: boolean): Promise<OpenResponse> {
+    const scope = new RequestScope(request, 0);
+    try {
+      const response = (await this.#run(request, scope, watch ? 'watch' : 'stream')) as Omit<
+        OpenResponse,
+        'done'
+      >;
+      return { ...response, done: () => scope.release() };
+    } catch (error) {
+      scope.release();
+      throw error;
+    }
+  }
+
+  async #run(
+    request: RestRequest,
+    scope: RequestScope,
+    mode: 'buffered' | 'stream' | 'watch',
+  ): Promise<BufferedResponse | Omit<OpenResponse, 'done'>> {
+    const { dispatcher, origin, throttle, retry } = this.settings;
+    const signal = scope.signal;
+    const body = request.body;
+    const streamed =
+      body !== undefined && typeof body !== 'string' && !(body instanceof Uint8Array);
+    const retryRequest: RetryRequest = {
+      method: request.method,
+      watch: mode === 'watch',
+      replayable: !streamed,
+    };
+    const maxRetries = request.maxRetries ?? retry.maxRetries;
+    const path = request.query === '' ? request.path : request.path + request.query;
+    for (let retries = 0; ; retries += 1) {
+      if (retries > 0 || mode !== 'watch') {
+        const wait = throttle.acquire(signal);
+        if (wait !== undefined) await scope.guard(wait);
+      }
+      let response: Dispatcher.ResponseData;
+      try {
+        response = await dispatcher.request({
+          origin,
+          path,
+          method: request.method,
+          headers: request.headers,
+          body: body ?? null,
+          signal,
+        });
+      } catch (error) {
+        scope.throwIfAborted();
+        const decision = retry.decide(retryRequest, retries, { error }, maxRetries);
+        if (decision === undefined) throw this.#connectionError(request, error, retries + 1);
+        await this.#wait(request, scope, retries, decision.delayMs, decision.reason);
+        continue;
+      }
+      const { statusCode, headers } = response;
+      this.#handleWarnings(headers);
+      if (statusCode >= 200 && statusCode <= 206) {
+        if (mode !== 'buffered') return { statusCode, headers, body: response.body };
+        try {
+          const bytes = Buffer.from(await response.body.arrayBuffer());
+          return { statusCode, headers, body: bytes };
+        } catch (error) {
+          response.body.destroy();
+          scope.throwIfAborted();
+          const decision = retry.decide(retryRequest, retries, { error }, maxRetries);
+          if (decision === undefined) throw this.#connectionError(request, error, retries + 1);
+          await this.#wait(request, scope, retries, decision.delayMs, decision.reason);
+          continue;
+        }
+      }
+      const decision = retry.decide(
+        retryRequest,
+        retries,
+        {
+          statusCode,
+          retryAfter: header(headers, 'retry-after'),
+          flowSchemaUid: header(headers, 'x-kubernetes-pf-flowschema-uid'),
+        },
+        maxRetries,
+      );
+      if (decision === undefined) {
+        let errorBody: Buffer;
+        try {
+          errorBody = await scope.guard(readLimited(response.body, MAX_ERROR_BODY_BYTES));
+        } catch (error) {
+          response.body.destroy();
+          scope.throwIfAborted();
+          errorBody = Buffer.alloc(0);
+        }
+        throw apiErrorFromResponse(request, statusCode, headers, errorBody);
+      }
+      response.body.dump({ limit: DRAIN_LIMIT_BYTES }).catch(() => undefined);
+      if (decision.pauseThrottleMs > 0) throttle.pause(decision.pauseThrottleMs);
+      await this.#wait(request, scope, retries, decision.delayMs, decision.reason);
+    }
+  }
+
+  async #wait(
+    request: RestRequest,
+    scope: RequestScope,
+    retries: number,
+    delayMs: number,
+    reason: string,
+  ): Promise<void> {
+    this.settings.onRetry?.({
+      request: errorRequest(request),
+      retry: retries + 1,
+      delayMs,
+      reason,
+    });
+    await scope.guard(sleep(this.settings.clock, delayMs, scope.signal));
+  }
+
+  #connectionError(request: RestRequest, error: unknown, attempts: number): ConnectionError {
+    const kind = classifyTransportFailure(error);
+    const tries = attempts > 1 ? ` after ${attempts} attempts` : '';
+    return new ConnectionError(
+      `${request.method.toLowerCase()} ${request.path} failed${tries}: ${describeTransportFailure(error)}`,
+      {
+        request: errorRequest(request),
+        attempts,
+        mayHaveReachedServer: kind !== 'unsent',
+        cause: error,
+      },
+    );
+  }
+}
+
+/**
+ * RequestScope is one request's abort signal: the caller's signal and the request timeout
+ * combined. Only allocates an AbortController when there is a timeout.
+ */
+class RequestScope {
+  readonly signal: AbortSignal | undefined;
+  readonly #controller: AbortController | undefined;
+  readonly #timer: ReturnType<typeof setTimeout> | undefined;
+  readonly #callerSignal: AbortSignal | undefined;
+  readonly #onCallerAbort: (() => void) | undefined;
+
+  constructor(request: RestRequest, timeoutMs: number) {
+    this.#callerSignal = request.signal;
+    if (timeoutMs <= 0) {
+      this.signal = request.signal;
+      return;
+    }
+    const controller = new AbortController();
+    this.#controller = controller;
+    this.signal = controller.signal;
+    this.#timer = setTimeout(() => {
+      controller.abort(
+        new RequestTimeoutError('ERR_REQUEST_TIMEOUT', errorRequest(request), timeoutMs),
+      );
+    }, timeoutMs);
+    this.#timer.unref();
+    const caller = request.signal;
+    if (caller) {
+      if (caller.aborted) {
+        controller.abort(caller.reason);
+      } else {
+        this.#onCallerAbort = () => controller.abort(caller.reason);
+        caller.addEventListener('abort', this.#onCallerAbort, { once: true });
+      }
+    }
+  }
+
+  /** throwIfAborted throws the abort reason (timeout or the caller's) when the scope is aborted. */
+  throwIfAborted(): void {
+    if (this.signal?.aborted) throw this.signal.reason;
+  }
+
+  /** guard awaits `promise` and turns any rejection after an abort into the abort reason. */
+  async guard<T>(promise: Promise<T>): Promise<T> {
+    try {
+      return await promise;
+    } catch (error) {
+      this.throwIfAborted();
+      throw error;
+    }
+  }
+
+  release(): void {
+    if (this.#timer !== undefined) clearTimeout(this.#timer);
+    if (this.#onCallerAbort) this.#callerSignal?.removeEventListener('abort', this.#onCallerAbort);
+  }
+}

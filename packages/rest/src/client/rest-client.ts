@@ -1,0 +1,257 @@
+import type { Readable } from 'node:stream';
+import type { Dispatcher } from 'undici';
+import { ApiError, RequestBuildError, ResponseDecodeError } from '../errors.js';
+import type { PatchType } from '../request/patch-type.js';
+import {
+  RequestBuilder,
+  type ListObject,
+  type ListPager as ListPagerContract,
+  type PagerOptions,
+  type RequestRunner,
+  type RestResponse,
+  type Watch,
+  type WatchOptions,
+} from '../request/request-builder.js';
+import type { HttpMethod, RestRequest } from '../request/rest-request.js';
+import { WarningLogger, type WarningHandler } from '../response/warning-handler.js';
+import type { RetryPolicy } from '../retry/retry-policy.js';
+import { isStatus } from '../status.js';
+import { systemClock, type Clock } from '../throttle/clock.js';
+import type { RateLimiter } from '../throttle/token-bucket.js';
+import { WatchStream } from '../watch/watch-stream.js';
+import { ListPager } from './list-pager.js';
+import { RequestExecutor, type BufferedResponse, type RetryEvent } from './request-executor.js';
+
+/**
+ * RestTransport is what a {@link RestClient} sends through: an undici `Dispatcher` (an `Agent`,
+ * a `Pool`, or @k/transport's dispatcher with auth, impersonation and user agent composed in) and
+ * the server URL. The client never closes the dispatcher; its owner does.
+ */
+export interface RestTransport {
+  readonly dispatcher: Dispatcher;
+  /** server is the API server URL; a path in it (`https://host/k8s/clusters/c1`) prefixes every request. */
+  readonly server: string | URL;
+}
+
+/** RestClientOptions configure a {@link RestClient}. */
+export interface RestClientOptions {
+  /** groupVersion is the default API of built requests: `v1` (core, default) or `<group>/<version>`. */
+  groupVersion?: string;
+  /**
+   * timeoutMs is the configured request timeout (kubeconfig `--request-timeout`, client-go's
+   * `Config.Timeout`): it bounds each buffered request on the client and is sent as the
+   * `timeout` parameter on every request. Unset: requests are bounded by
+   * {@link DEFAULT_REQUEST_TIMEOUT_MS} on the client only and carry no parameter. 0: no timeout.
+   */
+  timeoutMs?: number;
+  /** watchIdleTimeoutMs is the default idle timeout of watches (default 5 minutes; 0 disables). */
+  watchIdleTimeoutMs?: number;
+  /** warningHandler receives the server's `Warning` headers (default: a {@link WarningLogger}). */
+  warningHandler?: WarningHandler;
+  /** onRetry is told about each retry before its wait starts. */
+  onRetry?: (event: RetryEvent) => void;
+  clock?: Clock;
+}
+
+/** DEFAULT_REQUEST_TIMEOUT_MS bounds a buffered request when no timeout is configured (60 s, the server's own default). */
+export const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
+/** DEFAULT_WATCH_IDLE_TIMEOUT_MS closes a watch that received nothing for 5 minutes. */
+export const DEFAULT_WATCH_IDLE_TIMEOUT_MS = 5 * 60_000;
+
+/** ApplyOptions are the parameters of a server-side apply. */
+export interface ApplyOptions {
+  /** fieldManager names the owner of the applied fields; required. */
+  fieldManager: string;
+  /** force takes over fields another manager owns instead of failing with a conflict (default false). */
+  force?: boolean;
+}
+
+const sharedWarningLogger = new WarningLogger();
+
+function splitServer(server: string | URL): { origin: string; basePath: string } {
+  const url = typeof server === 'string' ? new URL(server) : server;
+  return { origin: url.origin, basePath: url.pathname.replace(/\/+$/, '') };
+}
+
+/**
+ * RestClient is client-go's `RESTClient`: it builds requests against one API server and runs them
+ * through throttle → retry → transport ({@link RequestExecutor}). The throttle and retry policy
+ * are shared by every client derived with {@link RestClient.withGroupVersion} (and by everything
+ * registered from one container), so one configuration has one token bucket. JSON is parsed once
+ * with `JSON.parse` into plain objects. Safe for concurrent use; owns no resources.
+ */
+export class RestClient implements RequestRunner {
+  readonly transport: RestTransport;
+  readonly throttle: RateLimiter;
+  readonly retry: RetryPolicy;
+  readonly options: Readonly<RestClientOptions>;
+  readonly #executor: RequestExecutor;
+  readonly #defaults: { basePath: string; groupVersion: string; timeoutMs?: number };
+  readonly #watchIdleTimeoutMs: number;
+
+  constructor(
+    transport: RestTransport,
+    throttle: RateLimiter,
+    retry: RetryPolicy,
+    options: RestClientOptions = {},
+  ) {
+    this.transport = transport;
+    this.throttle = throttle;
+    this.retry = retry;
+    this.options = options;
+    const { origin, basePath } = splitServer(transport.server);
+    const configured = options.timeoutMs;
+    this.#defaults = {
+      basePath,
+      groupVersion: options.groupVersion ?? 'v1',
+      ...(configured !== undefined && configured > 0 ? { timeoutMs: configured } : {}),
+    };
+    this.#watchIdleTimeoutMs = options.watchIdleTimeoutMs ?? DEFAULT_WATCH_IDLE_TIMEOUT_MS;
+    this.#executor = new RequestExecutor({
+      dispatcher: transport.dispatcher,
+      origin,
+      throttle,
+      retry,
+      defaultTimeoutMs: configured ?? DEFAULT_REQUEST_TIMEOUT_MS,
+      warningHandler: options.warningHandler ?? sharedWarningLogger,
+      clock: options.clock ?? systemClock,
+      onRetry: options.onRetry,
+    });
+  }
+
+  /**
+   * withGroupVersion returns a client for another API group version sharing this one's transport,
+   * throttle, retry policy and options.
+   */
+  withGroupVersion(groupVersion: string): RestClient {
+    return new RestClient(this.transport, this.throttle, this.retry, {
+      ...this.options,
+      groupVersion,
+    });
+  }
+
+  /** verb starts a request with any method (PATCH needs {@link patch} for its patch type). */
+  verb(method: HttpMethod): RequestBuilder {
+    return new RequestBuilder(method, this.#defaults, this);
+  }
+
+  /** get starts a GET (get, list; `.watch()` and `.pager()` also start from it). */
+  get(): RequestBuilder {
+    return this.verb('GET');
+  }
+
+  /** post starts a POST (create). */
+  post(): RequestBuilder {
+    return this.verb('POST');
+  }
+
+  /** put starts a PUT (update; send the object's `resourceVersion` to detect conflicts). */
+  put(): RequestBuilder {
+    return this.verb('PUT');
+  }
+
+  /** delete starts a DELETE (delete options go in the body, as client-go sends them). */
+  delete(): RequestBuilder {
+    return this.verb('DELETE');
+  }
+
+  /** patch starts a PATCH whose body is interpreted as `type` (which sets the Content-Type). */
+  patch(type: PatchType): RequestBuilder {
+    return new RequestBuilder('PATCH', this.#defaults, this, type);
+  }
+
+  /**
+   * apply starts a server-side apply: a PATCH of type `apply` with `fieldManager` and `force`
+   * (always sent, `false` by default, as client-go). A conflict with another manager's fields
+   * fails with an `ApiError` that `isConflict`; `force: true` takes them over.
+   */
+  apply(options: ApplyOptions): RequestBuilder {
+    return this.patch('apply').params({
+      fieldManager: options.fieldManager === '' ? undefined : options.fieldManager,
+      force: options.force ?? false,
+    });
+  }
+
+  #decode<T>(request: RestRequest, response: BufferedResponse): T {
+    const { body, statusCode, headers } = response;
+    const contentType =
+      typeof headers['content-type'] === 'string' ? headers['content-type'] : undefined;
+    const errorRequest = { method: request.method, path: request.path };
+    if (body.length === 0) {
+      throw new ResponseDecodeError(
+        `0-length response with status code: ${statusCode} and content type: ${contentType ?? ''}`,
+        { statusCode, request: errorRequest, ...(contentType ? { contentType } : {}) },
+      );
+    }
+    let decoded: unknown;
+    try {
+      decoded = JSON.parse(body.toString('utf8'));
+    } catch (error) {
+      throw new ResponseDecodeError(
+        `${request.method.toLowerCase()} ${request.path} returned a body that is not valid json (status ${statusCode}, content type ${contentType ?? 'none'}, ${body.length} bytes)`,
+        {
+          statusCode,
+          request: errorRequest,
+          cause: error,
+          ...(contentType ? { contentType } : {}),
+        },
+      );
+    }
+    if (
+      typeof decoded === 'object' &&
+      decoded !== null &&
+      (decoded as { kind?: unknown }).kind === 'Status' &&
+      isStatus(decoded) &&
+      decoded.status === 'Failure'
+    ) {
+      throw new ApiError(decoded, { httpStatusCode: statusCode, request: errorRequest });
+    }
+    return decoded as T;
+  }
+
+  /** execute: see {@link RequestBuilder.execute}. */
+  async execute<T>(request: RestRequest): Promise<T> {
+    return this.#decode<T>(request, await this.#executor.buffered(request));
+  }
+
+  /** executeResponse: see {@link RequestBuilder.executeResponse}. */
+  async executeResponse<T>(request: RestRequest): Promise<RestResponse<T>> {
+    const response = await this.#executor.buffered(request);
+    return {
+      statusCode: response.statusCode,
+      headers: response.headers,
+      object: this.#decode<T>(request, response),
+    };
+  }
+
+  /** executeRaw: see {@link RequestBuilder.executeRaw}. */
+  async executeRaw(request: RestRequest): Promise<Buffer> {
+    return (await this.#executor.buffered(request)).body;
+  }
+
+  /** stream: see {@link RequestBuilder.stream}. */
+  async stream(request: RestRequest): Promise<Readable> {
+    const response = await this.#executor.open(request, false);
+    response.body.once('close', response.done);
+    return response.body;
+  }
+
+  /** watch: see {@link RequestBuilder.watch}. */
+  async watch<T>(request: RestRequest, options: WatchOptions): Promise<Watch<T>> {
+    const response = await this.#executor.open(request, true);
+    return new WatchStream<T>(response.body, {
+      request: { method: request.method, path: request.path },
+      idleTimeoutMs: options.idleTimeoutMs ?? this.#watchIdleTimeoutMs,
+      signal: request.signal,
+      onClose: response.done,
+    });
+  }
+
+  /** pager: see {@link RequestBuilder.pager}. */
+  pager<T>(request: RestRequest, options: PagerOptions): ListPagerContract<T> {
+    if (request.method !== 'GET') {
+      throw new RequestBuildError('only a GET list request can be paged');
+    }
+    return new ListPager<T>((page) => this.execute<ListObject<T>>(page), request, options);
+  }
+}

@@ -1,0 +1,28 @@
+import type { InjectionToken } from 'tsyringe';
+import type { RestClient, RestClientOptions, RestTransport } from './client/rest-client.js';
+import type { WarningHandler } from './response/warning-handler.js';
+import type { RetryPolicy } from './retry/retry-policy.js';
+import type { RateLimiter } from './throttle/token-bucket.js';
+
+/**
+ * REST_TRANSPORT is the dispatcher and server URL the container's clients send through. Register
+ * it yourself (`{ useValue: { dispatcher, server } }`) or let `registerRest` build it.
+ */
+export const REST_TRANSPORT: InjectionToken<RestTransport> = Symbol.for('@k/rest.RestTransport');
+
+/** RATE_LIMITER is the one throttle shared by every client of the container (a `TokenBucket`). */
+export const RATE_LIMITER: InjectionToken<RateLimiter> = Symbol.for('@k/rest.RateLimiter');
+
+/** RETRY_POLICY is the retry policy of the container's clients. */
+export const RETRY_POLICY: InjectionToken<RetryPolicy> = Symbol.for('@k/rest.RetryPolicy');
+
+/** WARNING_HANDLER receives the server's `Warning` headers (default: a deduplicating logger). */
+export const WARNING_HANDLER: InjectionToken<WarningHandler> = Symbol.for('@k/rest.WarningHandler');
+
+/** REST_CLIENT_OPTIONS are the options of the container's `RestClient` (timeouts, group version). */
+export const REST_CLIENT_OPTIONS: InjectionToken<RestClientOptions> = Symbol.for(
+  '@k/rest.RestClientOptions',
+);
+
+/** REST_CLIENT is the container's core-group (`v1`) `RestClient`; derive others with `withGroupVersion`. */
+export const REST_CLIENT: InjectionToken<RestClient> = Symbol.for('@k/rest.RestClient');

@@ -1,0 +1,129 @@
+import type { Readable } from 'node:stream';
+import { KubeError } from '@k/config';
+import { ApiError, ConnectionError, RequestTimeoutError, type ApiErrorRequest } from '../errors.js';
+import type { Watch, WatchEvent } from '../request/request-builder.js';
+import { describeTransportFailure } from '../retry/transport-failure.js';
+import { WatchDecoder, type DecodedWatchEvent } from './watch-decoder.js';
+
+/** WatchStreamOptions configure a {@link WatchStream}. */
+export interface WatchStreamOptions {
+  request: ApiErrorRequest;
+  /** idleTimeoutMs: see `WatchOptions.idleTimeoutMs` (0 disables). */
+  idleTimeoutMs: number;
+  signal?: AbortSignal | undefined;
+  /** onClose runs once when the stream is closed for any reason. */
+  onClose?: () => void;
+}
+
+/**
+ * WatchStream is the {@link Watch} over an open watch response: events are decoded as bytes
+ * arrive and yielded one by one, with backpressure (nothing more is read while the loop body
+ * runs). It ends normally when the server ends the watch; it throws an `ApiError` for an ERROR
+ * event (410 → `isGone`), `WatchDecodeError` for a bad frame, `RequestTimeoutError`
+ * (`ERR_WATCH_IDLE_TIMEOUT`) when nothing arrives for the idle timeout — time spent in the loop
+ * body does not count — and `ConnectionError` when the connection breaks or ends mid-event.
+ * Breaking out of the loop, `close()` or the signal destroy the body, closing the connection.
+ * It can be iterated once.
+ */
+export class WatchStream<T> implements Watch<T> {
+  readonly #body: Readable;
+  readonly #options: WatchStreamOptions;
+  #iterated = false;
+  #closed = false;
+  #onAbort: (() => void) | undefined;
+
+  constructor(body: Readable, options: WatchStreamOptions) {
+    this.#body = body;
+    this.#options = options;
+    const signal = options.signal;
+    if (signal) {
+      this.#onAbort = () => this.#close(signal.reason);
+      if (signal.aborted) this.#onAbort();
+      else signal.addEventListener('abort', this.#onAbort, { once: true });
+    }
+  }
+
+  /** close ends the watch and closes its connection; a running loop ends normally. */
+  close(): void {
+    this.#close(undefined);
+  }
+
+  #close(reason: unknown): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    if (this.#onAbort) this.#options.signal?.removeEventListener('abort', this.#onAbort);
+    this.#body.destroy(reason instanceof Error ? reason : undefined);
+    this.#options.onClose?.();
+  }
+
+  [Symbol.asyncIterator](): AsyncIterator<WatchEvent<T>> {
+    if (this.#iterated) throw new TypeError('a watch can be iterated only once');
+    this.#iterated = true;
+    return this.#events();
+  }
+
+  #toEvent(event: DecodedWatchEvent): WatchEvent<T> {
+    if (event.type === 'ERROR') {
+      throw new ApiError(event.object, { httpStatusCode: 200, request: this.#options.request });
+    }
+    return event as WatchEvent<T>;
+  }
+
+  async *#events(): AsyncGenerator<WatchEvent<T>, void, undefined> {
+    const { request, idleTimeoutMs, signal } = this.#options;
+    const body = this.#body;
+    const decoder = new WatchDecoder();
+    let idleError: RequestTimeoutError | undefined;
+    let inLoopBody = false;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    if (idleTimeoutMs > 0) {
+      timer = setTimeout(function onIdle() {
+        if (inLoopBody) {
+          timer?.refresh();
+          return;
+        }
+        idleError = new RequestTimeoutError('ERR_WATCH_IDLE_TIMEOUT', request, idleTimeoutMs);
+        body.destroy(idleError);
+      }, idleTimeoutMs);
+      timer.unref();
+    }
+    try {
+      if (this.#closed) return;
+      for await (const chunk of body as AsyncIterable<Buffer>) {
+        timer?.refresh();
+        const events = decoder.push(chunk);
+        for (const event of events) {
+          const typed = this.#toEvent(event);
+          inLoopBody = true;
+          yield typed;
+          inLoopBody = false;
+          timer?.refresh();
+        }
+      }
+      const tail = decoder.end();
+      for (const event of tail.events) yield this.#toEvent(event);
+      if (tail.incompleteBytes > 0) {
+        throw new ConnectionError(
+          `watch ${request.path} ended mid-event; ${tail.incompleteBytes} bytes of an incomplete event were dropped`,
+          { request, attempts: 1, mayHaveReachedServer: true },
+        );
+      }
+    } catch (error) {
+      if (idleError) throw idleError;
+      if (signal?.aborted) throw signal.reason;
+      if (this.#closed) return;
+      if (KubeError.isInstance(error)) throw error;
+      throw new ConnectionError(
+        `watch ${request.path} was cut: ${describeTransportFailure(error)}${
+          decoder.bufferedBytes > 0
+            ? `; ${decoder.bufferedBytes} bytes of an incomplete event were dropped`
+            : ''
+        }`,
+        { request, attempts: 1, mayHaveReachedServer: true, cause: error },
+      );
+    } finally {
+      if (timer !== undefined) clearTimeout(timer);
+      this.#close(undefined);
+    }
+  }
+}
