@@ -8,6 +8,71 @@ export type {
   Credentials,
 } from './auth/credential-provider.js';
 
+// The transport core.
+export { createTransport } from './transport/create-transport.js';
+export type { TransportOptions } from './transport/create-transport.js';
+export { Transport } from './transport/transport.js';
+export type { ServerInfo } from './transport/server-url.js';
+export { parseServerUrl } from './transport/server-url.js';
+export {
+  ConnectionPools,
+  sharedConnectionPools,
+  poolKey,
+  DEFAULT_KEEP_ALIVE_TIMEOUT_MS,
+} from './transport/connection-pools.js';
+export type { PoolIdentity, PoolLease, PoolSettings } from './transport/connection-pools.js';
+export { RESOLVED_CONFIG, TRANSPORT } from './tokens.js';
+export { registerTransport } from './register.js';
+export type { RegisterTransportOptions } from './register.js';
+export { TransportError } from './errors.js';
+export type { TransportErrorCode } from './errors.js';
+export { TRANSPORT_VERSION } from './version.js';
+
+// Credential providers (src/auth).
+export { builtinCredentialProviderFactories } from './auth/builtin-credential-provider-factories.js';
+export {
+  credentialProviderKind,
+  selectCredentialProviderFactory,
+} from './auth/select-credential-provider-factory.js';
+export {
+  TokenCredentialProvider,
+  TokenCredentialProviderFactory,
+} from './auth/token-credential-provider.js';
+export type { TokenCredentialProviderOptions } from './auth/token-credential-provider.js';
+export {
+  CachedTokenFile,
+  TOKEN_FILE_REFRESH_INTERVAL_MS,
+  TOKEN_FILE_REFRESH_LEEWAY_MS,
+} from './auth/cached-token-file.js';
+export type { CachedTokenFileOptions } from './auth/cached-token-file.js';
+export {
+  BasicCredentialProvider,
+  BasicCredentialProviderFactory,
+} from './auth/basic-credential-provider.js';
+export { RemovedAuthProviderFactory } from './auth/removed-auth-provider-factory.js';
+
+// Interceptors (src/interceptors), for building custom stacks.
+export { authInterceptor, AuthHandler, isReplayableBody } from './interceptors/auth-interceptor.js';
+export type { AuthInterceptorOptions } from './interceptors/auth-interceptor.js';
+export {
+  impersonationInterceptor,
+  impersonationHeaders,
+  escapeExtraKey,
+} from './interceptors/impersonation-interceptor.js';
+export { userAgentInterceptor, defaultUserAgent } from './interceptors/user-agent-interceptor.js';
+export type { UserAgentOptions } from './interceptors/user-agent-interceptor.js';
+export {
+  compressionInterceptor,
+  GzipDecodingHandler,
+} from './interceptors/compression-interceptor.js';
+
+// TLS and proxies (src/tls, src/proxy).
+export { loadTlsOptions } from './tls/load-tls-options.js';
+export type { TlsOptions } from './tls/load-tls-options.js';
+export { ClientCertificateFiles } from './tls/client-certificate-files.js';
+export { ServerConnector } from './tls/server-connector.js';
+export { NoProxy, proxyForServer, parseProxyUrl } from './proxy/proxy-for-server.js';
+
 // Exec credential plugins (src/exec).
 export {
   ExecCredentialProvider,

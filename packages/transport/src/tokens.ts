@@ -1,5 +1,7 @@
+import type { ResolvedConfig } from '@k/config';
 import type { InjectionToken } from 'tsyringe';
 import type { CredentialProviderFactory } from './auth/credential-provider.js';
+import type { Transport } from './transport/transport.js';
 
 /**
  * CREDENTIAL_PROVIDER_FACTORY is the multi-registration token of auth plugins: register one
@@ -9,3 +11,17 @@ import type { CredentialProviderFactory } from './auth/credential-provider.js';
 export const CREDENTIAL_PROVIDER_FACTORY: InjectionToken<CredentialProviderFactory> = Symbol.for(
   '@k/transport.CredentialProviderFactory',
 );
+
+/**
+ * RESOLVED_CONFIG is the configuration `TRANSPORT` is built from: register it with `useValue`
+ * (or pass `config` to `registerTransport`).
+ */
+export const RESOLVED_CONFIG: InjectionToken<ResolvedConfig> = Symbol.for(
+  '@k/transport.ResolvedConfig',
+);
+
+/**
+ * TRANSPORT is the transport for `RESOLVED_CONFIG`, built once per registration on first
+ * resolve with every `CREDENTIAL_PROVIDER_FACTORY`. The application owns it and closes it.
+ */
+export const TRANSPORT: InjectionToken<Transport> = Symbol.for('@k/transport.Transport');

@@ -1,0 +1,41 @@
+import type {
+  CredentialProvider,
+  CredentialProviderContext,
+  CredentialProviderFactory,
+  Credentials,
+} from './credential-provider.js';
+
+/**
+ * BasicCredentialProvider hands out `Authorization: Basic base64(username:password)` (the
+ * password may be empty). Immutable: safe for concurrent requests; a 401 is never replayed.
+ */
+export class BasicCredentialProvider implements CredentialProvider {
+  readonly kind = 'basic';
+  readonly #credentials: Credentials;
+
+  constructor(username: string, password: string) {
+    const encoded = Buffer.from(`${username}:${password}`, 'utf8').toString('base64');
+    this.#credentials = { authorization: `Basic ${encoded}` };
+  }
+
+  getCredentials(): Promise<Credentials> {
+    return Promise.resolve(this.#credentials);
+  }
+
+  invalidate(): boolean {
+    return false;
+  }
+}
+
+/** BasicCredentialProviderFactory builds a {@link BasicCredentialProvider} for `basic` users. */
+export class BasicCredentialProviderFactory implements CredentialProviderFactory {
+  readonly kind = 'basic';
+
+  create(context: CredentialProviderContext): CredentialProvider {
+    const auth = context.config.auth;
+    if (auth.kind !== 'basic') {
+      throw new TypeError(`the basic credential provider cannot serve "${auth.kind}" users`);
+    }
+    return new BasicCredentialProvider(auth.username, auth.password);
+  }
+}

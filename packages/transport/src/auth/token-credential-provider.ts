@@ -1,0 +1,93 @@
+import type {
+  CredentialProvider,
+  CredentialProviderContext,
+  CredentialProviderFactory,
+  Credentials,
+} from './credential-provider.js';
+import { CachedTokenFile, type CachedTokenFileOptions } from './cached-token-file.js';
+
+/** TokenCredentialProviderOptions configure the token provider (tests shorten the interval). */
+export interface TokenCredentialProviderOptions {
+  /** token is the static bearer token (kubeconfig `token`). */
+  token?: string;
+  /** tokenFile is the file holding the token (kubeconfig `tokenFile`); it wins over `token`. */
+  tokenFile?: string;
+  /** tokenFileOptions set the re-read interval, clock and reader of the token file. */
+  tokenFileOptions?: CachedTokenFileOptions;
+}
+
+/**
+ * TokenCredentialProvider hands out `Authorization: Bearer <token>`. With a token file the file
+ * is authoritative and re-read as {@link CachedTokenFile} describes (at most about once a
+ * minute); the static token is used only while the file has never been read successfully. Built
+ * without a static token, it reads the file once right away so a missing file fails transport
+ * creation (client-go's rule).
+ *
+ * On a 401 it re-reads the token file at once and asks for a replay only when the file now
+ * holds a different token (a static token is never replayed).
+ *
+ * Concurrency: safe for concurrent requests; file reads are single-flight.
+ */
+export class TokenCredentialProvider implements CredentialProvider {
+  readonly kind = 'token';
+  readonly #token: string | undefined;
+  readonly #file: CachedTokenFile | undefined;
+
+  constructor(options: TokenCredentialProviderOptions) {
+    this.#token = options.token || undefined;
+    if (options.tokenFile) {
+      this.#file = new CachedTokenFile(options.tokenFile, options.tokenFileOptions);
+      if (this.#token === undefined) this.#file.readNow();
+    }
+  }
+
+  async getCredentials(): Promise<Credentials> {
+    const token = await this.#currentToken();
+    return token === undefined ? {} : { authorization: `Bearer ${token}` };
+  }
+
+  async invalidate(rejected: Credentials): Promise<boolean> {
+    if (!this.#file || !rejected.authorization) return false;
+    try {
+      const token = await this.#file.refreshNow();
+      return `Bearer ${token}` !== rejected.authorization;
+    } catch {
+      return false;
+    }
+  }
+
+  async #currentToken(): Promise<string | undefined> {
+    if (!this.#file) return this.#token;
+    try {
+      return await this.#file.token();
+    } catch (error) {
+      if (this.#token !== undefined) return this.#token;
+      throw error;
+    }
+  }
+}
+
+/**
+ * TokenCredentialProviderFactory builds a {@link TokenCredentialProvider} for users whose
+ * resolved auth is `token` (kind `token`). Options apply to every provider it builds.
+ */
+export class TokenCredentialProviderFactory implements CredentialProviderFactory {
+  readonly kind = 'token';
+  readonly #options: CachedTokenFileOptions;
+
+  constructor(options: CachedTokenFileOptions = {}) {
+    this.#options = options;
+  }
+
+  create(context: CredentialProviderContext): CredentialProvider {
+    const auth = context.config.auth;
+    if (auth.kind !== 'token') {
+      throw new TypeError(`the token credential provider cannot serve "${auth.kind}" users`);
+    }
+    return new TokenCredentialProvider({
+      token: auth.token,
+      tokenFile: auth.tokenFile,
+      tokenFileOptions: { now: context.now, ...this.#options },
+    });
+  }
+}

@@ -1,0 +1,80 @@
+import type { Dispatcher } from 'undici';
+
+/** HeaderList is request headers in undici's flat form: `[name, value, name, value, …]`. */
+export type HeaderList = string[];
+
+/**
+ * toHeaderList copies request headers of any form undici accepts (a record with string or array
+ * values, a flat array, an iterable of pairs such as a `Map` or `Headers`) into a new flat list,
+ * keeping names as given and repeated values as repeated entries. Undefined values are dropped.
+ */
+export function toHeaderList(headers: Dispatcher.DispatchOptions['headers']): HeaderList {
+  const list: HeaderList = [];
+  if (headers == null) return list;
+  if (Array.isArray(headers)) {
+    if (headers.length === 0 || typeof headers[0] === 'string') {
+      for (let index = 0; index + 1 < headers.length; index += 2) {
+        list.push(String(headers[index]), String(headers[index + 1]));
+      }
+      return list;
+    }
+  }
+  const entries: Iterable<[string, unknown]> =
+    Symbol.iterator in Object(headers)
+      ? (headers as Iterable<[string, unknown]>)
+      : Object.entries(headers as Record<string, unknown>);
+  for (const [name, value] of entries) {
+    if (value === undefined || value === null) continue;
+    if (Array.isArray(value)) {
+      for (const item of value) list.push(name, headerValue(item));
+    } else {
+      list.push(name, headerValue(value));
+    }
+  }
+  return list;
+}
+
+function headerValue(value: unknown): string {
+  if (typeof value === 'string') return value;
+  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
+  return JSON.stringify(value) ?? '';
+}
+
+/**
+ * hasHeader reports whether request headers of any undici form set `name` (case-insensitive).
+ * It does not copy the headers.
+ */
+export function hasHeader(headers: Dispatcher.DispatchOptions['headers'], name: string): boolean {
+  if (headers == null) return false;
+  const wanted = name.toLowerCase();
+  if (Array.isArray(headers) && (headers.length === 0 || typeof headers[0] === 'string')) {
+    for (let index = 0; index < headers.length; index += 2) {
+      if (String(headers[index]).toLowerCase() === wanted) return true;
+    }
+    return false;
+  }
+  if (Symbol.iterator in Object(headers)) {
+    for (const [key, value] of headers as Iterable<[string, unknown]>) {
+      if (key.toLowerCase() === wanted && value != null) return true;
+    }
+    return false;
+  }
+  for (const [key, value] of Object.entries(headers as Record<string, unknown>)) {
+    if (key.toLowerCase() === wanted && value != null) return true;
+  }
+  return false;
+}
+
+/**
+ * withHeaders returns a new flat header list: `headers` followed by `additions` (a flat list).
+ * The request's own headers are kept; callers check {@link hasHeader} first when a header must
+ * be set only if absent.
+ */
+export function withHeaders(
+  headers: Dispatcher.DispatchOptions['headers'],
+  additions: HeaderList,
+): HeaderList {
+  const list = toHeaderList(headers);
+  for (const item of additions) list.push(item);
+  return list;
+}

@@ -1,0 +1,158 @@
+import { connect as connectTcp, isIP, type Socket } from 'node:net';
+import { connect as connectTls } from 'node:tls';
+import { buildConnector } from 'undici';
+import type { ClientCertificate } from '../auth/credential-provider.js';
+import { TransportError } from '../errors.js';
+import { httpConnectTunnel } from '../proxy/http-connect-tunnel.js';
+import { redactProxyUrl } from '../proxy/proxy-for-server.js';
+import { socks5Tunnel } from '../proxy/socks5-tunnel.js';
+import type { TlsOptions } from './load-tls-options.js';
+
+/** client-go's dialer: 30 s to connect (here: to connect, tunnel and finish the handshake). */
+export const DEFAULT_CONNECT_TIMEOUT_MS = 30_000;
+/** client-go's dialer: TCP keep-alive probes after 30 s idle. */
+export const DEFAULT_TCP_KEEP_ALIVE_MS = 30_000;
+
+/** ServerConnectorOptions configure {@link ServerConnector}. */
+export interface ServerConnectorOptions {
+  tls: TlsOptions;
+  /** providerCertificate is a client certificate from the credential provider (e.g. exec). */
+  providerCertificate?: ClientCertificate;
+  /** proxy, when set, is tunnelled through (http/https CONNECT, or SOCKS5). */
+  proxy?: URL;
+  connectTimeoutMs?: number;
+}
+
+type Connector = buildConnector.connector;
+type ConnectOptions = buildConnector.Options;
+type ConnectCallback = buildConnector.Callback;
+
+/**
+ * ServerConnector is the undici `connect` function of one connection pool: it opens every new
+ * connection to the API server, directly or through the proxy's tunnel, and runs TLS with
+ * options decided per connection, so a rotated client certificate file is presented on new
+ * connections without a restart. Client certificate precedence is client-go's: static data, then
+ * the reloading files, then the credential provider's certificate. `tls-server-name` is sent as
+ * SNI and is the name the server certificate is verified against; TLS 1.2 is the minimum;
+ * verification is skipped only with `insecure`.
+ *
+ * Concurrency: called by undici for each new socket; safe to run concurrently.
+ */
+export class ServerConnector {
+  readonly #options: ServerConnectorOptions;
+  readonly #timeoutMs: number;
+  #certificate: ClientCertificate | undefined;
+  #connector: Connector | undefined;
+
+  constructor(options: ServerConnectorOptions) {
+    this.#options = options;
+    this.#timeoutMs = options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
+  }
+
+  /** connect is undici's `connect` option; it is bound, so it can be passed as it is. */
+  readonly connect = (options: ConnectOptions, callback: ConnectCallback): void => {
+    this.#open(options).then(
+      ({ connector, socket }) => {
+        const servername = this.#options.tls.serverName ?? options.servername;
+        if (options.protocol !== 'https:') {
+          if (socket) callback(null, socket);
+          else connector({ ...options, servername }, callback);
+          return;
+        }
+        connector({ ...options, servername, ...(socket ? { httpSocket: socket } : {}) }, callback);
+      },
+      (error: Error) => callback(error, null),
+    );
+  };
+
+  async #open(options: ConnectOptions): Promise<{ connector: Connector; socket?: Socket }> {
+    const { tls } = this.#options;
+    const certificate =
+      tls.clientCertificate ??
+      (tls.clientCertificateFiles ? await tls.clientCertificateFiles.current() : undefined) ??
+      this.#options.providerCertificate;
+    const connector = this.#connectorFor(certificate);
+    const proxy = this.#options.proxy;
+    if (!proxy) return { connector };
+    const port = Number(options.port) || (options.protocol === 'https:' ? 443 : 80);
+    const socket = await this.#tunnel(proxy, options.hostname, port);
+    return { connector, socket };
+  }
+
+  #connectorFor(certificate: ClientCertificate | undefined): Connector {
+    if (this.#connector && this.#certificate === certificate) return this.#connector;
+    const { tls } = this.#options;
+    this.#certificate = certificate;
+    this.#connector = buildConnector({
+      ...(tls.ca ? { ca: tls.ca } : {}),
+      ...(certificate ? { cert: certificate.certificate, key: certificate.key } : {}),
+      ...(tls.serverName ? { servername: tls.serverName } : {}),
+      rejectUnauthorized: !tls.insecure,
+      minVersion: 'TLSv1.2',
+      timeout: this.#timeoutMs,
+      keepAlive: true,
+      keepAliveInitialDelay: DEFAULT_TCP_KEEP_ALIVE_MS,
+    });
+    return this.#connector;
+  }
+
+  async #tunnel(proxy: URL, host: string, port: number): Promise<Socket> {
+    const proxyPort =
+      Number(proxy.port) ||
+      (proxy.protocol === 'https:' ? 443 : proxy.protocol === 'socks5:' ? 1080 : 80);
+    const proxyHost = proxy.hostname.replace(/^\[(.*)\]$/, '$1');
+    let socket: Socket | undefined;
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      const tunnel = (async () => {
+        socket = await this.#connectToProxy(proxy, proxyHost, proxyPort);
+        socket.setNoDelay(true);
+        socket.setKeepAlive(true, DEFAULT_TCP_KEEP_ALIVE_MS);
+        return proxy.protocol === 'socks5:'
+          ? socks5Tunnel(socket, proxy, host, port)
+          : httpConnectTunnel(socket, proxy, host, port);
+      })();
+      const timeout = new Promise<never>((_, reject) => {
+        timer = setTimeout(
+          () => reject(new Error(`timed out after ${this.#timeoutMs}ms`)),
+          this.#timeoutMs,
+        );
+      });
+      return await Promise.race([tunnel, timeout]);
+    } catch (error) {
+      socket?.destroy();
+      throw new TransportError(
+        'ERR_TRANSPORT_PROXY',
+        `proxy ${redactProxyUrl(proxy)}: ${(error as Error).message}`,
+        { cause: error },
+      );
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  #connectToProxy(proxy: URL, host: string, port: number): Promise<Socket> {
+    const { tls } = this.#options;
+    return new Promise((resolve, reject) => {
+      // An https proxy is verified with the cluster's TLS settings, as Go's transport does.
+      const socket =
+        proxy.protocol === 'https:'
+          ? connectTls({
+              host,
+              port,
+              ...(isIP(host) ? {} : { servername: host }),
+              ...(tls.ca ? { ca: tls.ca } : {}),
+              rejectUnauthorized: !tls.insecure,
+              minVersion: 'TLSv1.2',
+              ALPNProtocols: ['http/1.1'],
+            })
+          : connectTcp({ host, port });
+      const event = proxy.protocol === 'https:' ? 'secureConnect' : 'connect';
+      socket.once(event, () => {
+        socket.off('error', reject);
+        resolve(socket);
+      });
+      socket.once('error', reject);
+    });
+  }
+}

@@ -1,0 +1,131 @@
+import type { ResolvedConfig } from '@k/config';
+import type { Dispatcher } from 'undici';
+import { builtinCredentialProviderFactories } from '../auth/builtin-credential-provider-factories.js';
+import type {
+  CredentialProvider,
+  CredentialProviderContext,
+  CredentialProviderFactory,
+} from '../auth/credential-provider.js';
+import { selectCredentialProviderFactory } from '../auth/select-credential-provider-factory.js';
+import { authInterceptor } from '../interceptors/auth-interceptor.js';
+import { compressionInterceptor } from '../interceptors/compression-interceptor.js';
+import { impersonationInterceptor } from '../interceptors/impersonation-interceptor.js';
+import { defaultUserAgent, userAgentInterceptor } from '../interceptors/user-agent-interceptor.js';
+import { proxyForServer } from '../proxy/proxy-for-server.js';
+import { loadTlsOptions } from '../tls/load-tls-options.js';
+import {
+  sharedConnectionPools,
+  type ConnectionPools,
+  type PoolSettings,
+} from './connection-pools.js';
+import { PoolRouter } from './pool-router.js';
+import { parseServerUrl } from './server-url.js';
+import { Transport } from './transport.js';
+
+/** TransportOptions tune {@link createTransport}; every field is optional. */
+export interface TransportOptions extends PoolSettings {
+  /**
+   * credentialProviderFactories is the complete set of auth plugins to select from (one per
+   * kind; duplicates are an error). Default: {@link builtinCredentialProviderFactories}. With DI,
+   * `registerTransport` passes everything registered under `CREDENTIAL_PROVIDER_FACTORY`.
+   */
+  credentialProviderFactories?: readonly CredentialProviderFactory[];
+  /** userAgent replaces the default `k/<version> (<os>/<arch>)` user agent. */
+  userAgent?: string;
+  /** appName is appended to the default user agent. */
+  appName?: string;
+  /** environment is where `HTTPS_PROXY`, `HTTP_PROXY` and `NO_PROXY` are read (default `process.env`). */
+  environment?: NodeJS.ProcessEnv;
+  /** connectionPools is the pool cache (default: the process-wide {@link sharedConnectionPools}). */
+  connectionPools?: ConnectionPools;
+  /** now is the clock handed to credential providers (default `Date.now`). */
+  now?: () => number;
+  /** persistAuthProviderConfig is handed to auth-provider plugins that refresh tokens (OIDC). */
+  persistAuthProviderConfig?: CredentialProviderContext['persistAuthProviderConfig'];
+  /** clientCertificateReloadIntervalMs is how often rotating cert/key files may be re-read (1 s). */
+  clientCertificateReloadIntervalMs?: number;
+}
+
+/**
+ * createTransport builds the {@link Transport} for a resolved configuration: it loads and
+ * validates the TLS material (CA, client certificate, server name, insecure), parses the server
+ * URL, picks the proxy (`proxy-url`, else the environment), selects and creates the user's
+ * credential provider, and composes the interceptor stack over a connection pool shared by every
+ * transport with the same TLS identity. Synchronous (files are read once, here), so it works as a
+ * DI factory. Throws a `TransportError` (or the provider factory's error) for bad settings.
+ *
+ * The caller owns the transport and closes it.
+ */
+export function createTransport(
+  resolved: ResolvedConfig,
+  options: TransportOptions = {},
+): Transport {
+  const tls = loadTlsOptions(
+    resolved.tls,
+    options.clientCertificateReloadIntervalMs === undefined
+      ? {}
+      : { reloadIntervalMs: options.clientCertificateReloadIntervalMs },
+  );
+  const hasTls = Boolean(
+    tls.ca || tls.clientCertificate || tls.clientCertificateFiles || tls.insecure,
+  );
+  const server = parseServerUrl(resolved.server, hasTls);
+  const proxy = proxyForServer(server.url, resolved.proxyUrl, options.environment ?? process.env);
+
+  const factory = selectCredentialProviderFactory(
+    resolved.auth,
+    options.credentialProviderFactories ?? builtinCredentialProviderFactories(),
+  );
+  const context: CredentialProviderContext = { config: resolved, now: options.now ?? Date.now };
+  if (options.persistAuthProviderConfig) {
+    context.persistAuthProviderConfig = options.persistAuthProviderConfig;
+  }
+  const provider: CredentialProvider | undefined = factory?.create(context);
+
+  const settings: PoolSettings = {};
+  if (options.keepAliveTimeoutMs !== undefined)
+    settings.keepAliveTimeoutMs = options.keepAliveTimeoutMs;
+  if (options.maxConnections !== undefined) settings.maxConnections = options.maxConnections;
+  if (options.connectTimeoutMs !== undefined) settings.connectTimeoutMs = options.connectTimeoutMs;
+  const router = new PoolRouter(options.connectionPools ?? sharedConnectionPools, {
+    origin: server.origin,
+    tls,
+    ...(proxy ? { proxy } : {}),
+    disableCompression: resolved.disableCompression,
+    settings,
+  });
+
+  // THE interceptor stack, outermost first (client-go's wrapping order, HTTPWrappersForConfig):
+  //   impersonation → user agent → auth (credentials, 401 → invalidate → one replay)
+  //   → compression (Accept-Encoding: gzip, decoding) → pool router → shared undici Pool.
+  // Impersonation and the user agent only add headers; auth sits below them so a replay resends
+  // the same decorated request; compression is innermost so auth sees decoded 401 bodies.
+  const stack: Dispatcher.DispatcherComposeInterceptor[] = [];
+  if (resolved.impersonation) stack.push(impersonationInterceptor(resolved.impersonation));
+  stack.push(
+    userAgentInterceptor(
+      defaultUserAgent({
+        ...(options.userAgent ? { userAgent: options.userAgent } : {}),
+        ...(options.appName ? { appName: options.appName } : {}),
+      }),
+    ),
+  );
+  if (provider) {
+    stack.push(
+      authInterceptor({
+        provider,
+        onClientCertificate: (certificate) => router.useClientCertificate(certificate),
+      }),
+    );
+  }
+  if (!resolved.disableCompression) stack.push(compressionInterceptor());
+  // undici's compose wraps from the first interceptor outwards, so pass them innermost first.
+  const composed = router.compose(stack.reverse());
+
+  return new Transport({
+    server,
+    dispatch: (request, handler) => composed.dispatch(request, handler),
+    release: () => router.close(),
+    credentialProvider: provider,
+  });
+}
