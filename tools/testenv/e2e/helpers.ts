@@ -59,6 +59,23 @@ export function processesMentioning(text: string): number[] {
   return pids;
 }
 
+/** childrenOf lists the pids of live processes whose parent is `pid`. */
+export function childrenOf(pid: number): number[] {
+  const children: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      // Fields after the command name, which is in parentheses and may contain spaces.
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      if (Number(fields[1]) === pid && fields[0] !== 'Z') children.push(Number(entry));
+    } catch {
+      // Exited while we looked.
+    }
+  }
+  return children;
+}
+
 /** isAlive is true while a process with this pid exists and is not a zombie. */
 export function isAlive(pid: number): boolean {
   try {

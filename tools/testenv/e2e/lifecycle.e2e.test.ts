@@ -15,7 +15,7 @@ import { isPortFree } from '../src/free-port.js';
 import { kubeRequest } from '../src/kube-request.js';
 import setup from '../src/vitest-global-setup.js';
 import { KUBECONFIG_ENV } from '../src/test-namespace.js';
-import { isAlive, kubectl, processesMentioning, waitFor } from './helpers.js';
+import { childrenOf, isAlive, kubectl, processesMentioning, waitFor } from './helpers.js';
 
 // Each test gets its own parent for run dirs, so "nothing left" is checkable: no file in it and no
 // process whose command line mentions it.
@@ -214,13 +214,14 @@ describe('when the test process dies', () => {
 describe('the vitest global setup', () => {
   it('reuses the control plane K_TESTENV_KUBECONFIG points at and leaves it running', async () => {
     const kubeconfigPath = process.env[KUBECONFIG_ENV]!;
-    const before = processesMentioning('k-testenv-').length;
+    // Other test files run in parallel workers, so count only what this worker would start.
+    const before = childrenOf(process.pid);
     const provided: Record<string, unknown> = {};
     const teardown = await setup({
       provide: (key: string, value: unknown) => (provided[key] = value),
     } as never);
     expect((provided.kTestenv as { kubeconfigPath: string }).kubeconfigPath).toBe(kubeconfigPath);
-    expect(processesMentioning('k-testenv-').length).toBe(before);
+    expect(childrenOf(process.pid).filter((pid) => !before.includes(pid))).toEqual([]);
     await teardown();
     const result = await kubectl(kubeconfigPath, ['get', 'namespace', 'default', '-o', 'name']);
     expect(result.stdout.trim()).toBe('namespace/default');

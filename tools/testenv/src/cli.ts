@@ -161,7 +161,7 @@ async function up(stateFile: string, flags: Map<string, string[]>): Promise<numb
       );
     },
   );
-  child.disconnect();
+  if (child.connected) child.disconnect();
   child.unref();
   if (!message.ok || !message.kubeconfigPath) {
     process.stderr.write(`k-testenv: up failed: ${message.error ?? 'unknown error'}\n`);

@@ -48,10 +48,14 @@ setInterval(() => {
   if (process.ppid !== parentPid) void cleanup();
 }, 1000);
 
-/** A process is ours if it is alive and its command line mentions the run directory. */
+// Every control-plane process has a path inside the run directory in its arguments; the trailing
+// slash keeps /tmp/k-testenv-abc from matching /tmp/k-testenv-abcd.
+const marker = `${runDir.replace(/\/+$/, '')}/`;
+
+/** A process is ours if it is alive and its command line names a path in the run directory. */
 function isOurs(pid) {
   try {
-    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(runDir);
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(marker);
   } catch {
     return false;
   }

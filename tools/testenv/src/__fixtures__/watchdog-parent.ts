@@ -7,7 +7,7 @@ import { Watchdog } from '../watchdog-client.js';
 const [runDir, mode] = process.argv.slice(2) as [string, string];
 const watchdog = await Watchdog.start(runDir);
 const idle = () =>
-  spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)', runDir], { stdio: 'ignore' });
+  spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)', `${runDir}/data`], { stdio: 'ignore' });
 const reported = idle();
 const unreported = idle();
 watchdog.watch(reported.pid!);
