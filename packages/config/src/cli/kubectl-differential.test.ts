@@ -11,6 +11,7 @@ import {
   fileStates,
   materialize,
   runK,
+  failureKind,
   runKubectl,
   sameViewOutput,
 } from './__fixtures__/run-scenario.js';
@@ -23,7 +24,7 @@ import {
  * `set-context` run on two copies of the files, which must then hold the same configuration.
  */
 const FIRST_SEED = 20_260_000;
-const COUNT = 720;
+const COUNT = 800;
 const KUBECONFIG_PATHS = [
   'home/.kube/config',
   'cfg/a.yaml',
@@ -44,7 +45,9 @@ const kubectlVersion = (() => {
 })();
 
 const onlySeed = process.env.KUBECTL_DIFF_SEED;
-const scenarios = onlySeed ? [generateScenario(Number(onlySeed))] : generateScenarios(FIRST_SEED, COUNT);
+const scenarios = onlySeed
+  ? [generateScenario(Number(onlySeed))]
+  : generateScenarios(FIRST_SEED, COUNT);
 const scratch = mkdtempSync(join(tmpdir(), 'k-kubectl-diff-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
@@ -55,29 +58,66 @@ function failure(scenario: Scenario, details: Record<string, unknown>): string {
 describe.skipIf(kubectlVersion === undefined)('k-config matches kubectl config', () => {
   it('generates enough varied scenarios', () => {
     if (onlySeed) return;
-    const count = (feature: string) => scenarios.filter((scenario) => scenario.features.includes(feature)).length;
+    const count = (feature: string) =>
+      scenarios.filter((scenario) => scenario.features.includes(feature)).length;
     expect(scenarios.length).toBeGreaterThanOrEqual(500);
-    expect(scenarios.filter((scenario) => scenario.command === 'view').length).toBeGreaterThanOrEqual(500);
+    expect(
+      scenarios.filter((scenario) => scenario.command === 'view').length,
+    ).toBeGreaterThanOrEqual(500);
     for (const feature of [
-      'several-files', 'cwd-elsewhere', 'explicit-path', 'explicit-missing', 'kubeconfig-env',
-      'env-missing-file', 'env-duplicate', 'env-empty-entry', 'home-config', 'json', 'yaml',
-      'raw', 'minify', 'flatten', 'context-flag', 'null-stanza', 'null-list', 'yaml11-bool',
-      'file-reference', 'exec', 'auth-provider', 'extensions', 'yaml-merge-key', 'multi-document',
-      'duplicate-key', 'empty-file', 'error-duplicate', 'error-type', 'error-base64',
-      'error-version', 'error-kind', 'error-syntax', 'use-context', 'set-context',
+      'several-files',
+      'cwd-elsewhere',
+      'explicit-path',
+      'explicit-missing',
+      'kubeconfig-env',
+      'env-missing-file',
+      'env-duplicate',
+      'env-empty-entry',
+      'home-config',
+      'json',
+      'yaml',
+      'raw',
+      'minify',
+      'flatten',
+      'context-flag',
+      'null-stanza',
+      'null-list',
+      'yaml11-bool',
+      'file-reference',
+      'exec',
+      'auth-provider',
+      'extensions',
+      'yaml-merge-key',
+      'multi-document',
+      'duplicate-key',
+      'empty-file',
+      'error-duplicate',
+      'error-type',
+      'error-base64',
+      'error-version',
+      'error-kind',
+      'error-syntax',
+      'use-context',
+      'set-context',
     ]) {
       expect(count(feature), feature).toBeGreaterThanOrEqual(3);
     }
   });
 
-  it.concurrent.each(scenarios.map((scenario) => ({ ...scenario, title: scenario.features.join(' ') })))(
+  it.concurrent.each(
+    scenarios.map((scenario) => ({ ...scenario, title: scenario.features.join(' ') })),
+  )(
     'seed $seed: $command $title',
     async (scenario) => {
       if (scenario.command === 'view') {
         const side = materialize(scenario, join(scratch, String(scenario.seed)));
         const args = argsFor(scenario, side, ['-o', 'json']);
         const [kubectl, k] = [await runKubectl(args, side), await runK(args, side)];
-        const same = kubectl.code === k.code && (kubectl.code !== 0 || sameViewOutput(kubectl.stdout, k.stdout));
+        const same =
+          kubectl.code === k.code &&
+          (kubectl.code === 0
+            ? sameViewOutput(kubectl.stdout, k.stdout)
+            : failureKind(kubectl.stderr) === failureKind(k.stderr));
         if (!same) expect.fail(failure(scenario, { kubectl, k }));
         return;
       }
@@ -87,7 +127,11 @@ describe.skipIf(kubectlVersion === undefined)('k-config matches kubectl config',
       const k = await runK(argsFor(scenario, kSide), kSide);
       const kubectlFiles = fileStates(kubectlSide, KUBECONFIG_PATHS);
       const kFiles = fileStates(kSide, KUBECONFIG_PATHS);
-      const same = kubectl.code === k.code && kubectl.stdout === k.stdout && JSON.stringify(kubectlFiles) === JSON.stringify(kFiles);
+      const same =
+        kubectl.code === k.code &&
+        kubectl.stdout === k.stdout &&
+        (kubectl.code === 0 || failureKind(kubectl.stderr) === failureKind(k.stderr)) &&
+        JSON.stringify(kubectlFiles) === JSON.stringify(kFiles);
       if (!same) expect.fail(failure(scenario, { kubectl, k, kubectlFiles, kFiles }));
     },
     20_000,

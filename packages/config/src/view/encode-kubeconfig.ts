@@ -90,9 +90,11 @@ export function encodeContext(context: Context): JsonObject {
 }
 
 function encodeAuthProvider(provider: AuthProviderConfig): JsonObject {
-  const encoded: JsonObject = { name: provider.name };
-  if (provider.config.size) encoded.config = sortedObject([...provider.config]);
-  return encoded;
+  // client-go always prints `config` (no omitempty); nil and empty look alike in the model.
+  return {
+    name: provider.name,
+    config: provider.config.size ? sortedObject([...provider.config]) : null,
+  };
 }
 
 function encodeExec(exec: ExecConfig): JsonObject {

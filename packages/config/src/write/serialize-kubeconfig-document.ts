@@ -16,7 +16,8 @@ export function serializeKubeconfigDocument(
     return `${JSON.stringify(value, null, jsonIndent(source))}\n`;
   }
   // kubectl reads only the first document of a stream; the others are kept verbatim.
-  const rest = source === undefined ? '' : source.slice(document.range[2]);
+  const end = document.range?.[2];
+  const rest = source === undefined || end === undefined ? '' : source.slice(end);
   document.errors = document.errors.filter((error) => error.code !== 'MULTIPLE_DOCS');
   const text = document.toString({
     lineWidth: 0,

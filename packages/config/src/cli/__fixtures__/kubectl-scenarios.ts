@@ -37,7 +37,13 @@ const LOCATIONS = [
   'e.yaml',
 ];
 const DIRECTORIES = ['', 'cfg', 'cfg/sub', 'other', 'home'];
-const REFERENCES = ['ca.crt', 'certs/client.pem', '../shared/key.pem', `${ROOT}/abs/ca.pem`, 'gone.crt'];
+const REFERENCES = [
+  'ca.crt',
+  'certs/client.pem',
+  '../shared/key.pem',
+  `${ROOT}/abs/ca.pem`,
+  'gone.crt',
+];
 const SERVERS = ['https://alpha.example:6443', 'https://10.0.0.1', 'http://localhost:8080', ''];
 
 /** generateScenarios returns `count` scenarios for seeds `firstSeed`, `firstSeed + 1`, …. */
@@ -55,6 +61,8 @@ class ScenarioBuilder {
   private readonly features = new Set<string>();
   private readonly files: Scenario['files'] = [];
   private readonly references = new Map<string, Set<string>>();
+  private readonly contextsByFile = new Map<string, string[]>();
+  private chain: string[] = [];
 
   constructor(private readonly seed: number) {
     this.random = new Random(seed);
@@ -62,7 +70,9 @@ class ScenarioBuilder {
 
   build(): Scenario {
     const random = this.random;
-    const command = random.chance(0.25) ? random.pick(['use-context', 'set-context'] as const) : 'view';
+    const command = random.chance(0.25)
+      ? random.pick(['use-context', 'set-context'] as const)
+      : 'view';
     const locations = random.shuffle(LOCATIONS).slice(0, 1 + random.int(4));
     const broken = random.chance(0.12) ? random.pick(locations) : undefined;
     for (const location of locations) this.addFile(location, location === broken);
@@ -94,11 +104,15 @@ class ScenarioBuilder {
       this.features.add('explicit-path');
       const target = random.chance(0.12) ? 'missing/kubeconfig' : random.pick(locations);
       if (target.startsWith('missing')) this.features.add('explicit-missing');
-      args.push(...(random.chance(0.5) ? [`--kubeconfig=${name(target)}`] : ['--kubeconfig', name(target)]));
+      this.chain = [target];
+      args.push(
+        ...(random.chance(0.5) ? [`--kubeconfig=${name(target)}`] : ['--kubeconfig', name(target)]),
+      );
       if (random.chance(0.4)) kubeconfigEnv = locations.map(name).join(':'); // ignored by kubectl
     } else if (mode === 'env') {
       this.features.add('kubeconfig-env');
-      const entries = random.shuffle(locations).map(name);
+      this.chain = random.shuffle(locations);
+      const entries = this.chain.map(name);
       if (random.chance(0.3)) {
         entries.splice(random.int(entries.length + 1), 0, name('nowhere/missing.yaml'));
         this.features.add('env-missing-file');
@@ -115,13 +129,20 @@ class ScenarioBuilder {
       kubeconfigEnv = entries.join(':');
     } else {
       this.features.add('home-config');
+      this.chain = ['home/.kube/config'];
     }
     return { args, kubeconfigEnv };
   }
 
   private commandArgs(command: Scenario['command']): string[] {
     const random = this.random;
-    const contextName = () => (random.chance(0.15) ? 'missing-ctx' : random.pick(CONTEXTS));
+    const defined = this.chain.flatMap((location) => this.contextsByFile.get(location) ?? []);
+    const contextName = () => {
+      if (random.chance(0.06)) return 'missing-ctx';
+      return defined.length > 0 && random.chance(0.9)
+        ? random.pick(defined)
+        : random.pick(CONTEXTS);
+    };
     if (command === 'view') {
       const args: string[] = [];
       for (const flag of ['raw', 'minify', 'flatten'] as const) {
@@ -141,7 +162,9 @@ class ScenarioBuilder {
       return [contextName()];
     }
     this.features.add('set-context');
-    const args = random.chance(0.3) ? ['--current'] : [random.chance(0.3) ? 'new-ctx' : contextName()];
+    const args = random.chance(0.3)
+      ? ['--current']
+      : [random.chance(0.3) ? 'new-ctx' : contextName()];
     if (random.chance(0.6)) args.push(`--namespace=${random.pick(['team-a', 'kube-system', ''])}`);
     if (random.chance(0.4)) args.push(`--cluster=${random.pick(CLUSTERS)}`);
     if (random.chance(0.4)) args.push(`--user=${random.pick(USERS)}`);
@@ -150,7 +173,6 @@ class ScenarioBuilder {
 
   private addFile(location: string, broken: boolean) {
     const random = this.random;
-    const directory = posix.dirname(location);
     if (random.chance(0.04)) {
       this.files.push({ path: location, content: random.pick(['', '# only a comment\n']) });
       this.features.add('empty-file');
@@ -159,7 +181,10 @@ class ScenarioBuilder {
     const tree: Record<string, unknown> = {};
     let anchor = false;
     if (random.chance(0.06)) {
-      tree['x-defaults'] = new Raw('&defaults {server: "https://anchored:6443", proxy-url: "http://proxy:3128"}', undefined);
+      tree['x-defaults'] = new Raw(
+        '&defaults {server: "https://anchored:6443", proxy-url: "http://proxy:3128"}',
+        undefined,
+      );
       anchor = true;
     }
     if (random.chance(0.7)) tree.apiVersion = 'v1';
@@ -173,10 +198,12 @@ class ScenarioBuilder {
         continue;
       }
       if (random.chance(0.15)) continue;
-      tree[list] = this.namedList(list, directory, anchor);
+      tree[list] = this.namedList(list, location, anchor);
     }
     if (random.chance(0.75)) {
-      tree['current-context'] = random.chance(0.1) ? new Raw('~', null) : random.pick([...CONTEXTS, '']);
+      tree['current-context'] = random.chance(0.1)
+        ? new Raw('~', null)
+        : random.pick([...CONTEXTS, '']);
     }
     if (random.chance(0.1)) tree.extensions = this.extensions();
     if (random.chance(0.05)) tree['unknown-top'] = { ignored: true };
@@ -204,7 +231,11 @@ class ScenarioBuilder {
       }
     }
     if (broken && random.chance(0.25)) {
-      content = random.pick(['clusters: [\n  - name: x\n', '- just\n- a list\n', 'key: "unterminated\n']);
+      content = random.pick([
+        'clusters: [\n  - name: x\n',
+        '- just\n- a list\n',
+        'key: "unterminated\n',
+      ]);
       this.features.add('error-syntax');
     }
     this.files.push({ path: location, content });
@@ -216,11 +247,21 @@ class ScenarioBuilder {
     this.features.add(`error-${kind}`);
     if (kind === 'duplicate') {
       const list = random.pick(['clusters', 'users', 'contexts']);
-      const name = random.pick(list === 'clusters' ? CLUSTERS : list === 'users' ? USERS : CONTEXTS);
+      const name = random.pick(
+        list === 'clusters' ? CLUSTERS : list === 'users' ? USERS : CONTEXTS,
+      );
       const item = list.slice(0, -1);
-      tree[list] = [{ name, [item]: null }, { name, [item]: {} }];
+      tree[list] = [
+        { name, [item]: null },
+        { name, [item]: {} },
+      ];
     } else if (kind === 'type') {
-      tree.clusters = [{ name: 'typed', cluster: { server: random.pick([new Raw('123', 123), new Raw('yes', true)]) } }];
+      tree.clusters = [
+        {
+          name: 'typed',
+          cluster: { server: random.pick([new Raw('123', 123), new Raw('yes', true)]) },
+        },
+      ];
     } else if (kind === 'base64') {
       tree.clusters = [{ name: 'b64', cluster: { 'certificate-authority-data': 'not base64!' } }];
     } else if (kind === 'version') {
@@ -230,19 +271,25 @@ class ScenarioBuilder {
     }
   }
 
-  private namedList(list: 'clusters' | 'users' | 'contexts', directory: string, anchor: boolean) {
+  private namedList(list: 'clusters' | 'users' | 'contexts', location: string, anchor: boolean) {
+    const directory = posix.dirname(location);
     const random = this.random;
     const names = list === 'clusters' ? CLUSTERS : list === 'users' ? USERS : CONTEXTS;
     const item = list.slice(0, -1);
     const chosen = random.shuffle(names).slice(0, random.int(4));
     if (chosen.length > 0) this.features.add(`has-${list}`);
+    if (list === 'contexts') this.contextsByFile.set(location, chosen);
     return chosen.map((name) => {
       if (random.chance(0.06)) {
         this.features.add('null-stanza');
         return random.chance(0.5) ? { name } : { name, [item]: null };
       }
       let stanza: unknown;
-      if (list === 'clusters') stanza = anchor && random.chance(0.5) ? new Raw('{<<: *defaults, tls-server-name: anchored}', undefined) : this.cluster(directory);
+      if (list === 'clusters')
+        stanza =
+          anchor && random.chance(0.5)
+            ? new Raw('{<<: *defaults, tls-server-name: anchored}', undefined)
+            : this.cluster(directory);
       else if (list === 'users') stanza = this.user(directory);
       else stanza = this.context();
       if (stanza instanceof Raw) this.features.add('yaml-merge-key');
@@ -256,11 +303,18 @@ class ScenarioBuilder {
     if (random.chance(0.85)) cluster.server = random.pick(SERVERS);
     if (random.chance(0.15)) cluster['tls-server-name'] = 'api.internal';
     if (random.chance(0.2)) {
-      cluster['insecure-skip-tls-verify'] = random.pick([true, false, new Raw('yes', true), new Raw('off', false), new Raw('True', true)]);
+      cluster['insecure-skip-tls-verify'] = random.pick([
+        true,
+        false,
+        new Raw('yes', true),
+        new Raw('off', false),
+        new Raw('True', true),
+      ]);
       this.features.add('yaml11-bool');
     }
     if (random.chance(0.3)) cluster['certificate-authority'] = this.reference(directory);
-    if (random.chance(0.3)) cluster['certificate-authority-data'] = this.base64();
+    if (random.chance(cluster['certificate-authority'] ? 0.05 : 0.3))
+      cluster['certificate-authority-data'] = this.base64();
     if (random.chance(0.1)) cluster['proxy-url'] = 'http://proxy.local:3128';
     if (random.chance(0.1)) cluster['disable-compression'] = random.chance(0.7);
     if (random.chance(0.1)) cluster.extensions = this.extensions();
@@ -272,15 +326,21 @@ class ScenarioBuilder {
     const random = this.random;
     const user: Record<string, unknown> = {};
     if (random.chance(0.25)) user['client-certificate'] = this.reference(directory);
-    if (random.chance(0.2)) user['client-certificate-data'] = this.base64();
+    if (random.chance(user['client-certificate'] ? 0.05 : 0.2))
+      user['client-certificate-data'] = this.base64();
     if (random.chance(0.25)) user['client-key'] = this.reference(directory);
-    if (random.chance(0.2)) user['client-key-data'] = this.base64();
+    if (random.chance(user['client-key'] ? 0.05 : 0.2)) user['client-key-data'] = this.base64();
     if (random.chance(0.3)) user.token = `tok-${random.int(1e6)}`;
     if (random.chance(0.1)) user.tokenFile = random.pick(['token.txt', `${ROOT}/abs/token`]);
     if (random.chance(0.1)) user.as = 'impersonated';
     if (random.chance(0.05)) user['as-uid'] = random.pick(['1001', new Raw('1001', undefined)]);
     if (random.chance(0.08)) user['as-groups'] = random.pick([['system:masters', 'dev'], [], null]);
-    if (random.chance(0.08)) user['as-user-extra'] = random.pick([{ scopes: ['a', 'b'], empty: [] }, { nulled: null }, {}]);
+    if (random.chance(0.08))
+      user['as-user-extra'] = random.pick([
+        { scopes: ['a', 'b'], empty: [] },
+        { nulled: null },
+        {},
+      ]);
     if (random.chance(0.15)) user.username = 'bob';
     if (random.chance(0.15)) user.password = `pw-${random.int(1000)}`;
     if (random.chance(0.12)) {
@@ -288,19 +348,40 @@ class ScenarioBuilder {
       user['auth-provider'] = {
         name: 'oidc',
         ...(random.chance(0.8)
-          ? { config: { 'idp-issuer-url': 'https://issuer.example', 'client-id': 'k', 'id-token': 'eyJhbGciOi.secret', 'refresh-token': 'refresh-secret' } }
+          ? {
+              config: {
+                'idp-issuer-url': 'https://issuer.example',
+                'client-id': 'k',
+                'id-token': 'eyJhbGciOi.secret',
+                'refresh-token': 'refresh-secret',
+              },
+            }
           : {}),
       };
     }
     if (random.chance(0.15)) {
       this.features.add('exec');
-      const exec: Record<string, unknown> = { command: random.pick(['kubelogin', './bin/credential', '/usr/bin/aws']) };
-      if (random.chance(0.9)) exec.apiVersion = random.pick(['client.authentication.k8s.io/v1beta1', 'client.authentication.k8s.io/v1', 'client.authentication.k8s.io/v1alpha1']);
-      if (random.chance(0.5)) exec.args = random.pick([['get-token', '--server-id', 'abc'], [], null]);
-      if (random.chance(0.4)) exec.env = random.pick([[{ name: 'SECRET', value: 'exec-secret' }, { name: 'EMPTY' }], [], null]);
+      const exec: Record<string, unknown> = {
+        command: random.pick(['kubelogin', './bin/credential', '/usr/bin/aws']),
+      };
+      if (random.chance(0.9))
+        exec.apiVersion = random.pick([
+          'client.authentication.k8s.io/v1beta1',
+          'client.authentication.k8s.io/v1',
+          'client.authentication.k8s.io/v1alpha1',
+        ]);
+      if (random.chance(0.5))
+        exec.args = random.pick([['get-token', '--server-id', 'abc'], [], null]);
+      if (random.chance(0.4))
+        exec.env = random.pick([
+          [{ name: 'SECRET', value: 'exec-secret' }, { name: 'EMPTY' }],
+          [],
+          null,
+        ]);
       if (random.chance(0.3)) exec.installHint = 'install it with: brew install kubelogin';
       if (random.chance(0.3)) exec.provideClusterInfo = random.chance(0.5);
-      if (random.chance(0.3)) exec.interactiveMode = random.pick(['Never', 'IfAvailable', 'Always']);
+      if (random.chance(0.3))
+        exec.interactiveMode = random.pick(['Never', 'IfAvailable', 'Always']);
       user.exec = exec;
     }
     if (random.chance(0.05)) user.extensions = this.extensions();
@@ -310,9 +391,12 @@ class ScenarioBuilder {
   private context() {
     const random = this.random;
     const context: Record<string, unknown> = {};
-    if (random.chance(0.9)) context.cluster = random.chance(0.1) ? 'missing-cluster' : random.pick(CLUSTERS);
-    if (random.chance(0.85)) context.user = random.chance(0.1) ? 'missing-user' : random.pick(USERS);
-    if (random.chance(0.5)) context.namespace = random.pick(['default', 'kube-system', 'team-a', '']);
+    if (random.chance(0.9))
+      context.cluster = random.chance(0.1) ? 'missing-cluster' : random.pick(CLUSTERS);
+    if (random.chance(0.85))
+      context.user = random.chance(0.1) ? 'missing-user' : random.pick(USERS);
+    if (random.chance(0.5))
+      context.namespace = random.pick(['default', 'kube-system', 'team-a', '']);
     if (random.chance(0.05)) context.extensions = this.extensions();
     return context;
   }
@@ -327,7 +411,9 @@ class ScenarioBuilder {
   private extensions() {
     const random = this.random;
     this.features.add('extensions');
-    const names = random.shuffle(['ext-a', 'ext-b', 'client.authentication.k8s.io/exec']).slice(0, 1 + random.int(2));
+    const names = random
+      .shuffle(['ext-a', 'ext-b', 'client.authentication.k8s.io/exec'])
+      .slice(0, 1 + random.int(2));
     return names.map((name) => ({
       name,
       extension: random.pick([

@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { parseKubeconfig } from '../../model/parse-kubeconfig.js';
 import { encodeKubeconfig } from '../../view/encode-kubeconfig.js';
@@ -26,20 +26,29 @@ const substitute = (text: string, root: string) => text.replaceAll(ROOT, root);
 
 /** materialize writes a scenario's files under `root` and returns how to run a command there. */
 export function materialize(scenario: Scenario, root: string): Side {
-  for (const directory of ['home', 'cfg/sub', 'other']) mkdirSync(join(root, directory), { recursive: true });
+  for (const directory of ['home', 'cfg/sub', 'other'])
+    mkdirSync(join(root, directory), { recursive: true });
   for (const file of scenario.files) {
     const path = join(root, file.path);
     mkdirSync(join(path, '..'), { recursive: true });
-    writeFileSync(path, typeof file.content === 'string' ? substitute(file.content, root) : file.content);
+    writeFileSync(
+      path,
+      typeof file.content === 'string' ? substitute(file.content, root) : file.content,
+    );
   }
   const env: Record<string, string | undefined> = { HOME: join(root, 'home') };
-  if (scenario.kubeconfigEnv !== undefined) env.KUBECONFIG = substitute(scenario.kubeconfigEnv, root);
+  if (scenario.kubeconfigEnv !== undefined)
+    env.KUBECONFIG = substitute(scenario.kubeconfigEnv, root);
   return { root, env, cwd: join(root, scenario.cwd) };
 }
 
 /** argsFor gives the command's arguments with the placeholder replaced. */
 export function argsFor(scenario: Scenario, side: Side, extra: readonly string[] = []): string[] {
-  return [scenario.command, ...scenario.args.map((argument) => substitute(argument, side.root)), ...extra];
+  return [
+    scenario.command,
+    ...scenario.args.map((argument) => substitute(argument, side.root)),
+    ...extra,
+  ];
 }
 
 let running = 0;
@@ -110,7 +119,10 @@ function isZero(value: unknown): boolean {
 /** sameViewOutput compares two `-o json` outputs after {@link normalizeConfigJson}. */
 export function sameViewOutput(kubectl: string, k: string): boolean {
   try {
-    return isDeepStrictEqual(normalizeConfigJson(JSON.parse(kubectl)), normalizeConfigJson(JSON.parse(k)));
+    return isDeepStrictEqual(
+      normalizeConfigJson(JSON.parse(kubectl)),
+      normalizeConfigJson(JSON.parse(k)),
+    );
   } catch {
     return false;
   }
@@ -138,13 +150,33 @@ export function fileStates(side: Side, paths: readonly string[]): Record<string,
   return states;
 }
 
+/**
+ * failureKind classifies an error message so that both sides must fail for the same reason,
+ * not just both fail. Messages differ in wording and in how they name files (kubectl as given,
+ * k-config absolute), so only the reason and the file's base name are kept. All flatten
+ * failures are one kind: Go visits a map in random order, so which entry fails first varies.
+ */
+export function failureKind(stderr: string): string {
+  const loading = /error loading config file "([^"]*)"/.exec(stderr);
+  if (loading) return `load ${basename(loading[1] ?? '')}`;
+  if (/in order to minify/.test(stderr)) return 'minify without current-context';
+  const locate = /cannot locate (context|cluster|user) (.*)/.exec(stderr);
+  if (locate) return `minify: no ${locate[1]} ${locate[2]}`;
+  if (/both path and contents|open .*: no such file or directory/.test(stderr)) return 'flatten';
+  if (/no context exists with the name/.test(stderr)) return 'use-context: no such context';
+  if (/no current context is set/.test(stderr)) return 'set-context: no current context';
+  return `other: ${stderr.trim()}`;
+}
+
 /** describeScenario prints everything needed to reproduce a scenario by hand. */
 export function describeScenario(scenario: Scenario): string {
   const files = scenario.files
     .filter((file) => typeof file.content === 'string')
     .map((file) => `--- ${file.path}\n${String(file.content)}`)
     .join('\n');
-  const binaries = scenario.files.filter((file) => typeof file.content !== 'string').map((file) => file.path);
+  const binaries = scenario.files
+    .filter((file) => typeof file.content !== 'string')
+    .map((file) => file.path);
   return [
     `seed ${scenario.seed} (rerun alone: KUBECTL_DIFF_SEED=${scenario.seed} npx vitest run src/cli/kubectl-differential.test.ts)`,
     `features: ${scenario.features.join(', ')}`,
