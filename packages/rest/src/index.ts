@@ -30,7 +30,14 @@ export {
   DEFAULT_REQUEST_TIMEOUT_MS,
   DEFAULT_WATCH_IDLE_TIMEOUT_MS,
 } from './client/rest-client.js';
-export type { ApplyOptions, RestClientOptions, RestTransport } from './client/rest-client.js';
+export type {
+  ApplyOptions,
+  RestClientOptions,
+  RestTransport,
+  ServerDispatcher,
+} from './client/rest-client.js';
+export { createRestClient } from './client/create-rest-client.js';
+export type { CreateRestClientOptions } from './client/create-rest-client.js';
 export { RequestExecutor, apiErrorFromResponse } from './client/request-executor.js';
 export type { RetryEvent } from './client/request-executor.js';
 export { ListPager, DEFAULT_PAGE_SIZE } from './client/list-pager.js';

@@ -1,5 +1,11 @@
+import { RESOLVED_CONFIG, TRANSPORT } from '@k/transport';
 import type { DependencyContainer } from 'tsyringe';
-import { RestClient, type RestClientOptions, type RestTransport } from './client/rest-client.js';
+import {
+  RestClient,
+  type RestClientOptions,
+  type RestTransport,
+  type ServerDispatcher,
+} from './client/rest-client.js';
 import { RestConfigurationError } from './errors.js';
 import { WarningLogger, type WarningHandler } from './response/warning-handler.js';
 import { RetryPolicy, type RetryPolicyOptions } from './retry/retry-policy.js';
@@ -15,8 +21,11 @@ import {
 
 /** RegisterRestOptions configure {@link registerRest}. */
 export interface RegisterRestOptions {
-  /** transport to send through; else `REST_TRANSPORT` must be registered before resolving. */
-  transport?: RestTransport;
+  /**
+   * transport to send through. Default: `REST_TRANSPORT` if registered, else @k/transport's
+   * `TRANSPORT` (from `registerTransport`).
+   */
+  transport?: RestTransport | ServerDispatcher;
   /** throttle: token bucket settings (client-go defaults: 5 qps, burst 10), `'off'`, or a limiter. */
   throttle?: TokenBucketOptions | RateLimiter | 'off';
   retry?: RetryPolicyOptions | RetryPolicy;
@@ -39,8 +48,9 @@ function isRateLimiter(value: unknown): value is RateLimiter {
  * registerRest wires @k/rest into `container` (the caller's; never tsyringe's global one) with
  * factories, each creating its instance once per container: `RATE_LIMITER` (one token bucket for
  * every client of the container), `RETRY_POLICY`, `WARNING_HANDLER`, `REST_CLIENT_OPTIONS` and
- * `REST_CLIENT` (core group; derive others with `withGroupVersion`). `REST_TRANSPORT` is registered
- * from `options.transport` when given. Registering twice in one container is an error.
+ * `REST_CLIENT` (core group; derive others with `withGroupVersion`). `REST_TRANSPORT` is
+ * `options.transport`, else what is already registered, else @k/transport's `TRANSPORT`; the
+ * client options default the timeout to `RESOLVED_CONFIG`'s. Registering twice is an error.
  */
 export function registerRest(
   container: DependencyContainer,
@@ -49,7 +59,11 @@ export function registerRest(
   if (container.isRegistered(REST_CLIENT, false)) {
     throw new RestConfigurationError('@k/rest is already registered in this container');
   }
-  if (options.transport) container.register(REST_TRANSPORT, { useValue: options.transport });
+  if (options.transport) {
+    container.register(REST_TRANSPORT, { useValue: options.transport });
+  } else if (!container.isRegistered(REST_TRANSPORT, true)) {
+    container.register(REST_TRANSPORT, { useFactory: (resolver) => resolver.resolve(TRANSPORT) });
+  }
   const throttle = options.throttle;
   container.register(RATE_LIMITER, {
     useFactory: once(() =>
@@ -67,7 +81,18 @@ export function registerRest(
   container.register(WARNING_HANDLER, {
     useFactory: once(() => options.warningHandler ?? new WarningLogger()),
   });
-  container.register(REST_CLIENT_OPTIONS, { useValue: options.client ?? {} });
+  container.register(REST_CLIENT_OPTIONS, {
+    useFactory: once((resolver) => {
+      // The configuration's request timeout applies unless the options say otherwise.
+      const timeoutMs = resolver.isRegistered(RESOLVED_CONFIG, true)
+        ? resolver.resolve(RESOLVED_CONFIG).timeoutMs
+        : undefined;
+      return {
+        ...(timeoutMs !== undefined && timeoutMs > 0 ? { timeoutMs } : {}),
+        ...options.client,
+      };
+    }),
+  });
   container.register(REST_CLIENT, {
     useFactory: once(
       (resolver) =>

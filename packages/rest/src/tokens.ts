@@ -1,14 +1,20 @@
 import type { InjectionToken } from 'tsyringe';
-import type { RestClient, RestClientOptions, RestTransport } from './client/rest-client.js';
+import type {
+  RestClient,
+  RestClientOptions,
+  RestTransport,
+  ServerDispatcher,
+} from './client/rest-client.js';
 import type { WarningHandler } from './response/warning-handler.js';
 import type { RetryPolicy } from './retry/retry-policy.js';
 import type { RateLimiter } from './throttle/token-bucket.js';
 
 /**
- * REST_TRANSPORT is the dispatcher and server URL the container's clients send through. Register
- * it yourself (`{ useValue: { dispatcher, server } }`) or let `registerRest` build it.
+ * REST_TRANSPORT is what the container's clients send through: @k/transport's `Transport` (the
+ * default, resolved from its `TRANSPORT`) or `{ dispatcher, server }`.
  */
-export const REST_TRANSPORT: InjectionToken<RestTransport> = Symbol.for('@k/rest.RestTransport');
+export const REST_TRANSPORT: InjectionToken<RestTransport | ServerDispatcher> =
+  Symbol.for('@k/rest.RestTransport');
 
 /** RATE_LIMITER is the one throttle shared by every client of the container (a `TokenBucket`). */
 export const RATE_LIMITER: InjectionToken<RateLimiter> = Symbol.for('@k/rest.RateLimiter');

@@ -33,6 +33,16 @@ export interface RestTransport {
   readonly server: string | URL;
 }
 
+/**
+ * ServerDispatcher is a dispatcher that knows its API server — @k/transport's `Transport`, which a
+ * {@link RestClient} takes as it is.
+ */
+export type ServerDispatcher = Dispatcher & { readonly server: { readonly url: URL } };
+
+function isServerDispatcher(value: RestTransport | ServerDispatcher): value is ServerDispatcher {
+  return typeof (value as Partial<Dispatcher>).dispatch === 'function';
+}
+
 /** RestClientOptions configure a {@link RestClient}. */
 export interface RestClientOptions {
   /** groupVersion is the default API of built requests: `v1` (core, default) or `<group>/<version>`. */
@@ -68,8 +78,7 @@ export interface ApplyOptions {
 
 const sharedWarningLogger = new WarningLogger();
 
-function splitServer(server: string | URL): { origin: string; basePath: string } {
-  const url = typeof server === 'string' ? new URL(server) : server;
+function splitServer(url: URL): { origin: string; basePath: string } {
   return { origin: url.origin, basePath: url.pathname.replace(/\/+$/, '') };
 }
 
@@ -81,7 +90,12 @@ function splitServer(server: string | URL): { origin: string; basePath: string }
  * with `JSON.parse` into plain objects. Safe for concurrent use; owns no resources.
  */
 export class RestClient implements RequestRunner {
-  readonly transport: RestTransport;
+  /** transport is what the client was given (a `Transport`, or a dispatcher and server URL). */
+  readonly transport: RestTransport | ServerDispatcher;
+  /** dispatcher sends the requests; its owner (not the client) closes it. */
+  readonly dispatcher: Dispatcher;
+  /** server is the API server URL requests go to. */
+  readonly server: URL;
   readonly throttle: RateLimiter;
   readonly retry: RetryPolicy;
   readonly options: Readonly<RestClientOptions>;
@@ -90,16 +104,24 @@ export class RestClient implements RequestRunner {
   readonly #watchIdleTimeoutMs: number;
 
   constructor(
-    transport: RestTransport,
+    transport: RestTransport | ServerDispatcher,
     throttle: RateLimiter,
     retry: RetryPolicy,
     options: RestClientOptions = {},
   ) {
     this.transport = transport;
+    if (isServerDispatcher(transport)) {
+      this.dispatcher = transport;
+      this.server = transport.server.url;
+    } else {
+      this.dispatcher = transport.dispatcher;
+      this.server =
+        typeof transport.server === 'string' ? new URL(transport.server) : transport.server;
+    }
     this.throttle = throttle;
     this.retry = retry;
     this.options = options;
-    const { origin, basePath } = splitServer(transport.server);
+    const { origin, basePath } = splitServer(this.server);
     const configured = options.timeoutMs;
     this.#defaults = {
       basePath,
@@ -108,7 +130,7 @@ export class RestClient implements RequestRunner {
     };
     this.#watchIdleTimeoutMs = options.watchIdleTimeoutMs ?? DEFAULT_WATCH_IDLE_TIMEOUT_MS;
     this.#executor = new RequestExecutor({
-      dispatcher: transport.dispatcher,
+      dispatcher: this.dispatcher,
       origin,
       throttle,
       retry,
