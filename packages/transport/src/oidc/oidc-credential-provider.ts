@@ -11,6 +11,7 @@ import type {
 import { OidcError } from '../errors.js';
 import { SharedCredentialProviders, waitWithSignal } from '../exec/shared-credential-providers.js';
 import { idTokenExpiry, isIdTokenValid } from './id-token-expiry.js';
+import { kubeconfigAuthProviderPersister } from './kubeconfig-auth-provider-persister.js';
 import { refreshIdToken } from './refresh-id-token.js';
 
 /** The auth-provider config keys the OIDC provider reads (client-go's names). */
@@ -28,9 +29,10 @@ export const OIDC_CONFIG_KEYS = {
 /** OidcCredentialProviderOptions tune the OIDC provider; every field is optional. */
 export interface OidcCredentialProviderOptions {
   /**
-   * persist writes the refreshed config back (default: the context's
-   * `persistAuthProviderConfig`; without either, refreshed tokens live in memory only, like
-   * client-go's no-op persister).
+   * persist writes the refreshed config back. The factory's default: the context's
+   * `persistAuthProviderConfig`, else {@link kubeconfigAuthProviderPersister} for the file the
+   * user came from (`auth.origin`); for a config from nowhere, refreshed tokens live in memory
+   * only (client-go's no-op persister). A provider constructed directly persists only with this.
    */
   persist?: (config: Map<string, string>) => Promise<void>;
   /** dispatcher sends discovery and token requests (default: an undici agent with the IdP CA). */
@@ -266,7 +268,9 @@ export function createIdentityProviderDispatcher(issuer: string, ca?: Buffer): D
 }
 
 /**
- * createOidcCredentialProviderFactory returns the `oidc` factory. Providers for the same
+ * createOidcCredentialProviderFactory returns the `oidc` factory. Refreshed tokens are persisted
+ * with `options.persist`, else the context's `persistAuthProviderConfig`, else into the kubeconfig
+ * file the user came from. Providers for the same
  * cluster, issuer, client id and kubeconfig user (and clock) are shared while any handle is
  * open, as client-go caches OIDC providers (client-go keys by cluster, issuer and client id
  * only; the user is added here so two users never share tokens). `create` throws
@@ -281,7 +285,10 @@ export function createOidcCredentialProviderFactory(
     create(context: CredentialProviderContext): CredentialProvider {
       const config = context.config;
       const auth = config.auth as AuthProviderAuth;
-      const persist = options.persist ?? context.persistAuthProviderConfig;
+      const persist =
+        options.persist ??
+        context.persistAuthProviderConfig ??
+        (auth.origin ? kubeconfigAuthProviderPersister(auth.origin, auth.userName) : undefined);
       const provider = () =>
         new OidcCredentialProvider(
           config,
