@@ -256,7 +256,8 @@ export class RequestExecutor {
         let errorBody: Buffer;
         try {
           errorBody = await scope.guard(readLimited(response.body, MAX_ERROR_BODY_BYTES));
-        } catch (error) {
+        } catch {
+          // The error body was cut short: report the status without it.
           response.body.destroy();
           scope.throwIfAborted();
           errorBody = Buffer.alloc(0);
@@ -306,7 +307,6 @@ export class RequestExecutor {
  */
 class RequestScope {
   readonly signal: AbortSignal | undefined;
-  readonly #controller: AbortController | undefined;
   readonly #timer: ReturnType<typeof setTimeout> | undefined;
   readonly #callerSignal: AbortSignal | undefined;
   readonly #onCallerAbort: (() => void) | undefined;
@@ -318,7 +318,6 @@ class RequestScope {
       return;
     }
     const controller = new AbortController();
-    this.#controller = controller;
     this.signal = controller.signal;
     this.#timer = setTimeout(() => {
       controller.abort(

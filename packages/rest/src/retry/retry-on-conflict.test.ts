@@ -15,10 +15,9 @@ const conflict = (): ApiError =>
 describe('retryOnConflict', () => {
   it('reruns the read-modify-write while it conflicts', async () => {
     const attempts: number[] = [];
-    const result = await retryOnConflict(async (attempt) => {
+    const result = await retryOnConflict((attempt) => {
       attempts.push(attempt);
-      if (attempt < 2) throw conflict();
-      return 'updated';
+      return attempt < 2 ? Promise.reject(conflict()) : Promise.resolve('updated');
     });
     expect(result).toBe('updated');
     expect(attempts).toEqual([0, 1, 2]);
