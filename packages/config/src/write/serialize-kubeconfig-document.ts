@@ -23,6 +23,7 @@ export function serializeKubeconfigDocument(
     lineWidth: 0,
     indent: yamlIndent(source),
     indentSeq: indentsSequences(source),
+    flowCollectionPadding: padsFlowCollections(source),
   });
   return rest ? `${text}${text.endsWith('\n') ? '' : '\n'}${rest}` : text;
 }
@@ -66,6 +67,14 @@ function yamlIndent(source: string | undefined): number {
     }
   }
   return 2;
+}
+
+/** padsFlowCollections tells `{ a: 1 }` (the yaml library's style) from `{a: 1}` (kubectl docs). */
+function padsFlowCollections(source: string | undefined): boolean {
+  if (source === undefined) return true;
+  const padded = source.match(/[[{] +[^\s\]}]/g)?.length ?? 0;
+  const tight = source.match(/[[{][^\s\]}]/g)?.length ?? 0;
+  return padded >= tight;
 }
 
 function indentsSequences(source: string | undefined): boolean {

@@ -1,5 +1,16 @@
 import { randomBytes } from 'node:crypto';
-import { lstat, mkdir, open, readlink, realpath, rename, stat, unlink } from 'node:fs/promises';
+import {
+  copyFile,
+  link,
+  lstat,
+  mkdir,
+  open,
+  readlink,
+  realpath,
+  rename,
+  stat,
+  unlink,
+} from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { KubeconfigError } from '../errors.js';
 
@@ -16,15 +27,19 @@ interface PreparedFile {
   path: string;
   target: string;
   temporary: string;
+  /** backup holds the original content (a hard link) until all renames are done; '' for a new file. */
+  backup: string;
+  renamed: boolean;
 }
 
 /**
  * writeFilesAtomically replaces each file's content so that a reader sees the old or the new
  * file, never a mix: every content goes to a temporary file in the same directory, is fsynced,
- * and only when all are written are they renamed over their targets. A symlink is followed
- * (its target is replaced, the link stays), an existing file keeps its mode, a new file gets
- * 0600 and missing parent directories 0755. On any failure before the renames nothing has
- * changed and the temporary files are removed. Throws `ERR_KUBECONFIG_WRITE` naming the file.
+ * and only when all are written are they renamed over their targets. If a rename fails, the
+ * files already replaced are put back from a hard-link backup, so the set changes all together
+ * or not at all. A symlink is followed (its target is replaced, the link stays), an existing
+ * file keeps its mode, a new file gets 0600 and missing parent directories 0755. Temporary
+ * files and backups never outlive the call. Throws `ERR_KUBECONFIG_WRITE` naming the file.
  */
 export async function writeFilesAtomically(files: readonly FileContent[]): Promise<void> {
   const prepared: PreparedFile[] = [];
@@ -34,17 +49,29 @@ export async function writeFilesAtomically(files: readonly FileContent[]): Promi
       await rename(file.temporary, file.target).catch((error: unknown) => {
         throw writeError(file.path, 'rename', error);
       });
-      file.temporary = '';
+      file.renamed = true;
       await syncDirectory(dirname(file.target));
     }
   } catch (error) {
-    await Promise.all(
-      prepared.map((file) =>
-        file.temporary ? unlink(file.temporary).catch(() => undefined) : undefined,
-      ),
-    );
+    await rollBack(prepared);
     if (error instanceof KubeconfigError) throw error;
     throw writeError(files[prepared.length]?.path ?? '', 'write', error);
+  }
+  await Promise.all(
+    prepared.map((file) => file.backup && unlink(file.backup).catch(() => undefined)),
+  );
+}
+
+async function rollBack(prepared: readonly PreparedFile[]): Promise<void> {
+  for (const file of prepared) {
+    if (!file.renamed) {
+      await unlink(file.temporary).catch(() => undefined);
+      if (file.backup) await unlink(file.backup).catch(() => undefined);
+    } else if (file.backup) {
+      await rename(file.backup, file.target).catch(() => undefined);
+    } else {
+      await unlink(file.target).catch(() => undefined);
+    }
   }
 }
 
@@ -52,8 +79,10 @@ async function prepare(file: FileContent): Promise<PreparedFile> {
   const target = await realTarget(file.path);
   const directory = dirname(target);
   let mode = NEW_FILE_MODE;
+  let existed = false;
   try {
     mode = (await stat(target)).mode & 0o7777;
+    existed = true;
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT')
       throw writeError(file.path, 'stat', error);
@@ -78,7 +107,19 @@ async function prepare(file: FileContent): Promise<PreparedFile> {
     await unlink(temporary).catch(() => undefined);
     throw writeError(file.path, 'write', error);
   }
-  return { path: file.path, target, temporary };
+  let backup = '';
+  if (existed) {
+    backup = join(directory, `.${basename(target)}.${randomBytes(6).toString('hex')}.bak`);
+    try {
+      await link(target, backup);
+    } catch {
+      await copyFile(target, backup).catch(async (error: unknown) => {
+        await unlink(temporary).catch(() => undefined);
+        throw writeError(file.path, 'back up', error);
+      });
+    }
+  }
+  return { path: file.path, target, temporary, backup, renamed: false };
 }
 
 /** realTarget follows symlinks (also dangling ones), so the link survives the rename. */
