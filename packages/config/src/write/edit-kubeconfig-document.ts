@@ -87,7 +87,7 @@ class DocumentEditor {
     const contents = this.document.contents;
     if (contents === null || (isScalar(contents) && contents.value === null)) {
       const root = new YAMLMap(this.document.schema);
-      this.document.contents = root as unknown as typeof this.document.contents;
+      this.document.contents = root;
       return root;
     }
     if (!isMap(contents)) throw this.error('the document is not a mapping');

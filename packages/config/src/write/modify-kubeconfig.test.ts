@@ -106,7 +106,7 @@ describe('modifyKubeconfig', () => {
     const home = (await load({})).config;
     expect(home.contexts.get('y')).toEqual({ cluster: 'c', user: '' });
     expect(read('home/.kube/config')).toBe(
-      'apiVersion: v1\nkind: Config\ncontexts:\n- name: \"y\"\n  context:\n    cluster: c\n',
+      'apiVersion: v1\nkind: Config\ncontexts:\n- name: "y"\n  context:\n    cluster: c\n',
     );
   });
 

@@ -148,7 +148,8 @@ function diffJson(before: unknown, after: unknown, path: string[], changes: Fiel
  */
 function compact(value: unknown): unknown {
   if (value === null || value === '' || value === false) return undefined;
-  if (Array.isArray(value)) return value.map((item) => (isObject(item) ? compact(item) : item));
+  if (Array.isArray(value))
+    return value.map((item: unknown) => (isObject(item) ? compact(item) : item));
   if (!isObject(value)) return value;
   const result: JsonObject = {};
   for (const [key, entry] of Object.entries(value)) {

@@ -8,6 +8,7 @@ import {
   chmodSync,
 } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import type * as FileSystem from 'node:fs/promises';
 import { KubeconfigError } from '../errors.js';
 import type { TempFiles } from '../testing/temp-files.js';
 import { createTempFiles } from '../testing/temp-files.js';
@@ -16,7 +17,7 @@ import { writeFilesAtomically } from './write-files-atomically.js';
 // Lets a test make one rename fail, as a full disk or a vanished directory would.
 const faults = vi.hoisted(() => ({ failRenameTo: undefined as string | undefined }));
 vi.mock('node:fs/promises', async (importOriginal) => {
-  const actual = await importOriginal<typeof import('node:fs/promises')>();
+  const actual = await importOriginal<typeof FileSystem>();
   return {
     ...actual,
     rename: async (from: string, to: string) => {

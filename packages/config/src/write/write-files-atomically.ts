@@ -58,7 +58,9 @@ export async function writeFilesAtomically(files: readonly FileContent[]): Promi
     throw writeError(files[prepared.length]?.path ?? '', 'write', error);
   }
   await Promise.all(
-    prepared.map((file) => file.backup && unlink(file.backup).catch(() => undefined)),
+    prepared.map((file) =>
+      file.backup ? unlink(file.backup).catch(() => undefined) : Promise.resolve(),
+    ),
   );
 }
 

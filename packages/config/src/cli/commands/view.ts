@@ -1,7 +1,7 @@
+import { resolve } from 'node:path';
 import { KubeconfigError } from '../../errors.js';
 import { loadKubeconfig } from '../../load/load-kubeconfig.js';
 import { flattenKubeconfig } from '../../view/flatten-kubeconfig.js';
-import type { KubeconfigOutputFormat } from '../../view/format-kubeconfig.js';
 import { formatKubeconfig } from '../../view/format-kubeconfig.js';
 import { minifyKubeconfig } from '../../view/minify-kubeconfig.js';
 import { redactKubeconfig } from '../../view/redact-kubeconfig.js';
@@ -9,7 +9,6 @@ import type { CliCommand } from '../cli-command.js';
 import { booleanOption, stringOption } from '../cli-command.js';
 import { CliUsageError } from '../cli-io.js';
 import { loadCliKubeconfig } from '../load-cli-kubeconfig.js';
-import { resolve } from 'node:path';
 
 /**
  * viewCommand is `kubectl config view`: the merged configuration, redacted unless `--raw`,
@@ -74,7 +73,7 @@ export const viewCommand: CliCommand = {
     } else if (!booleanOption(commandLine, 'raw')) {
       config = redactKubeconfig(config);
     }
-    io.stdout.write(formatKubeconfig(config, format as KubeconfigOutputFormat));
+    io.stdout.write(formatKubeconfig(config, format));
     return 0;
   },
 };
