@@ -56,3 +56,24 @@ export {
 export type { InClusterOptions } from './in-cluster/load-in-cluster-config.js';
 export { inferConfig } from './infer-config.js';
 export type { InferConfigOptions } from './infer-config.js';
+export { encodeKubeconfig } from './view/encode-kubeconfig.js';
+export type { JsonObject } from './view/encode-kubeconfig.js';
+export { formatKubeconfig } from './view/format-kubeconfig.js';
+export type { KubeconfigOutputFormat } from './view/format-kubeconfig.js';
+export { redactKubeconfig, DATA_OMITTED, REDACTED } from './view/redact-kubeconfig.js';
+export { minifyKubeconfig } from './view/minify-kubeconfig.js';
+export { flattenKubeconfig } from './view/flatten-kubeconfig.js';
+export type { FlattenKubeconfigOptions } from './view/flatten-kubeconfig.js';
+export {
+  modifyKubeconfig,
+  setCurrentContext,
+  setContext,
+  updateUser,
+  updateAuthProviderConfig,
+} from './write/modify-kubeconfig.js';
+export type {
+  ContextChanges,
+  ModifyKubeconfigOptions,
+  ModifyKubeconfigResult,
+} from './write/modify-kubeconfig.js';
+export { defaultKubeconfigFile } from './write/default-kubeconfig-file.js';
