@@ -5,8 +5,11 @@ import * as kubeconfig from '@k/config';
 import { loadKubeconfig, resolveConfig, type ResolvedConfig } from '@k/config';
 import { kubeRequest, startControlPlane, type ControlPlane } from '@k/testenv';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { request } from 'undici';
 import {
+  builtinCredentialProviderFactories,
   createOidcCredentialProviderFactory,
+  createTransport,
   oidcCredentialProviderFactory,
   type OidcCredentialProvider,
 } from '../src/index.js';
@@ -49,6 +52,21 @@ describe('oidc auth-provider (real control plane with a JWT authenticator)', () 
       controllerManager: false,
     });
     process.stderr.write(`[oidc e2e] second control plane ready in ${Date.now() - startedAt}ms\n`);
+    // No controller-manager runs, so the aggregated `view` role would be empty: use our own.
+    const role = await kubeRequest({
+      server: plane.server,
+      path: '/apis/rbac.authorization.k8s.io/v1/clusterroles',
+      method: 'POST',
+      caPem: plane.caPem,
+      credentials: plane.users.admin,
+      body: {
+        apiVersion: 'rbac.authorization.k8s.io/v1',
+        kind: 'ClusterRole',
+        metadata: { name: 'k-oidc-e2e:configmap-reader' },
+        rules: [{ apiGroups: [''], resources: ['configmaps'], verbs: ['get', 'list'] }],
+      },
+    });
+    expect(role.status).toBe(201);
     const binding = await kubeRequest({
       server: plane.server,
       path: '/apis/rbac.authorization.k8s.io/v1/clusterrolebindings',
@@ -58,8 +76,12 @@ describe('oidc auth-provider (real control plane with a JWT authenticator)', () 
       body: {
         apiVersion: 'rbac.authorization.k8s.io/v1',
         kind: 'ClusterRoleBinding',
-        metadata: { name: 'k-oidc-e2e:view' },
-        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'view' },
+        metadata: { name: 'k-oidc-e2e:configmap-reader' },
+        roleRef: {
+          apiGroup: 'rbac.authorization.k8s.io',
+          kind: 'ClusterRole',
+          name: 'k-oidc-e2e:configmap-reader',
+        },
         subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: SUBJECT }],
       },
     });
@@ -148,6 +170,61 @@ describe('oidc auth-provider (real control plane with a JWT authenticator)', () 
       expect(`Bearer ${persisted[0]?.get('id-token')}`).toBe(credentials.authorization);
     } finally {
       await provider.close?.();
+    }
+  });
+
+  it('works through createTransport: the expired token is refreshed before the request', async () => {
+    const expired = issuer.signIdToken(SUBJECT, Math.floor(Date.now() / 1000) - 120);
+    const path = writeKubeconfig(
+      'kubeconfig-transport',
+      expired,
+      issuer.issueRefreshToken(SUBJECT),
+    );
+    const persisted: Map<string, string>[] = [];
+    const oidc = createOidcCredentialProviderFactory({
+      persist: (config) => {
+        persisted.push(config);
+        return Promise.resolve();
+      },
+    });
+    const factories = [
+      ...builtinCredentialProviderFactories().filter((factory) => factory.kind !== 'oidc'),
+      oidc,
+    ];
+    const transport = createTransport(await resolve(path), {
+      credentialProviderFactories: factories,
+    });
+    try {
+      const response = await request(
+        new URL('/apis/authentication.k8s.io/v1/selfsubjectreviews', transport.server.origin),
+        {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({
+            apiVersion: 'authentication.k8s.io/v1',
+            kind: 'SelfSubjectReview',
+          }),
+          dispatcher: transport,
+        },
+      );
+      const body = (await response.body.json()) as {
+        status?: { userInfo?: { username?: string } };
+      };
+      expect(response.statusCode).toBe(201);
+      expect(body.status?.userInfo?.username).toBe(SUBJECT);
+      expect(persisted).toHaveLength(1);
+      // Listing config maps is what the OIDC user was granted (RBAC).
+      const list = await request(
+        new URL('/api/v1/namespaces/default/configmaps', transport.server.origin),
+        {
+          dispatcher: transport,
+        },
+      );
+      await list.body.dump();
+      expect(list.statusCode).toBe(200);
+      expect(persisted).toHaveLength(1);
+    } finally {
+      await transport.close();
     }
   });
 
