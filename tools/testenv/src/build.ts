@@ -21,6 +21,7 @@ import { kubernetesLdflags, toBuildDate } from './ldflags.js';
 import { silentProgress, type ProgressSink } from './progress.js';
 import { KUBERNETES_VERSION } from './release.js';
 import { runCommand } from './run-command.js';
+import { Watchdog } from './watchdog-client.js';
 
 /** The commands of k8s.io/kubernetes that are built, in one `go build`. */
 const KUBERNETES_COMMANDS = [
@@ -294,6 +295,9 @@ async function buildEntry(
   );
   const env = goBuildEnvironment();
   const go = goEnvironment.go;
+  // If this process dies mid-build (even by SIGKILL), the go commands must not build on for
+  // minutes as orphans: the watchdog ends them and removes the temporary directory.
+  const watchdog = await Watchdog.start(work);
   const step = (name: string, args: string[], cwd: string, logName: string, lowPriority = false) =>
     runCommand(go, args, {
       step: name,
@@ -302,6 +306,7 @@ async function buildEntry(
       onProgress: progress,
       logPath: join(logDir, `${logName}.log`),
       lowPriority,
+      onSpawn: (pid) => watchdog.watch(pid),
     });
   progress({
     kind: 'info',
@@ -428,6 +433,7 @@ async function buildEntry(
     };
     // Last write of the build: its presence (with matching checksums) is what "finished" means.
     await writeFile(join(work, 'stamp.json'), `${JSON.stringify(stamp, null, 2)}\n`);
+    await watchdog.disarm();
     await swapIntoPlace(work, layout);
     progress({
       kind: 'end',
@@ -436,6 +442,7 @@ async function buildEntry(
       message: `done: ${layout.binDir}`,
     });
   } catch (error) {
+    await watchdog.disarm();
     await rm(work, { recursive: true, force: true });
     throw error;
   }

@@ -54,6 +54,15 @@ describe('runCommand', () => {
     expect(result.stdout).toBe('10\n10\n');
   });
 
+  it('reports the pid of the command as soon as it runs', async () => {
+    const pids: number[] = [];
+    const result = await runCommand('sh', ['-c', 'echo $$'], {
+      step: 'pid',
+      onSpawn: (pid) => pids.push(pid),
+    });
+    expect(pids).toEqual([Number(result.stdout.trim())]);
+  });
+
   it('fails clearly when the command does not exist', async () => {
     await expect(runCommand('/nonexistent/tool', [], { step: 'missing' })).rejects.toThrow(
       /step "missing" could not run/,

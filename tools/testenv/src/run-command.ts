@@ -20,6 +20,8 @@ export interface RunCommandOptions {
   readonly lowPriority?: boolean;
   /** How many trailing output lines a failure reports (default 40). */
   readonly tailLines?: number;
+  /** Called with the pid as soon as the command runs (e.g. to hand it to a watchdog). */
+  readonly onSpawn?: (pid: number) => void;
   /** Error code of a failure (default BUILD_FAILED). */
   readonly errorCode?: ControlPlaneErrorCode;
 }
@@ -52,6 +54,9 @@ export function runCommand(
       cwd: options.cwd,
       env: options.env ?? process.env,
       stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    child.once('spawn', () => {
+      if (child.pid !== undefined) options.onSpawn?.(child.pid);
     });
     const log = options.logPath ? createWriteStream(options.logPath, { flags: 'a' }) : undefined;
     const stdout: Buffer[] = [];

@@ -2,16 +2,17 @@
 // process that started them disappears, SIGKILL included (nothing runs in a SIGKILLed process, so
 // the cleanup has to live in another one). Plain JavaScript so it starts with bare `node`, fast.
 //
-// Usage: node watchdog.mjs <run-dir>
+// Usage: node watchdog.mjs <dir>   (a control plane's run dir, or a build's temporary dir)
 // stdin: a pipe from the parent carrying JSON lines: {"pid":123} to watch a process, {"done":true}
 // when the parent stopped everything itself. EOF without "done" means the parent died: the pipe's
 // write end closes with the parent (it is close-on-exec, so no other process holds it).
-import { readdirSync, readFileSync, rmSync } from 'node:fs';
+import { readdirSync, readFileSync, readlinkSync, rmSync } from 'node:fs';
 import { setInterval, setTimeout } from 'node:timers';
 
 const runDir = process.argv[2];
-if (!runDir || !runDir.includes('k-testenv')) {
-  console.error('watchdog: expected a k-testenv run directory');
+// It deletes this directory: refuse anything that is not an absolute path at least two levels deep.
+if (!runDir || !runDir.startsWith('/') || runDir.split('/').filter(Boolean).length < 2) {
+  console.error('watchdog: expected an absolute run directory at least two levels deep');
   process.exit(2);
 }
 const parentPid = process.ppid;
@@ -43,19 +44,28 @@ process.stdin.on('data', (chunk) => {
 });
 process.stdin.on('end', () => void cleanup());
 process.stdin.on('error', () => void cleanup());
-// Belt and braces: if the parent is gone but the pipe somehow stays open, notice by re-parenting.
+// Belt and braces: if the parent is gone but the pipe somehow stays open, notice the re-parenting.
+// Give the pipe a moment first: a parent that disarmed and exited at once may still have its "done"
+// in flight, and that must win.
+let orphanedAt;
 setInterval(() => {
-  if (process.ppid !== parentPid) void cleanup();
-}, 1000);
+  if (process.ppid === parentPid) return;
+  orphanedAt ??= Date.now();
+  if (Date.now() - orphanedAt >= 2000) void cleanup();
+}, 500);
 
 // Every control-plane process has a path inside the run directory in its arguments; the trailing
 // slash keeps /tmp/k-testenv-abc from matching /tmp/k-testenv-abcd.
 const marker = `${runDir.replace(/\/+$/, '')}/`;
 
-/** A process is ours if it is alive and its command line names a path in the run directory. */
+/**
+ * A process is ours if it is alive and its command line names a path in the run directory, or it
+ * works inside it (a `go mod tidy` of a build).
+ */
 function isOurs(pid) {
   try {
-    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(marker);
+    if (readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(marker)) return true;
+    return `${readlinkSync(`/proc/${pid}/cwd`)}/`.startsWith(marker);
   } catch {
     return false;
   }

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
@@ -33,6 +33,15 @@ async function startParent(runDir: string, mode: 'hang' | 'disarm'): Promise<Sta
   return { parent, ...(JSON.parse(line) as { watchdog: number; children: number[] }) };
 }
 
+/** isRunning is true for a live process that is not a zombie (signal 0 succeeds on zombies). */
+function isRunning(pid: number): boolean {
+  try {
+    return !/\) Z /.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  } catch {
+    return false;
+  }
+}
+
 async function waitUntil(condition: () => boolean, timeoutMs: number): Promise<boolean> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
@@ -42,13 +51,14 @@ async function waitUntil(condition: () => boolean, timeoutMs: number): Promise<b
   return condition();
 }
 
-describe('watchdog', () => {
-  it('kills reported and unreported children and removes the run dir when the parent is SIGKILLed', async () => {
+describe('watchdog', { timeout: 20_000 }, () => {
+  it('kills reported children, unreported ones (by argument or working dir) and removes the run dir when the parent is SIGKILLed', async () => {
     const runDir = await mkdtemp(join(tmpdir(), 'k-testenv-watchdog-'));
     const started = await startParent(runDir, 'hang');
+    expect(started.children).toHaveLength(3);
     expect(started.children.every(isProcessAlive)).toBe(true);
     started.parent.kill('SIGKILL');
-    expect(await waitUntil(() => !started.children.some(isProcessAlive), 10_000)).toBe(true);
+    expect(await waitUntil(() => !started.children.some(isRunning), 10_000)).toBe(true);
     expect(await waitUntil(() => !existsSync(runDir), 2_000)).toBe(true);
     expect(await waitUntil(() => !isProcessAlive(started.watchdog), 2_000)).toBe(true);
   });
@@ -58,11 +68,18 @@ describe('watchdog', () => {
     const started = await startParent(runDir, 'disarm');
     try {
       expect(await waitUntil(() => !isProcessAlive(started.watchdog), 5_000)).toBe(true);
-      await sleep(300);
-      expect(started.children.every(isProcessAlive)).toBe(true);
+      // Longer than the watchdog's re-parenting grace, so a wrong cleanup would have happened.
+      await sleep(3000);
+      expect(started.children.every(isRunning)).toBe(true);
       expect(existsSync(runDir)).toBe(true);
     } finally {
-      for (const pid of started.children) process.kill(pid, 'SIGKILL');
+      for (const pid of started.children) {
+        try {
+          process.kill(pid, 'SIGKILL');
+        } catch {
+          // Already gone: the assertions above say why.
+        }
+      }
       await rm(runDir, { recursive: true, force: true });
     }
   });

@@ -1,21 +1,23 @@
-// Test fixture: a parent that arms a watchdog for a run dir, starts two idle children whose command
-// lines mention the run dir (only the first is reported to the watchdog), prints their pids, then
-// either idles until killed (`hang`) or disarms the watchdog and exits (`disarm`).
+// Test fixture: a parent that arms a watchdog for a run dir and starts three idle children: one it
+// reports to the watchdog, one it does not report whose command line names a path in the run dir,
+// and one it does not report that merely works inside the run dir (like `go mod tidy`). It prints
+// the pids, then idles until killed (`hang`) or disarms the watchdog and exits (`disarm`).
 import { spawn } from 'node:child_process';
 import { Watchdog } from '../watchdog-client.js';
 
 const [runDir, mode] = process.argv.slice(2) as [string, string];
 const watchdog = await Watchdog.start(runDir);
-const idle = () =>
-  spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)', `${runDir}/data`], { stdio: 'ignore' });
-const reported = idle();
-const unreported = idle();
+const idle = (args: string[], cwd?: string) =>
+  spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)', '--', ...args], { stdio: 'ignore', cwd });
+const reported = idle([`${runDir}/data`]);
+const unreportedByArgument = idle([`--data-dir=${runDir}/etcd`]);
+const unreportedByDirectory = idle([], runDir);
 watchdog.watch(reported.pid!);
-process.stdout.write(`${JSON.stringify({ watchdog: watchdog.pid, children: [reported.pid, unreported.pid] })}\n`);
+const children = [reported, unreportedByArgument, unreportedByDirectory];
+process.stdout.write(`${JSON.stringify({ watchdog: watchdog.pid, children: children.map((child) => child.pid) })}\n`);
 if (mode === 'disarm') {
   await watchdog.disarm();
-  reported.unref();
-  unreported.unref();
+  for (const child of children) child.unref();
   process.exit(0);
 }
 setInterval(() => {}, 1000);
