@@ -54,7 +54,10 @@ describe('proxies in front of the real API server (small node:net proxies writte
     expect((await viaProxyUrl(proxy.url)).username).toBe('tester');
     expect(proxy.tunnels).toHaveLength(1);
     const wrong = proxy.url.replace('s3cret', 'wrong');
-    const error = await viaProxyUrl(wrong).catch((caught: unknown) => caught as Error);
+    const error = await viaProxyUrl(wrong).then(
+      () => new Error('the proxy accepted wrong credentials'),
+      (caught: unknown) => caught as Error,
+    );
     expect(error).toMatchObject({ code: 'ERR_TRANSPORT_PROXY' });
     expect(error.message).toContain('407');
     expect(error.message).not.toContain('wrong');

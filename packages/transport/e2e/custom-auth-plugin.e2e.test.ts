@@ -1,0 +1,106 @@
+import 'reflect-metadata';
+import { execFile } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { loadKubeconfig, resolveConfig } from '@k/config';
+import { controlPlane } from '@k/testenv/vitest';
+import { container } from 'tsyringe';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { envTokenPluginFactory } from '../examples/custom-auth-plugin.js';
+import {
+  CREDENTIAL_PROVIDER_FACTORY,
+  RESOLVED_CONFIG,
+  TRANSPORT,
+  registerTransport,
+  type CredentialProviderFactory,
+} from '../src/index.js';
+import { whoAmI } from './support/cluster.js';
+
+const EXAMPLE = fileURLToPath(new URL('../examples/custom-auth-plugin.ts', import.meta.url));
+const REPOSITORY = fileURLToPath(new URL('../../../', import.meta.url));
+
+describe('a custom auth plugin registered through DI, against the real API server', () => {
+  let kubeconfigPath: string;
+
+  beforeAll(() => {
+    const { server, caPem } = controlPlane();
+    kubeconfigPath = join(mkdtempSync(join(tmpdir(), 'k-plugin-')), 'kubeconfig');
+    // JSON is YAML: a kubeconfig whose user is served by the `env-token` plugin.
+    writeFileSync(
+      kubeconfigPath,
+      JSON.stringify({
+        apiVersion: 'v1',
+        kind: 'Config',
+        clusters: [
+          {
+            name: 'testenv',
+            cluster: {
+              server,
+              'certificate-authority-data': Buffer.from(caPem).toString('base64'),
+            },
+          },
+        ],
+        users: [
+          {
+            name: 'plugin-user',
+            user: {
+              'auth-provider': { name: 'env-token', config: { variable: 'K_EXAMPLE_TOKEN' } },
+            },
+          },
+        ],
+        contexts: [{ name: 'plugin', context: { cluster: 'testenv', user: 'plugin-user' } }],
+        'current-context': 'plugin',
+      }),
+    );
+  });
+
+  it('selects the plugin by auth-provider name and authenticates with its credentials', async () => {
+    const config = resolveConfig(await loadKubeconfig({ explicitPath: kubeconfigPath }));
+    const calls: string[] = [];
+    const handOutTester: CredentialProviderFactory = {
+      kind: 'env-token',
+      create: (context) => {
+        calls.push(context.config.userName);
+        return {
+          kind: 'env-token',
+          getCredentials: () =>
+            Promise.resolve({ authorization: `Bearer ${controlPlane().users.tester.token}` }),
+        };
+      },
+    };
+    const scope = registerTransport(container.createChildContainer());
+    scope.register(RESOLVED_CONFIG, { useValue: config });
+    scope.register(CREDENTIAL_PROVIDER_FACTORY, { useValue: handOutTester });
+    const transport = scope.resolve(TRANSPORT);
+    try {
+      expect((await whoAmI(transport)).username).toBe('tester');
+      expect(calls).toEqual(['plugin-user']);
+    } finally {
+      await transport.close();
+    }
+  });
+
+  it('fails clearly without the plugin registered', async () => {
+    const config = resolveConfig(await loadKubeconfig({ explicitPath: kubeconfigPath }));
+    const scope = registerTransport(container.createChildContainer(), { config });
+    expect(() => scope.resolve(TRANSPORT)).toThrow(
+      'no credential provider for auth-provider "env-token"',
+    );
+  });
+
+  it('runs the example program, which uses the same plugin', async () => {
+    expect(envTokenPluginFactory.kind).toBe('env-token');
+    const { stdout } = await promisify(execFile)(
+      'npx',
+      ['tsx', '--conditions=@k/source', EXAMPLE, `--kubeconfig=${kubeconfigPath}`],
+      {
+        cwd: REPOSITORY,
+        env: { ...process.env, K_EXAMPLE_TOKEN: controlPlane().users.tester.token },
+      },
+    );
+    expect(stdout.trim()).toBe('authenticated as tester');
+  });
+});
