@@ -1,0 +1,364 @@
+import { loadKubeconfig, resolveConfig } from '@k/config';
+import { readControlPlaneState } from '@k/testenv';
+import { controlPlane, useTestNamespace } from '@k/testenv/vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  ApiError,
+  createRestClient,
+  isAlreadyExists,
+  isConflict,
+  isForbidden,
+  isGone,
+  isInvalid,
+  isNotFound,
+  isResourceExpired,
+  retryOnConflict,
+  type RestClient,
+  type WarningHeader,
+  type WatchEvent,
+} from '../src/index.js';
+
+interface ConfigMap {
+  apiVersion?: string;
+  kind?: string;
+  metadata: {
+    name: string;
+    namespace?: string;
+    resourceVersion?: string;
+    annotations?: Record<string, string>;
+    managedFields?: { manager?: string; operation?: string }[];
+  };
+  data?: Record<string, string>;
+}
+
+interface ConfigMapList {
+  metadata: { resourceVersion: string; continue?: string };
+  items: ConfigMap[];
+}
+
+const namespace = useTestNamespace({ prefix: 'rest' });
+const warnings: WarningHeader[] = [];
+let client: RestClient;
+let alice: RestClient;
+
+async function clientFor(context: string, options: Parameters<typeof createRestClient>[1] = {}) {
+  const loaded = await loadKubeconfig({ explicitPath: controlPlane().kubeconfigPath });
+  return createRestClient(resolveConfig(loaded, { context }), options);
+}
+
+beforeAll(async () => {
+  client = await clientFor('admin', {
+    throttle: 'off',
+    warningHandler: { handleWarning: (warning) => warnings.push(warning) },
+  });
+  alice = await clientFor('alice');
+});
+
+afterAll(async () => {
+  await client?.dispatcher.close();
+  await alice?.dispatcher.close();
+});
+
+function configMap(name: string, data: Record<string, string> = {}): ConfigMap {
+  return { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data };
+}
+
+function configMaps(): ReturnType<RestClient['get']> {
+  return client.get().namespace(namespace.name).resource('configmaps');
+}
+
+/** compactEtcd compacts the control plane's etcd (plain HTTP on loopback) at its current revision. */
+async function compactEtcd(): Promise<void> {
+  const etcd = `http://127.0.0.1:${readControlPlaneState(controlPlane().kubeconfigPath).ports.etcd}`;
+  const range = (await (
+    await fetch(`${etcd}/v3/kv/range`, { method: 'POST', body: JSON.stringify({ key: 'AA==' }) })
+  ).json()) as { header: { revision: string } };
+  const compacted = await fetch(`${etcd}/v3/kv/compaction`, {
+    method: 'POST',
+    body: JSON.stringify({ revision: range.header.revision, physical: true }),
+  });
+  expect(compacted.status).toBe(200);
+}
+
+async function caught(promise: Promise<unknown>): Promise<unknown> {
+  try {
+    await promise;
+  } catch (error) {
+    return error;
+  }
+  throw new Error('expected a rejection');
+}
+
+describe('RestClient against the real API server', () => {
+  it('creates, gets, updates and deletes a ConfigMap', async () => {
+    const created = await client
+      .post()
+      .namespace(namespace.name)
+      .resource('configmaps')
+      .body(configMap('settings', { color: 'blue' }))
+      .execute<ConfigMap>();
+    expect(created.metadata.namespace).toBe(namespace.name);
+    expect(created.metadata.resourceVersion).toMatch(/^\d+$/);
+
+    const again = await caught(
+      client
+        .post()
+        .namespace(namespace.name)
+        .resource('configmaps')
+        .body(configMap('settings'))
+        .execute(),
+    );
+    expect(isAlreadyExists(again)).toBe(true);
+
+    const fetched = await configMaps().name('settings').execute<ConfigMap>();
+    expect(fetched.data).toEqual({ color: 'blue' });
+
+    const updated = await client
+      .put()
+      .namespace(namespace.name)
+      .resource('configmaps')
+      .name('settings')
+      .body({ ...fetched, data: { color: 'green' } })
+      .execute<ConfigMap>();
+    expect(updated.data).toEqual({ color: 'green' });
+    expect(updated.metadata.resourceVersion).not.toBe(fetched.metadata.resourceVersion);
+
+    const patched = await client
+      .patch('merge')
+      .namespace(namespace.name)
+      .resource('configmaps')
+      .name('settings')
+      .body({ data: { size: 'xl' } })
+      .execute<ConfigMap>();
+    expect(patched.data).toEqual({ color: 'green', size: 'xl' });
+
+    const jsonPatched = await client
+      .patch('json')
+      .namespace(namespace.name)
+      .resource('configmaps')
+      .name('settings')
+      .body([{ op: 'remove', path: '/data/color' }])
+      .execute<ConfigMap>();
+    expect(jsonPatched.data).toEqual({ size: 'xl' });
+
+    const strategic = await client
+      .patch('strategic-merge')
+      .namespace(namespace.name)
+      .resource('configmaps')
+      .name('settings')
+      .body({ metadata: { labels: { tier: 'web' } } })
+      .execute<ConfigMap & { metadata: { labels?: Record<string, string> } }>();
+    expect(strategic.metadata.labels).toEqual({ tier: 'web' });
+
+    await client
+      .delete()
+      .namespace(namespace.name)
+      .resource('configmaps')
+      .name('settings')
+      .execute();
+    const gone = await caught(configMaps().name('settings').execute());
+    expect(isNotFound(gone)).toBe(true);
+    expect((gone as ApiError).message).toBe('configmaps "settings" not found');
+  });
+
+  it('fails an update with a stale resourceVersion with a 409 conflict; retryOnConflict recovers', async () => {
+    const created = await client
+      .post()
+      .namespace(namespace.name)
+      .resource('configmaps')
+      .body(configMap('counter', { value: '0' }))
+      .execute<ConfigMap>();
+    await client
+      .put()
+      .namespace(namespace.name)
+      .resource('configmaps')
+      .name('counter')
+      .body({ ...created, data: { value: '1' } })
+      .execute();
+    const stale = await caught(
+      client
+        .put()
+        .namespace(namespace.name)
+        .resource('configmaps')
+        .name('counter')
+        .body({ ...created, data: { value: 'stale' } })
+        .execute(),
+    );
+    expect(isConflict(stale)).toBe(true);
+    expect((stale as ApiError).statusCode).toBe(409);
+    expect((stale as ApiError).reason).toBe('Conflict');
+
+    let attempts = 0;
+    const final = await retryOnConflict(async () => {
+      attempts += 1;
+      // The first attempt deliberately reuses the stale copy; later ones read afresh.
+      const current =
+        attempts === 1 ? created : await configMaps().name('counter').execute<ConfigMap>();
+      return client
+        .put()
+        .namespace(namespace.name)
+        .resource('configmaps')
+        .name('counter')
+        .body({ ...current, data: { value: String(Number(current.data?.value ?? 0) + 1) } })
+        .execute<ConfigMap>();
+    });
+    expect(attempts).toBe(2);
+    expect(final.data).toEqual({ value: '2' });
+  });
+
+  it('server-side applies, fails on a second manager’s conflict, and force resolves it', async () => {
+    const apply = (manager: string, value: string, force?: boolean) =>
+      client
+        .apply({ fieldManager: manager, ...(force !== undefined ? { force } : {}) })
+        .namespace(namespace.name)
+        .resource('configmaps')
+        .name('applied')
+        .body(configMap('applied', { owner: value }))
+        .execute<ConfigMap>();
+    const first = await apply('alpha', 'alpha');
+    expect(first.data).toEqual({ owner: 'alpha' });
+    expect(first.metadata.managedFields?.map((field) => field.manager)).toEqual(['alpha']);
+
+    const conflict = await caught(apply('beta', 'beta'));
+    expect(isConflict(conflict)).toBe(true);
+    const causes = (conflict as ApiError).details?.causes ?? [];
+    expect(causes[0]?.reason).toBe('FieldManagerConflict');
+    expect(causes[0]?.field).toBe('.data.owner');
+    expect((conflict as Error).message).toContain('conflict with "alpha"');
+
+    const forced = await apply('beta', 'beta', true);
+    expect(forced.data).toEqual({ owner: 'beta' });
+    expect(forced.metadata.managedFields?.map((field) => field.manager)).toEqual(['beta']);
+  });
+
+  it('reports validation errors with their causes and hands warnings to the handler', async () => {
+    const invalid = await caught(
+      client
+        .post()
+        .namespace(namespace.name)
+        .resource('configmaps')
+        .body(configMap('Not_Valid'))
+        .execute(),
+    );
+    expect(isInvalid(invalid)).toBe(true);
+    expect((invalid as ApiError).details?.causes?.[0]?.field).toBe('metadata.name');
+
+    warnings.length = 0;
+    await client
+      .post()
+      .namespace(namespace.name)
+      .resource('configmaps')
+      .param('fieldValidation', 'Warn')
+      .body({ ...configMap('warned'), unknownField: 1 })
+      .execute();
+    expect(warnings.map((warning) => warning.text)).toEqual(['unknown field "unknownField"']);
+    expect(warnings[0]?.code).toBe(299);
+  });
+
+  it('surfaces RBAC denials as isForbidden', async () => {
+    const denied = await caught(
+      alice.get().namespace(namespace.name).resource('configmaps').execute(),
+    );
+    expect(isForbidden(denied)).toBe(true);
+    expect((denied as Error).message).toContain('"alice"');
+  });
+
+  it('watches with bookmarks: initial events end with a bookmark, then live changes arrive', async () => {
+    await client
+      .post()
+      .namespace(namespace.name)
+      .resource('configmaps')
+      .body(configMap('before'))
+      .execute();
+    const watch = await configMaps()
+      .params({ sendInitialEvents: true, resourceVersionMatch: 'NotOlderThan', timeoutSeconds: 30 })
+      .watch<ConfigMap>({ allowWatchBookmarks: true });
+    const seen: WatchEvent<ConfigMap>[] = [];
+    for await (const event of watch) {
+      seen.push(event);
+      if (
+        event.type === 'BOOKMARK' &&
+        event.object.metadata.annotations?.['k8s.io/initial-events-end'] === 'true'
+      ) {
+        await client
+          .post()
+          .namespace(namespace.name)
+          .resource('configmaps')
+          .body(configMap('after'))
+          .execute();
+      }
+      if (event.type === 'ADDED' && event.object.metadata.name === 'after') break;
+    }
+    const names = seen.map((event) => `${event.type}:${event.object.metadata.name ?? ''}`);
+    expect(names.filter((name) => name !== 'ADDED:kube-root-ca.crt')).toEqual([
+      'ADDED:before',
+      'BOOKMARK:',
+      'ADDED:after',
+    ]);
+    expect(
+      seen.find((event) => event.type === 'BOOKMARK')?.object.metadata.resourceVersion,
+    ).toMatch(/^\d+$/);
+  });
+
+  it('fails a read at a compacted resourceVersion with an isGone error (410 Expired)', async () => {
+    await client
+      .post()
+      .namespace(namespace.name)
+      .resource('configmaps')
+      .body(configMap('later'))
+      .execute();
+    // kube-apiserver compacts etcd every 5 minutes; compacting now expires old revisions without
+    // waiting. An exact read of revision 1 is older than any watch-cache snapshot, so etcd answers.
+    await compactEtcd();
+    const error = await caught(
+      configMaps().params({ resourceVersion: '1', resourceVersionMatch: 'Exact' }).execute(),
+    );
+    expect(isGone(error)).toBe(true);
+    expect(isResourceExpired(error)).toBe(true);
+    expect((error as ApiError).statusCode).toBe(410);
+    expect((error as Error).message).toBe('The resourceVersion for the provided list is too old.');
+  });
+
+  it('pages through 1,100 ConfigMaps with limit/continue', async () => {
+    const total = 1100;
+    const names = Array.from(
+      { length: total },
+      (_, index) => `page-${String(index).padStart(4, '0')}`,
+    );
+    for (let start = 0; start < total; start += 50) {
+      await Promise.all(
+        names
+          .slice(start, start + 50)
+          .map((name) =>
+            client
+              .post()
+              .namespace(namespace.name)
+              .resource('configmaps')
+              .body(configMap(name))
+              .execute(),
+          ),
+      );
+    }
+    const pageSizes: number[] = [];
+    const seen: string[] = [];
+    for await (const page of configMaps().pager<ConfigMap>({ pageSize: 250 })) {
+      expect(page.restarted).toBe(false);
+      pageSizes.push(page.items.length);
+      for (const item of page.items) seen.push(item.metadata.name);
+    }
+    const ours = seen.filter((name) => name.startsWith('page-'));
+    expect(ours).toEqual(names);
+    expect(pageSizes.slice(0, 4)).toEqual([250, 250, 250, 250]);
+    expect(pageSizes.length).toBe(5);
+
+    const list = await configMaps()
+      .param('labelSelector', '!absent')
+      .pager<ConfigMap>({ pageSize: 400 })
+      .list();
+    expect(list.items.filter((item) => item.metadata.name.startsWith('page-'))).toHaveLength(total);
+    expect(list.metadata?.continue).toBeUndefined();
+    const single = await configMaps().param('limit', 3).execute<ConfigMapList>();
+    expect(single.items).toHaveLength(3);
+    expect(single.metadata.continue).toBeTruthy();
+  });
+});
