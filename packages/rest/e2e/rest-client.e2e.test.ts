@@ -2,8 +2,8 @@ import { loadKubeconfig, resolveConfig } from '@k/config';
 import { readControlPlaneState } from '@k/testenv';
 import { controlPlane, useTestNamespace } from '@k/testenv/vitest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ApiError } from '../src/index.js';
 import {
-  ApiError,
   createRestClient,
   isAlreadyExists,
   isConflict,
