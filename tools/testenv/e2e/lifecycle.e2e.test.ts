@@ -122,6 +122,30 @@ describe('a start that fails', () => {
     await expectNothingLeft(parent);
   });
 
+  it('retries a port conflict with new free ports, then gives up with PORT_IN_USE', async () => {
+    const parent = await freshParent('retry');
+    const blocker = await occupy();
+    const retries: string[] = [];
+    try {
+      // The extra flag pins etcd's peer URL to a taken port, so every attempt hits a conflict.
+      const error = await failedStart({
+        binaries,
+        runDirParent: parent,
+        portAttempts: 3,
+        extraEtcdFlags: [`--listen-peer-urls=http://127.0.0.1:${blocker.port}`],
+        onProgress: (event) => {
+          if (event.kind === 'info' && event.message.includes('retrying with new ports'))
+            retries.push(event.step);
+        },
+      });
+      expect(error.code).toBe('PORT_IN_USE');
+      expect(retries).toEqual(['start', 'start']);
+    } finally {
+      blocker.close();
+    }
+    await expectNothingLeft(parent);
+  });
+
   it('reports a process that exits (bad flag) as PROCESS_EXITED with its log tail', async () => {
     const parent = await freshParent('bad-flag');
     const error = await failedStart({
