@@ -1,0 +1,364 @@
+/**
+ * TLS GET throughput: @k/transport vs raw undici vs @kubernetes/client-node 1.4.0, in one run.
+ *
+ *   npx tsx --conditions=@k/source bench/transport-get.bench.ts
+ *
+ * A local node:https server (a child process, so it does not share the client's event loop)
+ * answers `GET /api/v1/namespaces/default` with a small Namespace. Each client runs the same
+ * sequential and 32-concurrent workloads; the server counts TLS handshakes (`secureConnection`)
+ * so connection reuse shows as connections opened per request. Rounds are interleaved and the
+ * median round is reported. Writes bench/results/transport-get.md.
+ *
+ * Environment: BENCH_REQUESTS (per workload and round, default 2000), BENCH_ROUNDS (default 3),
+ * BENCH_CONCURRENCY (default 32).
+ */
+import { execFileSync, fork, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:https';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { ResolvedConfig } from '../packages/config/src/index.js';
+import { createTransport } from '../packages/transport/src/index.js';
+import * as clientNode from '@kubernetes/client-node';
+import { Agent, request } from 'undici';
+
+const NAMESPACE = JSON.stringify({
+  kind: 'Namespace',
+  apiVersion: 'v1',
+  metadata: {
+    name: 'default',
+    uid: '8eb17858-2b1b-4a7c-9d3c-1f0f8a9c2e11',
+    resourceVersion: '42',
+    creationTimestamp: '2026-01-01T00:00:00Z',
+    labels: { 'kubernetes.io/metadata.name': 'default' },
+    managedFields: [],
+  },
+  spec: { finalizers: ['kubernetes'] },
+  status: { phase: 'Active' },
+});
+const PATH = '/api/v1/namespaces/default';
+const TOKEN = 'bench-token';
+
+interface Pki {
+  ca: string;
+  cert: string;
+  key: string;
+}
+
+interface ServerMessage {
+  port?: number;
+  secureConnections?: number;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The server (child process).
+// ---------------------------------------------------------------------------------------------
+
+function serve(pki: Pki): void {
+  let secureConnections = 0;
+  const server = createServer(
+    { cert: pki.cert, key: pki.key, keepAliveTimeout: 90_000 },
+    (req, res) => {
+      if (req.headers.authorization !== `Bearer ${TOKEN}`) {
+        res.writeHead(401, { 'content-type': 'application/json' });
+        res.end('{"kind":"Status","code":401}');
+        return;
+      }
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(NAMESPACE);
+    },
+  );
+  server.on('secureConnection', () => (secureConnections += 1));
+  server.listen(0, '127.0.0.1', () => {
+    process.send?.({ port: (server.address() as { port: number }).port });
+  });
+  process.on('message', (message) => {
+    if (message === 'count') process.send?.({ secureConnections });
+    if (message === 'exit') process.exit(0);
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// The clients.
+// ---------------------------------------------------------------------------------------------
+
+type Get = () => Promise<void>;
+
+interface Client {
+  name: string;
+  get: Get;
+  close: () => Promise<void>;
+}
+
+function rawUndici(origin: string, pki: Pki): Client {
+  const agent = new Agent({ connect: { ca: pki.ca } });
+  return {
+    name: 'raw undici (request + Agent)',
+    get: async () => {
+      const response = await request(`${origin}${PATH}`, {
+        dispatcher: agent,
+        headers: { authorization: `Bearer ${TOKEN}`, accept: 'application/json' },
+      });
+      if (response.statusCode !== 200) throw new Error(`status ${response.statusCode}`);
+      JSON.parse(await response.body.text());
+    },
+    close: () => agent.close(),
+  };
+}
+
+function kTransport(origin: string, pki: Pki): Client {
+  const config: ResolvedConfig = {
+    server: origin,
+    contextName: 'bench',
+    clusterName: 'bench',
+    userName: 'bench',
+    namespace: 'default',
+    namespaceExplicit: false,
+    tls: { caData: new TextEncoder().encode(pki.ca), insecure: false },
+    auth: { kind: 'token', token: TOKEN },
+    disableCompression: false,
+    source: 'kubeconfig',
+  };
+  const transport = createTransport(config);
+  return {
+    name: '@k/transport',
+    get: async () => {
+      const response = await request(`${origin}${PATH}`, {
+        dispatcher: transport,
+        headers: { accept: 'application/json' },
+      });
+      if (response.statusCode !== 200) throw new Error(`status ${response.statusCode}`);
+      JSON.parse(await response.body.text());
+    },
+    close: () => transport.close(),
+  };
+}
+
+function kubernetesClientNode(origin: string, pki: Pki): Client {
+  const kubeConfig = new clientNode.KubeConfig();
+  kubeConfig.loadFromOptions({
+    clusters: [{ name: 'bench', server: origin, caData: Buffer.from(pki.ca).toString('base64') }],
+    users: [{ name: 'bench', token: TOKEN }],
+    contexts: [{ name: 'bench', cluster: 'bench', user: 'bench' }],
+    currentContext: 'bench',
+  });
+  const core = kubeConfig.makeApiClient(clientNode.CoreV1Api);
+  return {
+    name: '@kubernetes/client-node 1.4.0 (CoreV1Api.readNamespace)',
+    get: async () => {
+      const namespace = await core.readNamespace({ name: 'default' });
+      if (namespace.metadata?.name !== 'default') throw new Error('unexpected body');
+    },
+    close: () => Promise.resolve(),
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Measuring.
+// ---------------------------------------------------------------------------------------------
+
+interface Sample {
+  requestsPerSecond: number;
+  p50Ms: number;
+  p99Ms: number;
+  connectionsPerRequest: number;
+}
+
+function percentile(sorted: readonly number[], fraction: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * fraction))] ?? 0;
+}
+
+async function run(
+  get: Get,
+  requests: number,
+  concurrency: number,
+  countConnections: () => Promise<number>,
+): Promise<Sample> {
+  const latencies: number[] = [];
+  const before = await countConnections();
+  const started = performance.now();
+  let next = 0;
+  const worker = async () => {
+    while (next < requests) {
+      next += 1;
+      const start = performance.now();
+      await get();
+      latencies.push(performance.now() - start);
+    }
+  };
+  await Promise.all(Array.from({ length: concurrency }, worker));
+  const elapsed = performance.now() - started;
+  const connections = (await countConnections()) - before;
+  latencies.sort((a, b) => a - b);
+  return {
+    requestsPerSecond: (requests / elapsed) * 1000,
+    p50Ms: percentile(latencies, 0.5),
+    p99Ms: percentile(latencies, 0.99),
+    connectionsPerRequest: connections / requests,
+  };
+}
+
+function median(samples: readonly Sample[]): Sample {
+  const sorted = [...samples].sort((a, b) => a.requestsPerSecond - b.requestsPerSecond);
+  const middle = sorted[Math.floor(sorted.length / 2)];
+  if (!middle) throw new Error('no samples');
+  return middle;
+}
+
+function createPki(): Pki {
+  const directory = mkdtempSync(join(tmpdir(), 'k-bench-pki-'));
+  const path = (name: string) => join(directory, name);
+  const openssl = (...args: string[]) => execFileSync('openssl', args, { stdio: 'pipe' });
+  try {
+    openssl('ecparam', '-name', 'prime256v1', '-genkey', '-noout', '-out', path('ca.key'));
+    openssl(
+      'req',
+      '-x509',
+      '-new',
+      '-key',
+      path('ca.key'),
+      '-subj',
+      '/CN=bench-ca',
+      '-days',
+      '1',
+      '-out',
+      path('ca.crt'),
+    );
+    openssl('ecparam', '-name', 'prime256v1', '-genkey', '-noout', '-out', path('server.key'));
+    openssl(
+      'req',
+      '-new',
+      '-key',
+      path('server.key'),
+      '-subj',
+      '/CN=bench-server',
+      '-out',
+      path('server.csr'),
+    );
+    writeFileSync(path('server.ext'), 'subjectAltName=IP:127.0.0.1,DNS:localhost\n');
+    openssl(
+      'x509',
+      '-req',
+      '-in',
+      path('server.csr'),
+      '-CA',
+      path('ca.crt'),
+      '-CAkey',
+      path('ca.key'),
+      '-CAcreateserial',
+      '-days',
+      '1',
+      '-extfile',
+      path('server.ext'),
+      '-out',
+      path('server.crt'),
+    );
+    return {
+      ca: readFileSync(path('ca.crt'), 'utf8'),
+      cert: readFileSync(path('server.crt'), 'utf8'),
+      key: readFileSync(path('server.key'), 'utf8'),
+    };
+  } finally {
+    rmSync(directory, { recursive: true, force: true });
+  }
+}
+
+function ask(child: ChildProcess): Promise<number> {
+  return new Promise((resolve) => {
+    const onMessage = (message: ServerMessage) => {
+      if (message.secureConnections === undefined) return;
+      child.off('message', onMessage);
+      resolve(message.secureConnections);
+    };
+    child.on('message', onMessage);
+    child.send('count');
+  });
+}
+
+function format(value: number, digits = 0): string {
+  return value.toLocaleString('en-US', {
+    minimumFractionDigits: digits,
+    maximumFractionDigits: digits,
+  });
+}
+
+async function main(): Promise<void> {
+  const requests = Number(process.env.BENCH_REQUESTS ?? 2000);
+  const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
+  const concurrency = Number(process.env.BENCH_CONCURRENCY ?? 32);
+  const pki = createPki();
+  const child = fork(fileURLToPath(import.meta.url), ['--serve'], {
+    env: { ...process.env, K_BENCH_PKI: JSON.stringify(pki) },
+  });
+  const [ready] = (await once(child, 'message')) as [ServerMessage];
+  const origin = `https://127.0.0.1:${ready.port}`;
+  const countConnections = () => ask(child);
+
+  const makers = [rawUndici, kTransport, kubernetesClientNode];
+  const workloads = [
+    { name: 'sequential', concurrency: 1 },
+    { name: `${concurrency} concurrent`, concurrency },
+  ];
+  const results = new Map<string, Sample[]>();
+  const names: string[] = [];
+  for (let round = 0; round < rounds; round += 1) {
+    for (const make of makers) {
+      const client = make(origin, pki);
+      if (!names.includes(client.name)) names.push(client.name);
+      // Warm up: JIT, first connections and session caches.
+      await run(client.get, 200, concurrency, countConnections);
+      for (const workload of workloads) {
+        const sample = await run(client.get, requests, workload.concurrency, countConnections);
+        const key = `${client.name}\u0000${workload.name}`;
+        results.set(key, [...(results.get(key) ?? []), sample]);
+        process.stderr.write(
+          `round ${round + 1}/${rounds} ${client.name} ${workload.name}: ${format(sample.requestsPerSecond)} req/s\n`,
+        );
+      }
+      await client.close();
+    }
+  }
+  child.send('exit');
+
+  const lines: string[] = [];
+  for (const workload of workloads) {
+    const baseline = median(results.get(`${names[0]}\u0000${workload.name}`) ?? []);
+    lines.push(`### TLS GET, ${workload.name}`, '');
+    lines.push('| client | req/s | vs raw undici | p50 ms | p99 ms | TCP connections / request |');
+    lines.push('| --- | ---: | ---: | ---: | ---: | ---: |');
+    for (const name of names) {
+      const sample = median(results.get(`${name}\u0000${workload.name}`) ?? []);
+      lines.push(
+        `| ${name} | ${format(sample.requestsPerSecond)} | ${format(sample.requestsPerSecond / baseline.requestsPerSecond, 2)}x | ${format(sample.p50Ms, 3)} | ${format(sample.p99Ms, 3)} | ${format(sample.connectionsPerRequest, 4)} |`,
+      );
+    }
+    lines.push('');
+  }
+  const cpu = cpus()[0]?.model ?? 'unknown CPU';
+  const load = loadavg()
+    .map((value) => value.toFixed(1))
+    .join(', ');
+  const report = [
+    '# Benchmark: TLS GET through @k/transport, raw undici and @kubernetes/client-node',
+    '',
+    'Generated by `npx tsx --conditions=@k/source bench/transport-get.bench.ts`.',
+    '',
+    `Node ${process.version}, ${cpus().length} × ${cpu}; server: node:https in a child process on loopback, `,
+    `EC P-256 certificate, ~${NAMESPACE.length}-byte JSON body; ${requests} requests per workload and round, `,
+    `median of ${rounds} interleaved rounds (after a 200-request warm-up per client). Every client `,
+    'parses the JSON body. Connections per request = TLS handshakes the server saw / requests.',
+    `Load average at the end of the run: ${load} (the machine is shared; compare within one run).`,
+    '',
+    ...lines,
+  ].join('\n');
+  process.stdout.write(`${report}\n`);
+  writeFileSync(new URL('./results/transport-get.md', import.meta.url), report);
+}
+
+if (process.argv.includes('--serve')) {
+  serve(JSON.parse(process.env.K_BENCH_PKI ?? '{}') as Pki);
+} else {
+  await main();
+}
