@@ -1,7 +1,6 @@
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import * as kubeconfig from '@k/config';
 import { loadKubeconfig, resolveConfig, type ResolvedConfig } from '@k/config';
 import { kubeRequest, startControlPlane, type ControlPlane } from '@k/testenv';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -22,12 +21,6 @@ import {
 
 const SUBJECT = 'oidc-alice@example.com';
 const CLIENT_SECRET = 'oidc-client-secret-4f1c2b';
-/**
- * The default persister writes through @k/config's `updateAuthProviderConfig`; until @k/config
- * exports it, the persistence test is skipped (the refresh test below still runs).
- */
-const writerExported =
-  typeof (kubeconfig as Record<string, unknown>).updateAuthProviderConfig === 'function';
 
 /**
  * OIDC end to end: a SECOND control plane (tools/testenv) runs a JWT authenticator that trusts a
@@ -228,74 +221,71 @@ describe('oidc auth-provider (real control plane with a JWT authenticator)', () 
     }
   });
 
-  it.skipIf(!writerExported)(
-    'refreshes an expired id-token, succeeds, and persists the new tokens in the kubeconfig',
-    async () => {
-      const expired = issuer.signIdToken(SUBJECT, Math.floor(Date.now() / 1000) - 120);
-      const refreshToken = issuer.issueRefreshToken(SUBJECT);
-      const path = writeKubeconfig('kubeconfig', expired, refreshToken);
-      const before = readFileSync(path, 'utf8');
-      const config = await resolve(path);
-      expect(config.auth).toMatchObject({ kind: 'auth-provider', name: 'oidc', origin: path });
+  it('refreshes an expired id-token, succeeds, and persists the new tokens in the kubeconfig', async () => {
+    const expired = issuer.signIdToken(SUBJECT, Math.floor(Date.now() / 1000) - 120);
+    const refreshToken = issuer.issueRefreshToken(SUBJECT);
+    const path = writeKubeconfig('kubeconfig', expired, refreshToken);
+    const before = readFileSync(path, 'utf8');
+    const config = await resolve(path);
+    expect(config.auth).toMatchObject({ kind: 'auth-provider', name: 'oidc', origin: path });
 
-      // The expired token itself is refused by the server.
-      expect((await whoAmI(plane, { authorization: `Bearer ${expired}` })).status).toBe(401);
+    // The expired token itself is refused by the server.
+    expect((await whoAmI(plane, { authorization: `Bearer ${expired}` })).status).toBe(401);
 
-      const tokenRequests = issuer.counts.token;
-      const provider = oidcCredentialProviderFactory.create({ config, now: Date.now });
-      try {
-        const startedAt = Date.now();
-        const results = await Promise.all(
-          Array.from({ length: 20 }, () => provider.getCredentials()),
-        );
-        const refreshMs = Date.now() - startedAt;
-        expect(issuer.counts.token - tokenRequests).toBe(1);
-        const credentials = results[0]!;
-        expect(new Set(results).size).toBe(1);
-        const review = await whoAmI(plane, credentials);
-        expect(review.status).toBe(201);
-        expect(review.user?.username).toBe(SUBJECT);
-        process.stderr.write(`[oidc e2e] 20 concurrent callers, 1 refresh, ${refreshMs}ms\n`);
+    const tokenRequests = issuer.counts.token;
+    const provider = oidcCredentialProviderFactory.create({ config, now: Date.now });
+    try {
+      const startedAt = Date.now();
+      const results = await Promise.all(
+        Array.from({ length: 20 }, () => provider.getCredentials()),
+      );
+      const refreshMs = Date.now() - startedAt;
+      expect(issuer.counts.token - tokenRequests).toBe(1);
+      const credentials = results[0]!;
+      expect(new Set(results).size).toBe(1);
+      const review = await whoAmI(plane, credentials);
+      expect(review.status).toBe(201);
+      expect(review.user?.username).toBe(SUBJECT);
+      process.stderr.write(`[oidc e2e] 20 concurrent callers, 1 refresh, ${refreshMs}ms\n`);
 
-        const after = readFileSync(path, 'utf8');
-        const newIdToken = credentials.authorization!.replace(/^Bearer /, '');
-        expect(newIdToken).not.toBe(expired);
-        expect(after).toContain(`id-token: ${newIdToken}`);
-        expect(after).not.toContain(expired);
-        expect(after).not.toContain(refreshToken); // the IdP rotated it
-        expect(after).toMatch(/refresh-token: rt-[0-9a-f]{32}/);
-        for (const kept of [
-          '# kubeconfig for the OIDC end-to-end test',
-          '- name: second # the control plane with the JWT authenticator',
-          `idp-issuer-url: ${issuer.url} # the loopback IdP`,
-          `client-secret: ${CLIENT_SECRET}`,
-          'extra-scopes: groups',
-          '# trailing comment',
-        ]) {
-          expect(after).toContain(kept);
-        }
-        // Apart from the two token lines (and blank lines), the file is as it was.
-        const shape = (text: string) =>
-          text
-            .split('\n')
-            .filter((line) => line.trim() !== '')
-            .map((line) => line.replace(/(id-token|refresh-token): .*/, '$1: …'));
-        expect(shape(after)).toEqual(shape(before));
-        expect(statSync(path).mode & 0o777).toBe(0o600);
-
-        // A new process reading the file needs no refresh.
-        const next = oidcCredentialProviderFactory.create({
-          config: await resolve(path),
-          now: Date.now,
-        });
-        expect((await next.getCredentials()).authorization).toBe(credentials.authorization);
-        expect(issuer.counts.token - tokenRequests).toBe(1);
-        await next.close?.();
-      } finally {
-        await provider.close?.();
+      const after = readFileSync(path, 'utf8');
+      const newIdToken = credentials.authorization!.replace(/^Bearer /, '');
+      expect(newIdToken).not.toBe(expired);
+      expect(after).toContain(`id-token: ${newIdToken}`);
+      expect(after).not.toContain(expired);
+      expect(after).not.toContain(refreshToken); // the IdP rotated it
+      expect(after).toMatch(/refresh-token: rt-[0-9a-f]{32}/);
+      for (const kept of [
+        '# kubeconfig for the OIDC end-to-end test',
+        '- name: second # the control plane with the JWT authenticator',
+        `idp-issuer-url: ${issuer.url} # the loopback IdP`,
+        `client-secret: ${CLIENT_SECRET}`,
+        'extra-scopes: groups',
+        '# trailing comment',
+      ]) {
+        expect(after).toContain(kept);
       }
-    },
-  );
+      // Apart from the two token lines (and blank lines), the file is as it was.
+      const shape = (text: string) =>
+        text
+          .split('\n')
+          .filter((line) => line.trim() !== '')
+          .map((line) => line.replace(/(id-token|refresh-token): .*/, '$1: …'));
+      expect(shape(after)).toEqual(shape(before));
+      expect(statSync(path).mode & 0o777).toBe(0o600);
+
+      // A new process reading the file needs no refresh.
+      const next = oidcCredentialProviderFactory.create({
+        config: await resolve(path),
+        now: Date.now,
+      });
+      expect((await next.getCredentials()).authorization).toBe(credentials.authorization);
+      expect(issuer.counts.token - tokenRequests).toBe(1);
+      await next.close?.();
+    } finally {
+      await provider.close?.();
+    }
+  });
 
   it('a refused refresh fails the request with an error that holds no token or secret', async () => {
     const expired = issuer.signIdToken(SUBJECT, Math.floor(Date.now() / 1000) - 120);
