@@ -304,7 +304,11 @@ async function main(): Promise<void> {
   const results = new Map<string, Sample[]>();
   const names: string[] = [];
   for (let round = 0; round < rounds; round += 1) {
-    for (const make of makers) {
+    // Rotate the order each round, so no client always runs first (cold) or last.
+    const order = makers.map(
+      (_, index) => makers[(index + round) % makers.length] as (typeof makers)[number],
+    );
+    for (const make of order) {
       const client = make(origin, pki);
       if (!names.includes(client.name)) names.push(client.name);
       // Warm up: JIT, first connections and session caches.

@@ -32,18 +32,22 @@ export class TokenCredentialProvider implements CredentialProvider {
   readonly kind = 'token';
   readonly #token: string | undefined;
   readonly #file: CachedTokenFile | undefined;
+  readonly #static: Promise<Credentials>;
 
   constructor(options: TokenCredentialProviderOptions) {
     this.#token = options.token || undefined;
+    this.#static = Promise.resolve(this.#token ? { authorization: `Bearer ${this.#token}` } : {});
     if (options.tokenFile) {
       this.#file = new CachedTokenFile(options.tokenFile, options.tokenFileOptions);
       if (this.#token === undefined) this.#file.readNow();
     }
   }
 
-  async getCredentials(): Promise<Credentials> {
-    const token = await this.#currentToken();
-    return token === undefined ? {} : { authorization: `Bearer ${token}` };
+  getCredentials(): Promise<Credentials> {
+    if (!this.#file) return this.#static;
+    return this.#currentToken().then((token) =>
+      token === undefined ? {} : { authorization: `Bearer ${token}` },
+    );
   }
 
   async invalidate(rejected: Credentials): Promise<boolean> {

@@ -121,10 +121,11 @@ export function createTransport(
   if (!resolved.disableCompression) stack.push(compressionInterceptor());
   // undici's compose wraps from the first interceptor outwards, so pass them innermost first.
   const composed = router.compose(stack.reverse());
+  const dispatch = composed.dispatch.bind(composed);
 
   return new Transport({
     server,
-    dispatch: (request, handler) => composed.dispatch(request, handler),
+    dispatch,
     release: () => router.close(),
     credentialProvider: provider,
   });
