@@ -40,7 +40,7 @@ describe('registerTransport', () => {
     const kinds = container
       .resolveAll(tokens.CREDENTIAL_PROVIDER_FACTORY)
       .map((factory) => factory.kind);
-    expect(kinds).toEqual(['token', 'basic', 'exec', 'gcp', 'azure', 'my-plugin']);
+    expect(kinds).toEqual(['token', 'basic', 'exec', 'oidc', 'gcp', 'azure', 'my-plugin']);
     await transport.close();
   });
 
