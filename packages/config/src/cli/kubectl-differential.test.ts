@@ -90,6 +90,9 @@ describe.skipIf(kubectlVersion === undefined)('k-config matches kubectl config',
       'yaml-merge-key',
       'multi-document',
       'duplicate-key',
+      'crlf',
+      'byte-order-mark',
+      'env-directory',
       'empty-file',
       'error-duplicate',
       'error-type',
@@ -117,7 +120,7 @@ describe.skipIf(kubectlVersion === undefined)('k-config matches kubectl config',
           kubectl.code === k.code &&
           (kubectl.code === 0
             ? sameViewOutput(kubectl.stdout, k.stdout)
-            : failureKind(kubectl.stderr) === failureKind(k.stderr));
+            : failureKind(kubectl.stderr, side.cwd) === failureKind(k.stderr, side.cwd));
         if (!same) expect.fail(failure(scenario, { kubectl, k }));
         return;
       }
@@ -130,7 +133,8 @@ describe.skipIf(kubectlVersion === undefined)('k-config matches kubectl config',
       const same =
         kubectl.code === k.code &&
         kubectl.stdout === k.stdout &&
-        (kubectl.code === 0 || failureKind(kubectl.stderr) === failureKind(k.stderr)) &&
+        (kubectl.code === 0 ||
+          failureKind(kubectl.stderr, kubectlSide.cwd) === failureKind(k.stderr, kSide.cwd)) &&
         JSON.stringify(kubectlFiles) === JSON.stringify(kFiles);
       if (!same) expect.fail(failure(scenario, { kubectl, k, kubectlFiles, kFiles }));
     },

@@ -1,4 +1,4 @@
-import type { Document, Node } from 'yaml';
+import type { Document, Node, Pair } from 'yaml';
 import { isAlias, isMap, isScalar, isSeq, YAMLMap, YAMLSeq } from 'yaml';
 import { KubeconfigError } from '../errors.js';
 import type { EntryList, FieldChange, KubeconfigEdit } from './plan-kubeconfig-edits.js';
@@ -66,13 +66,15 @@ class DocumentEditor {
       if (change.value === undefined && !isMap(map.get(key, true))) return;
       map = this.childMap(map, key);
     }
-    if (change.value === undefined) map.delete(last);
-    else this.setField(map, last, change.value);
+    if (change.value === undefined) {
+      map.items = map.items.filter((pair) => keyOf(pair) !== last);
+    } else this.setField(map, last, change.value);
   }
 
   /** setField changes a value, keeping the existing scalar node (and its comments) if any. */
   private setField(map: YAMLMap, key: string, value: unknown): void {
-    const existing = map.get(key, true);
+    const pair = lastPair(map, key);
+    const existing = pair?.value;
     const scalarValue = value === null || typeof value !== 'object';
     if (isScalar(existing) && scalarValue) {
       existing.value = value;
@@ -80,7 +82,8 @@ class DocumentEditor {
       if (typeof value !== 'string') delete existing.type;
       return;
     }
-    map.set(key, this.document.createNode(value));
+    if (pair) pair.value = this.document.createNode(value);
+    else map.set(key, this.document.createNode(value));
   }
 
   private root(): YAMLMap {
@@ -96,7 +99,7 @@ class DocumentEditor {
 
   private list(list: EntryList, create: boolean): YAMLSeq | undefined {
     const root = this.root();
-    const node = root.get(list, true) as Node | undefined;
+    const node = lastPair(root, list)?.value as Node | undefined;
     if (isSeq(node)) return node;
     if (node !== undefined && !(isScalar(node) && node.value === null)) {
       throw this.error(`${list} is not a list`);
@@ -112,18 +115,22 @@ class DocumentEditor {
       if (isAlias(item)) {
         throw this.error(`${listName}[${index}] is a YAML alias, which cannot be edited in place`);
       }
-      return isMap(item) && item.get('name') === name;
+      if (!isMap(item)) return false;
+      const value = lastPair(item, 'name')?.value;
+      return isScalar(value) && value.value === name;
     });
   }
 
   /** childMap returns the mapping under `key`, replacing a missing or null value by a new one. */
   private childMap(parent: YAMLMap, key: string): YAMLMap {
-    const node = parent.get(key, true) as Node | undefined;
+    const pair = lastPair(parent, key);
+    const node = pair?.value as Node | undefined;
     if (isMap(node)) return node;
     if (isAlias(node))
       throw this.error(`"${key}" is a YAML alias, which cannot be edited in place`);
     const created = new YAMLMap(this.document.schema);
-    parent.set(key, created);
+    if (pair) pair.value = created;
+    else parent.set(key, created);
     return created;
   }
 
@@ -134,4 +141,13 @@ class DocumentEditor {
       { path: this.path },
     );
   }
+}
+
+function keyOf(pair: Pair): unknown {
+  return isScalar(pair.key) ? pair.key.value : pair.key;
+}
+
+/** lastPair finds the pair that counts when a key repeats: the last, as kubectl reads it. */
+function lastPair(map: YAMLMap, key: string): Pair | undefined {
+  return map.items.findLast((pair) => keyOf(pair) === key);
 }

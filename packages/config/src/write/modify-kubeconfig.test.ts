@@ -144,6 +144,17 @@ describe('modifyKubeconfig', () => {
     );
   });
 
+  it('edits the occurrence of a repeated key that kubectl reads: the last', async () => {
+    const explicitPath = files.write(
+      'config',
+      'current-context: first\ncontexts: [{name: a, context: {}}]\ncurrent-context: last\n',
+    );
+    await setCurrentContext(await load({ explicitPath }), 'a');
+    expect(read('config')).toBe(
+      'current-context: first\ncontexts: [{name: a, context: {}}]\ncurrent-context: a\n',
+    );
+  });
+
   it('removes a deleted entry from its file', async () => {
     const explicitPath = files.write('config', COMMENTED);
     await modifyKubeconfig(await load({ explicitPath }), (config) => {

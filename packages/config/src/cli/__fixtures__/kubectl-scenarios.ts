@@ -117,6 +117,10 @@ class ScenarioBuilder {
         entries.splice(random.int(entries.length + 1), 0, name('nowhere/missing.yaml'));
         this.features.add('env-missing-file');
       }
+      if (random.chance(0.04)) {
+        entries.push(name('other'));
+        this.features.add('env-directory');
+      }
       if (random.chance(0.2)) {
         entries.push(entries[0] ?? '');
         this.features.add('env-duplicate');
@@ -229,6 +233,14 @@ class ScenarioBuilder {
         content += 'current-context: repeated-key\n';
         this.features.add('duplicate-key');
       }
+    }
+    if (random.chance(0.04)) {
+      content = content.replaceAll('\n', '\r\n');
+      this.features.add('crlf');
+    }
+    if (random.chance(0.03)) {
+      content = `\uFEFF${content}`;
+      this.features.add('byte-order-mark');
     }
     if (broken && random.chance(0.25)) {
       content = random.pick([

@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { basename, join } from 'node:path';
+import { basename, join, resolve } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { parseKubeconfig } from '../../model/parse-kubeconfig.js';
 import { encodeKubeconfig } from '../../view/encode-kubeconfig.js';
@@ -156,9 +156,9 @@ export function fileStates(side: Side, paths: readonly string[]): Record<string,
  * k-config absolute), so only the reason and the file's base name are kept. All flatten
  * failures are one kind: Go visits a map in random order, so which entry fails first varies.
  */
-export function failureKind(stderr: string): string {
+export function failureKind(stderr: string, cwd: string): string {
   const loading = /error loading config file "([^"]*)"/.exec(stderr);
-  if (loading) return `load ${basename(loading[1] ?? '')}`;
+  if (loading) return `load ${basename(resolve(cwd, loading[1] ?? ''))}`;
   if (/in order to minify/.test(stderr)) return 'minify without current-context';
   const locate = /cannot locate (context|cluster|user) (.*)/.exec(stderr);
   if (locate) return `minify: no ${locate[1]} ${locate[2]}`;
