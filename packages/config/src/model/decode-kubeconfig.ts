@@ -330,7 +330,9 @@ function kindOf(value: unknown): string {
   return `a ${typeof value}`;
 }
 
-const BASE64_PATTERN = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+// With the length a multiple of 4, this is padded standard base64; a plain character run is
+// about three times faster to match than groups of four, and CA data is long.
+const BASE64_PATTERN = /^[A-Za-z0-9+/]*={0,2}$/;
 
 /**
  * decodeStandardBase64 decodes RFC 4648 standard base64 with padding, as Go's
@@ -338,7 +340,7 @@ const BASE64_PATTERN = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/
  */
 export function decodeStandardBase64(text: string): Uint8Array | undefined {
   const compact = text.replace(/[\r\n]/g, '');
-  if (!BASE64_PATTERN.test(compact)) return undefined;
+  if (compact.length % 4 !== 0 || !BASE64_PATTERN.test(compact)) return undefined;
   return new Uint8Array(Buffer.from(compact, 'base64'));
 }
 
