@@ -1,7 +1,6 @@
-import { createHash } from 'node:crypto';
-import { createReadStream, existsSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
-import { delimiter, join } from 'node:path';
+import { join } from 'node:path';
 import { acquireBuildLock } from './build-lock.js';
 import {
   BINARY_NAMES,
@@ -11,7 +10,15 @@ import {
   type BinaryName,
   type CacheEntryLayout,
 } from './cache-layout.js';
+import {
+  sha256File,
+  STAMP_FORMAT,
+  verifyCacheEntry,
+  type Binaries,
+  type BuildStamp,
+} from './cache-entry.js';
 import { ControlPlaneError } from './errors.js';
+import { goBuildEnvironment, readGoEnvironment, type GoEnvironment } from './go-environment.js';
 import {
   etcdServerVersion,
   renderEtcdWrapperGoMod,
@@ -30,32 +37,6 @@ const KUBERNETES_COMMANDS = [
 ];
 /** Build tags upstream's hack/lib/golang.sh uses for release binaries (none is required). */
 const KUBERNETES_BUILD_TAGS = 'selinux,notest,grpcnotrace';
-const STAMP_FORMAT = 1;
-
-/** BuildStamp is the completion record of a cache entry, written after everything else. */
-export interface BuildStamp {
-  readonly format: number;
-  readonly key: string;
-  readonly kubernetesVersion: string;
-  readonly etcdVersion: string;
-  readonly goVersion: string;
-  readonly goos: string;
-  readonly goarch: string;
-  readonly builtAt: string;
-  readonly buildSeconds: number;
-  readonly binaries: Readonly<
-    Record<BinaryName, { readonly sha256: string; readonly size: number }>
-  >;
-}
-
-/** Binaries are the absolute paths of a verified cache entry's executables. */
-export interface Binaries {
-  readonly etcd: string;
-  readonly kubeApiServer: string;
-  readonly kubeControllerManager: string;
-  readonly entryDir: string;
-  readonly stamp: BuildStamp;
-}
 
 /** EnsureBinariesOptions configure {@link ensureBinaries}. */
 export interface EnsureBinariesOptions {
@@ -74,16 +55,6 @@ export interface EnsureBinariesOptions {
   readonly onProgress?: ProgressSink;
   /** Wait for another process's build at most this long, ms (default 90 min). */
   readonly lockTimeoutMs?: number;
-}
-
-/** GoEnvironment is what the build needs to know about the Go toolchain. */
-export interface GoEnvironment {
-  readonly go: string;
-  readonly goVersion: string;
-  readonly goos: string;
-  readonly goarch: string;
-  readonly gomodcache: string;
-  readonly gocache: string;
 }
 
 /**
@@ -158,124 +129,6 @@ async function tryVerify(
     if (ControlPlaneError.isInstance(error)) return { error };
     throw error;
   }
-}
-
-/**
- * verifyCacheEntry checks that a cache entry is complete: its stamp exists, names this entry, and
- * every binary has the recorded size (and, with `verifyChecksums`, SHA-256). Throws CACHE_CORRUPT
- * with what differs.
- */
-export async function verifyCacheEntry(
-  layout: CacheEntryLayout,
-  verifyChecksums = true,
-): Promise<Binaries> {
-  const corrupt = (detail: string) =>
-    new ControlPlaneError(
-      'CACHE_CORRUPT',
-      `cache entry ${layout.entryDir} is not a finished build: ${detail}; run \`k-testenv build\` to rebuild it`,
-      { step: 'verify cache' },
-    );
-  let stamp: BuildStamp;
-  try {
-    stamp = JSON.parse(await readFile(layout.stampPath, 'utf8')) as BuildStamp;
-  } catch (error) {
-    throw corrupt(`cannot read ${layout.stampPath} (${(error as Error).message})`);
-  }
-  if (
-    stamp.format !== STAMP_FORMAT ||
-    stamp.key !== layout.key ||
-    typeof stamp.binaries !== 'object'
-  ) {
-    throw corrupt(`stamp ${layout.stampPath} belongs to ${String(stamp.key)}`);
-  }
-  await Promise.all(
-    BINARY_NAMES.map(async (name) => {
-      const expected = stamp.binaries[name];
-      const path = join(layout.binDir, name);
-      if (!expected) throw corrupt(`stamp has no entry for ${name}`);
-      let size: number;
-      try {
-        size = (await stat(path)).size;
-      } catch {
-        throw corrupt(`${path} is missing`);
-      }
-      if (size !== expected.size)
-        throw corrupt(`${path} has ${size} bytes, the stamp says ${expected.size}`);
-      if (verifyChecksums) {
-        const actual = await sha256File(path);
-        if (actual !== expected.sha256)
-          throw corrupt(`${path} has sha256 ${actual}, the stamp says ${expected.sha256}`);
-      }
-    }),
-  );
-  return {
-    etcd: join(layout.binDir, 'etcd'),
-    kubeApiServer: join(layout.binDir, 'kube-apiserver'),
-    kubeControllerManager: join(layout.binDir, 'kube-controller-manager'),
-    entryDir: layout.entryDir,
-    stamp,
-  };
-}
-
-/** sha256File returns the hex SHA-256 of a file, streamed. */
-export function sha256File(path: string): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const hash = createHash('sha256');
-    createReadStream(path)
-      .on('data', (chunk) => hash.update(chunk))
-      .on('error', reject)
-      .on('end', () => resolve(hash.digest('hex')));
-  });
-}
-
-/** findGo returns the go executable to use: `go` on PATH, else /usr/local/go/bin/go, else `go`. */
-export function findGo(env: NodeJS.ProcessEnv = process.env): string {
-  for (const dir of (env.PATH ?? '').split(delimiter)) {
-    if (dir && existsSync(join(dir, 'go'))) return join(dir, 'go');
-  }
-  return existsSync('/usr/local/go/bin/go') ? '/usr/local/go/bin/go' : 'go';
-}
-
-/** goBuildEnvironment is the environment of every go command: local toolchain only, no cgo. */
-export function goBuildEnvironment(env: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
-  // GOFLAGS from the user (e.g. -mod=vendor) would change what is built; the flags are explicit here.
-  return { ...env, GOTOOLCHAIN: 'local', CGO_ENABLED: '0', GOFLAGS: '', GOWORK: 'off' };
-}
-
-/** readGoEnvironment asks the toolchain for its version, platform and caches (GO_UNAVAILABLE if it cannot). */
-export async function readGoEnvironment(go: string = findGo()): Promise<GoEnvironment> {
-  let output: string;
-  try {
-    output = (
-      await runCommand(
-        go,
-        ['env', '-json', 'GOVERSION', 'GOOS', 'GOARCH', 'GOMODCACHE', 'GOCACHE'],
-        {
-          step: 'go env',
-          env: goBuildEnvironment(),
-          errorCode: 'GO_UNAVAILABLE',
-        },
-      )
-    ).stdout;
-  } catch (error) {
-    throw new ControlPlaneError(
-      'GO_UNAVAILABLE',
-      `cannot run the Go toolchain (${go}); install Go 1.26 or put it on PATH`,
-      {
-        step: 'go env',
-        cause: error,
-      },
-    );
-  }
-  const values = JSON.parse(output) as Record<string, string>;
-  return {
-    go,
-    goVersion: values.GOVERSION ?? 'unknown',
-    goos: values.GOOS ?? 'unknown',
-    goarch: values.GOARCH ?? 'unknown',
-    gomodcache: values.GOMODCACHE ?? '',
-    gocache: values.GOCACHE ?? '',
-  };
 }
 
 async function buildEntry(

@@ -2,30 +2,32 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
-import { ensureBinaries, type Binaries } from './build.js';
+import { ensureBinaries } from './build.js';
+import type { Binaries } from './cache-entry.js';
 import {
   toConnection,
   writeControlPlaneState,
   type ControlPlaneConnection,
   type ControlPlaneUsers,
 } from './connection.js';
+import {
+  apiServerFlags,
+  controllerManagerFlags,
+  etcdFlags,
+  type ComponentPorts,
+} from './component-flags.js';
 import { ControlPlaneError } from './errors.js';
 import { freePorts } from './free-port.js';
 import { kubeRequest } from './kube-request.js';
 import { writeKubeconfig } from './kubeconfig.js';
 import { startManagedProcess, type ManagedProcess } from './managed-process.js';
-import { generatePki, SERVICE_CLUSTER_IP_RANGE, type Pki } from './pki.js';
+import { waitUntilReady } from './wait-until-ready.js';
+import { generatePki, type Pki } from './pki.js';
 import { silentProgress, type ProgressSink } from './progress.js';
 import { Watchdog } from './watchdog-client.js';
 
 /** ControlPlanePorts are the loopback ports of a control plane. */
-export interface ControlPlanePorts {
-  readonly etcd: number;
-  readonly etcdPeer: number;
-  readonly apiServer: number;
-  readonly controllerManager: number;
-}
+export type ControlPlanePorts = ComponentPorts;
 
 /** StartControlPlaneOptions configure {@link startControlPlane}; every field is optional. */
 export interface StartControlPlaneOptions {
@@ -189,21 +191,12 @@ class Run {
     const deadline = Date.now() + (options.timeoutMs ?? 120_000);
     const runDir = this.runDir;
     const etcdUrl = `http://127.0.0.1:${ports.etcd}`;
-    const peerUrl = `http://127.0.0.1:${ports.etcdPeer}`;
     const etcd = await this.step('start etcd', async () => {
-      const child = await this.spawn('etcd', binaries.etcd, [
-        '--name=k-testenv',
-        `--data-dir=${join(runDir, 'etcd')}`,
-        `--listen-client-urls=${etcdUrl}`,
-        `--advertise-client-urls=${etcdUrl}`,
-        `--listen-peer-urls=${peerUrl}`,
-        `--initial-advertise-peer-urls=${peerUrl}`,
-        `--initial-cluster=k-testenv=${peerUrl}`,
-        '--initial-cluster-state=new',
-        '--unsafe-no-fsync=true',
-        '--log-level=warn',
-        ...(options.extraEtcdFlags ?? []),
-      ]);
+      const child = await this.spawn(
+        'etcd',
+        binaries.etcd,
+        etcdFlags(runDir, ports, options.extraEtcdFlags),
+      );
       await waitUntilReady(child, deadline, async () => {
         const response = await kubeRequest({ server: etcdUrl, path: '/health', timeoutMs: 1000 });
         return response.status === 200 && response.body.includes('"health":"true"');
@@ -238,43 +231,18 @@ class Run {
 
     const adminCredentials = users.admin;
     await this.step('start kube-apiserver', async () => {
-      const child = await this.spawn('kube-apiserver', binaries.kubeApiServer, [
-        `--etcd-servers=${etcdUrl}`,
-        '--bind-address=127.0.0.1',
-        `--secure-port=${ports.apiServer}`,
-        // Loopback binds have no default route to pick an address from; `none` because Endpoints
-        // may not hold loopback IPs (the `kubernetes` Service still exists, without endpoints).
-        '--advertise-address=127.0.0.1',
-        '--endpoint-reconciler-type=none',
-        `--cert-dir=${join(runDir, 'apiserver-certs')}`,
-        `--tls-cert-file=${pki.serverCertPath}`,
-        `--tls-private-key-file=${pki.serverKeyPath}`,
-        `--client-ca-file=${pki.caCertPath}`,
-        `--token-auth-file=${tokensPath}`,
-        '--authorization-mode=RBAC',
-        `--service-cluster-ip-range=${SERVICE_CLUSTER_IP_RANGE}`,
-        '--service-account-issuer=https://kubernetes.default.svc.cluster.local',
-        `--service-account-key-file=${pki.serviceAccountPublicKeyPath}`,
-        `--service-account-signing-key-file=${pki.serviceAccountKeyPath}`,
-        // The aggregation layer (and delegated authentication of the controller-manager) needs the
-        // request-header CA; it is a separate CA so a client certificate cannot assert headers.
-        `--requestheader-client-ca-file=${pki.frontProxyCaCertPath}`,
-        '--requestheader-allowed-names=front-proxy-client',
-        '--requestheader-username-headers=X-Remote-User',
-        '--requestheader-group-headers=X-Remote-Group',
-        '--requestheader-extra-headers-prefix=X-Remote-Extra-',
-        `--proxy-client-cert-file=${pki.frontProxyClientCertPath}`,
-        `--proxy-client-key-file=${pki.frontProxyClientKeyPath}`,
-        '--allow-privileged=true',
-        // The controller-manager runs the garbage collector; without it, deletions with
-        // orphan/foreground propagation would wait for it forever.
-        `--enable-garbage-collector=${options.controllerManager ?? true}`,
-        '--profiling=false',
-        ...(options.controllerManager === false
-          ? ['--disable-admission-plugins=ServiceAccount']
-          : []),
-        ...(options.extraApiServerFlags ?? []),
-      ]);
+      const child = await this.spawn(
+        'kube-apiserver',
+        binaries.kubeApiServer,
+        apiServerFlags({
+          runDir,
+          ports,
+          pki,
+          tokenFilePath: tokensPath,
+          controllerManager: options.controllerManager ?? true,
+          extra: options.extraApiServerFlags,
+        }),
+      );
       await waitUntilReady(
         child,
         deadline,
@@ -334,24 +302,17 @@ class Run {
 
     if (options.controllerManager ?? true) {
       await this.step('start kube-controller-manager', async () => {
-        const child = await this.spawn('kube-controller-manager', binaries.kubeControllerManager, [
-          `--kubeconfig=${kubeconfigPath}`,
-          `--authentication-kubeconfig=${kubeconfigPath}`,
-          `--authorization-kubeconfig=${kubeconfigPath}`,
-          '--leader-elect=false',
-          '--bind-address=127.0.0.1',
-          `--secure-port=${ports.controllerManager}`,
-          `--cert-dir=${join(runDir, 'controller-manager-certs')}`,
-          `--service-account-private-key-file=${pki.serviceAccountKeyPath}`,
-          `--root-ca-file=${pki.caCertPath}`,
-          `--cluster-signing-cert-file=${pki.caCertPath}`,
-          `--cluster-signing-key-file=${pki.caKeyPath}`,
-          `--service-cluster-ip-range=${SERVICE_CLUSTER_IP_RANGE}`,
-          '--use-service-account-credentials=false',
-          '--controllers=*',
-          '--profiling=false',
-          ...(options.extraControllerManagerFlags ?? []),
-        ]);
+        const child = await this.spawn(
+          'kube-controller-manager',
+          binaries.kubeControllerManager,
+          controllerManagerFlags(
+            runDir,
+            ports,
+            pki,
+            kubeconfigPath,
+            options.extraControllerManagerFlags,
+          ),
+        );
         const controllerManagerUrl = `https://127.0.0.1:${ports.controllerManager}`;
         await waitUntilReady(child, deadline, async () => {
           const health = await kubeRequest({
@@ -422,64 +383,5 @@ class Run {
       await rm(this.runDir, { recursive: true, force: true });
     })();
     return this.#stopping;
-  }
-}
-
-/**
- * Polls `probe` until it is true, the process exits (PROCESS_EXITED, or PORT_IN_USE when its log
- * says so) or the deadline passes (READY_TIMEOUT). Errors include the process's log tail.
- */
-async function waitUntilReady(
-  child: ManagedProcess,
-  deadline: number,
-  probe: () => Promise<boolean>,
-  diagnose?: () => Promise<string>,
-): Promise<void> {
-  let lastError = '';
-  for (;;) {
-    if (child.exit) {
-      // Give the log a moment to be flushed by the kernel before reading it.
-      await sleep(50);
-      const tail = await child.logTail();
-      const status = child.exit.signal
-        ? `was killed by ${child.exit.signal}`
-        : `exited with code ${child.exit.code}`;
-      if (/address already in use/i.test(tail)) {
-        throw new ControlPlaneError(
-          'PORT_IN_USE',
-          `${child.name} could not bind its port (address already in use); it ${status}`,
-          {
-            step: `start ${child.name}`,
-            logTail: tail,
-          },
-        );
-      }
-      throw new ControlPlaneError(
-        'PROCESS_EXITED',
-        `${child.name} ${status} while starting (log: ${child.logPath})`,
-        {
-          step: `start ${child.name}`,
-          logTail: tail,
-        },
-      );
-    }
-    try {
-      if (await probe()) return;
-      lastError = 'not ready yet';
-    } catch (error) {
-      lastError = (error as Error).message;
-    }
-    if (Date.now() >= deadline) {
-      const diagnosis = diagnose ? await diagnose().catch(() => '') : '';
-      throw new ControlPlaneError(
-        'READY_TIMEOUT',
-        `${child.name} was not ready in time (last probe: ${lastError})`,
-        {
-          step: `start ${child.name}`,
-          logTail: [diagnosis, await child.logTail()].filter(Boolean).join('\n'),
-        },
-      );
-    }
-    await Promise.race([sleep(150), child.exited]);
   }
 }

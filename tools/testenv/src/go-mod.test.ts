@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { findGo, goBuildEnvironment } from './build.js';
+import { findGo, goBuildEnvironment } from './go-environment.js';
 import {
   etcdServerVersion,
   parseGoMod,

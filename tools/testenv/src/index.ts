@@ -1,5 +1,9 @@
-export { ensureBinaries, verifyCacheEntry, readGoEnvironment } from './build.js';
-export type { Binaries, BuildStamp, EnsureBinariesOptions, GoEnvironment } from './build.js';
+export { ensureBinaries } from './build.js';
+export type { EnsureBinariesOptions } from './build.js';
+export { verifyCacheEntry } from './cache-entry.js';
+export type { Binaries, BuildStamp } from './cache-entry.js';
+export { readGoEnvironment } from './go-environment.js';
+export type { GoEnvironment } from './go-environment.js';
 export { cacheKey, resolveCacheRoot, BINARY_NAMES } from './cache-layout.js';
 export type { BinaryName, CacheKeyParts } from './cache-layout.js';
 export { readControlPlaneState } from './connection.js';

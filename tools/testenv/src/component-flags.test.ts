@@ -1,0 +1,101 @@
+import { describe, expect, it } from 'vitest';
+import { apiServerFlags, controllerManagerFlags, etcdFlags } from './component-flags.js';
+import type { Pki } from './pki.js';
+
+const ports = { etcd: 2379, etcdPeer: 2380, apiServer: 6443, controllerManager: 10257 };
+const pki = new Proxy({} as Pki, { get: (_target, key) => `/run/pki/${String(key)}` });
+
+/** The value of `--name=value` (the last one wins, as in the components' flag parsing). */
+function flag(flags: readonly string[], name: string): string | undefined {
+  return flags
+    .filter((entry) => entry.startsWith(`--${name}=`))
+    .at(-1)
+    ?.slice(name.length + 3);
+}
+
+const every = () => [
+  etcdFlags('/run', ports),
+  apiServerFlags({
+    runDir: '/run',
+    ports,
+    pki,
+    tokenFilePath: '/run/tokens.csv',
+    controllerManager: true,
+  }),
+  controllerManagerFlags('/run', ports, pki, '/run/kubeconfig'),
+];
+
+describe('component flags', () => {
+  it('bind and advertise every listener on 127.0.0.1 only', () => {
+    const [etcd, apiServer, controllerManager] = every();
+    for (const name of [
+      'listen-client-urls',
+      'advertise-client-urls',
+      'listen-peer-urls',
+      'initial-advertise-peer-urls',
+    ]) {
+      expect(flag(etcd!, name), name).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    }
+    expect(flag(etcd!, 'initial-cluster')).toBe('k-testenv=http://127.0.0.1:2380');
+    expect(flag(apiServer!, 'bind-address')).toBe('127.0.0.1');
+    expect(flag(apiServer!, 'advertise-address')).toBe('127.0.0.1');
+    expect(flag(apiServer!, 'endpoint-reconciler-type')).toBe('none');
+    expect(flag(controllerManager!, 'bind-address')).toBe('127.0.0.1');
+    expect(flag(controllerManager!, 'secure-port')).toBe('10257');
+  });
+
+  it('keep state and generated certificates inside the run dir', () => {
+    for (const flags of every()) {
+      for (const entry of flags.filter((value) => /-dir=/.test(value)))
+        expect(entry).toMatch(/=\/run\//);
+    }
+  });
+
+  it('wire the apiserver to etcd, the test CA, the token file and RBAC', () => {
+    const flags = every()[1]!;
+    expect(flag(flags, 'etcd-servers')).toBe('http://127.0.0.1:2379');
+    expect(flag(flags, 'secure-port')).toBe('6443');
+    expect(flag(flags, 'client-ca-file')).toBe('/run/pki/caCertPath');
+    expect(flag(flags, 'token-auth-file')).toBe('/run/tokens.csv');
+    expect(flag(flags, 'authorization-mode')).toBe('RBAC');
+    expect(flag(flags, 'requestheader-client-ca-file')).toBe('/run/pki/frontProxyCaCertPath');
+    expect(flag(flags, 'service-account-signing-key-file')).toBe('/run/pki/serviceAccountKeyPath');
+  });
+
+  it('enable garbage collection and ServiceAccount admission only with a controller-manager', () => {
+    const base = { runDir: '/run', ports, pki, tokenFilePath: '/run/tokens.csv' };
+    const withManager = apiServerFlags({ ...base, controllerManager: true });
+    const without = apiServerFlags({ ...base, controllerManager: false });
+    expect(flag(withManager, 'enable-garbage-collector')).toBe('true');
+    expect(flag(withManager, 'disable-admission-plugins')).toBeUndefined();
+    expect(flag(without, 'enable-garbage-collector')).toBe('false');
+    expect(flag(without, 'disable-admission-plugins')).toBe('ServiceAccount');
+  });
+
+  it('run the controller-manager as admin without leader election, with the signing material', () => {
+    const flags = every()[2]!;
+    expect(flag(flags, 'kubeconfig')).toBe('/run/kubeconfig');
+    expect(flag(flags, 'leader-elect')).toBe('false');
+    expect(flag(flags, 'service-account-private-key-file')).toBe('/run/pki/serviceAccountKeyPath');
+    expect(flag(flags, 'root-ca-file')).toBe('/run/pki/caCertPath');
+    expect(flag(flags, 'controllers')).toBe('*');
+  });
+
+  it('append extra flags last, so they override the defaults', () => {
+    const flags = apiServerFlags({
+      runDir: '/run',
+      ports,
+      pki,
+      tokenFilePath: '/run/tokens.csv',
+      controllerManager: true,
+      extra: ['--authorization-mode=AlwaysAllow', '--max-requests-inflight=1'],
+    });
+    expect(flags.slice(-2)).toEqual([
+      '--authorization-mode=AlwaysAllow',
+      '--max-requests-inflight=1',
+    ]);
+    expect(flag(flags, 'authorization-mode')).toBe('AlwaysAllow');
+    expect(etcdFlags('/run', ports, ['--log-level=debug']).at(-1)).toBe('--log-level=debug');
+    expect(controllerManagerFlags('/run', ports, pki, '/k', ['--v=4']).at(-1)).toBe('--v=4');
+  });
+});
