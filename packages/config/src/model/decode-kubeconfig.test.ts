@@ -202,6 +202,24 @@ users:
   });
 });
 
+describe('kubectl quirks found by the differential suite', () => {
+  it('replaces a null extension by a later one of the same name, but not the reverse', () => {
+    const { config } = parseKubeconfig('extensions: [{name: a}, {name: a, extension: 1}]');
+    expect(config.extensions.get('a')).toBe(1);
+    expect(() => parseKubeconfig('extensions: [{name: a, extension: 1}, {name: a}]')).toThrow(
+      'duplicate name "a" in extensions',
+    );
+  });
+
+  it('reads a !!binary scalar as the text of its bytes', () => {
+    const { config } = parseKubeconfig(
+      'users: [{name: a, user: {token: !!binary aGVsbG8=}}]\nextensions: [{name: e, extension: !!binary aGk=}]',
+    );
+    expect(config.users.get('a')?.token).toBe('hello');
+    expect(config.extensions.get('e')).toBe('hi');
+  });
+});
+
 describe('decodeStandardBase64', () => {
   it('accepts padded standard base64 with line breaks, rejects the rest', () => {
     expect(Buffer.from(decodeStandardBase64('Q0\nFD\r\nRVJU')!).toString()).toBe('CACERT');

@@ -236,7 +236,9 @@ class Decoder {
       const entryAt = `${at}[${index}]`;
       const fields = item === null || item === undefined ? new Map() : this.map(item, entryAt);
       const name = this.optionalString(fields, 'name', `${entryAt}.name`) ?? '';
-      if (extensions.has(name)) {
+      // client-go only sees a duplicate when the earlier extension is not null; a null one
+      // is replaced by the later entry (checked against kubectl).
+      if (extensions.has(name) && extensions.get(name) !== null) {
         throw new KubeconfigError(
           'ERR_KUBECONFIG_DUPLICATE_NAME',
           `error loading config file "${this.path}": duplicate name "${name}" in ${at}`,
@@ -265,6 +267,7 @@ class Decoder {
 
   private string(value: unknown, at: string): string | undefined {
     if (value === null || value === undefined) return undefined;
+    if (value instanceof Uint8Array) return binaryText(value);
     if (typeof value !== 'string') this.typeError(at, 'a string', value);
     return value;
   }
@@ -363,6 +366,12 @@ export function toPlainJson(value: unknown): unknown {
     return object;
   }
   if (Array.isArray(value)) return value.map(toPlainJson);
+  if (value instanceof Uint8Array) return binaryText(value);
   if (value === undefined) return null;
   return value;
+}
+
+/** binaryText turns a `!!binary` scalar into the string yaml.v2 makes of it (invalid UTF-8 → U+FFFD). */
+function binaryText(bytes: Uint8Array): string {
+  return new TextDecoder().decode(bytes);
 }
