@@ -9,8 +9,9 @@
  * so connection reuse shows as connections opened per request. Rounds are interleaved and the
  * median round is reported. Writes bench/results/transport-get.md.
  *
- * Environment: BENCH_REQUESTS (per workload and round, default 2000), BENCH_ROUNDS (default 3),
- * BENCH_CONCURRENCY (default 32).
+ * Environment: BENCH_REQUESTS (per workload and round, default 2000), BENCH_ROUNDS (default 5),
+ * BENCH_CONCURRENCY (default 32), BENCH_SKIP_CLIENT_NODE=1 (quick raw-vs-k comparisons; does not
+ * write the results file).
  */
 import { execFileSync, fork, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
@@ -163,7 +164,10 @@ interface Sample {
   requestsPerSecond: number;
   p50Ms: number;
   p99Ms: number;
+  connections: number;
   connectionsPerRequest: number;
+  /** cpuMicrosPerRequest is the client process's CPU time (user + system) per request. */
+  cpuMicrosPerRequest: number;
 }
 
 function percentile(sorted: readonly number[], fraction: number): number {
@@ -178,6 +182,7 @@ async function run(
 ): Promise<Sample> {
   const latencies: number[] = [];
   const before = await countConnections();
+  const cpu = process.cpuUsage();
   const started = performance.now();
   let next = 0;
   const worker = async () => {
@@ -190,13 +195,16 @@ async function run(
   };
   await Promise.all(Array.from({ length: concurrency }, worker));
   const elapsed = performance.now() - started;
+  const used = process.cpuUsage(cpu);
   const connections = (await countConnections()) - before;
   latencies.sort((a, b) => a - b);
   return {
     requestsPerSecond: (requests / elapsed) * 1000,
     p50Ms: percentile(latencies, 0.5),
     p99Ms: percentile(latencies, 0.99),
+    connections,
     connectionsPerRequest: connections / requests,
+    cpuMicrosPerRequest: (used.user + used.system) / requests,
   };
 }
 
@@ -286,7 +294,7 @@ function format(value: number, digits = 0): string {
 
 async function main(): Promise<void> {
   const requests = Number(process.env.BENCH_REQUESTS ?? 2000);
-  const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
+  const rounds = Number(process.env.BENCH_ROUNDS ?? 5);
   const concurrency = Number(process.env.BENCH_CONCURRENCY ?? 32);
   const pki = createPki();
   const child = fork(fileURLToPath(import.meta.url), ['--serve'], {
@@ -296,7 +304,10 @@ async function main(): Promise<void> {
   const origin = `https://127.0.0.1:${ready.port}`;
   const countConnections = () => ask(child);
 
-  const makers = [rawUndici, kTransport, kubernetesClientNode];
+  const skipClientNode = process.env.BENCH_SKIP_CLIENT_NODE === '1';
+  const makers = skipClientNode
+    ? [rawUndici, kTransport]
+    : [rawUndici, kTransport, kubernetesClientNode];
   const workloads = [
     { name: 'sequential', concurrency: 1 },
     { name: `${concurrency} concurrent`, concurrency },
@@ -329,12 +340,14 @@ async function main(): Promise<void> {
   for (const workload of workloads) {
     const baseline = median(results.get(`${names[0]}\u0000${workload.name}`) ?? []);
     lines.push(`### TLS GET, ${workload.name}`, '');
-    lines.push('| client | req/s | vs raw undici | p50 ms | p99 ms | TCP connections / request |');
-    lines.push('| --- | ---: | ---: | ---: | ---: | ---: |');
+    lines.push(
+      '| client | req/s | vs raw undici | p50 ms | p99 ms | client CPU µs / request | TCP connections opened (per request) |',
+    );
+    lines.push('| --- | ---: | ---: | ---: | ---: | ---: | ---: |');
     for (const name of names) {
       const sample = median(results.get(`${name}\u0000${workload.name}`) ?? []);
       lines.push(
-        `| ${name} | ${format(sample.requestsPerSecond)} | ${format(sample.requestsPerSecond / baseline.requestsPerSecond, 2)}x | ${format(sample.p50Ms, 3)} | ${format(sample.p99Ms, 3)} | ${format(sample.connectionsPerRequest, 4)} |`,
+        `| ${name} | ${format(sample.requestsPerSecond)} | ${format(sample.requestsPerSecond / baseline.requestsPerSecond, 2)}x | ${format(sample.p50Ms, 3)} | ${format(sample.p99Ms, 3)} | ${format(sample.cpuMicrosPerRequest, 1)} | ${sample.connections} (${format(sample.connectionsPerRequest, 4)}) |`,
       );
     }
     lines.push('');
@@ -351,13 +364,16 @@ async function main(): Promise<void> {
     `Node ${process.version}, ${cpus().length} × ${cpu}; server: node:https in a child process on loopback, `,
     `EC P-256 certificate, ~${NAMESPACE.length}-byte JSON body; ${requests} requests per workload and round, `,
     `median of ${rounds} interleaved rounds (after a 200-request warm-up per client). Every client `,
-    'parses the JSON body. Connections per request = TLS handshakes the server saw / requests.',
+    'parses the JSON body. Connections = TLS handshakes the server saw during the measured workload',
+    '(the warm-up fills the keep-alive pools first); client CPU is `process.cpuUsage()` of the client',
+    'process, the least load-sensitive figure on a shared machine.',
     `Load average at the end of the run: ${load} (the machine is shared; compare within one run).`,
     '',
     ...lines,
   ].join('\n');
   process.stdout.write(`${report}\n`);
-  writeFileSync(new URL('./results/transport-get.md', import.meta.url), report);
+  if (!skipClientNode)
+    writeFileSync(new URL('./results/transport-get.md', import.meta.url), report);
 }
 
 if (process.argv.includes('--serve')) {
