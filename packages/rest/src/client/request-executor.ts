@@ -1,6 +1,6 @@
 import type { Readable } from 'node:stream';
 import type { Dispatcher } from 'undici';
-import { ApiError, ConnectionError, RequestTimeoutError, type ApiErrorRequest } from '../errors.js';
+import { ApiError, ConnectionError, type ApiErrorRequest } from '../errors.js';
 import type { RestRequest } from '../request/rest-request.js';
 import type { WarningHandler } from '../response/warning-handler.js';
 import { parseWarningHeaders } from '../response/warning-handler.js';
@@ -9,6 +9,7 @@ import { classifyTransportFailure, describeTransportFailure } from '../retry/tra
 import { genericStatus, isStatus } from '../status.js';
 import { sleep, type Clock } from '../throttle/clock.js';
 import type { RateLimiter } from '../throttle/token-bucket.js';
+import { RequestScope } from './request-scope.js';
 
 /** RetryEvent describes a retry about to happen (for logs and metrics). */
 export interface RetryEvent {
@@ -193,7 +194,6 @@ export class RequestExecutor {
     mode: 'buffered' | 'stream' | 'watch',
   ): Promise<BufferedResponse | Omit<OpenResponse, 'done'>> {
     const { dispatcher, origin, throttle, retry } = this.settings;
-    const signal = scope.signal;
     const body = request.body;
     const streamed =
       body !== undefined && typeof body !== 'string' && !(body instanceof Uint8Array);
@@ -206,8 +206,11 @@ export class RequestExecutor {
     const path = request.query === '' ? request.path : request.path + request.query;
     for (let retries = 0; ; retries += 1) {
       if (retries > 0 || mode !== 'watch') {
-        const wait = throttle.acquire(signal);
-        if (wait !== undefined) await scope.guard(wait);
+        // tryAcquire first: the common case takes a token without making an AbortSignal.
+        if (!throttle.tryAcquire()) {
+          const wait = throttle.acquire(scope.signal);
+          if (wait !== undefined) await scope.guard(wait);
+        }
       }
       let response: Dispatcher.ResponseData;
       try {
@@ -217,7 +220,7 @@ export class RequestExecutor {
           method: request.method,
           headers: request.headers,
           body: body ?? null,
-          signal,
+          signal: scope.dispatchSignal,
         });
       } catch (error) {
         scope.throwIfAborted();
@@ -298,61 +301,5 @@ export class RequestExecutor {
         cause: error,
       },
     );
-  }
-}
-
-/**
- * RequestScope is one request's abort signal: the caller's signal and the request timeout
- * combined. Only allocates an AbortController when there is a timeout.
- */
-class RequestScope {
-  readonly signal: AbortSignal | undefined;
-  readonly #timer: ReturnType<typeof setTimeout> | undefined;
-  readonly #callerSignal: AbortSignal | undefined;
-  readonly #onCallerAbort: (() => void) | undefined;
-
-  constructor(request: RestRequest, timeoutMs: number) {
-    this.#callerSignal = request.signal;
-    if (timeoutMs <= 0) {
-      this.signal = request.signal;
-      return;
-    }
-    const controller = new AbortController();
-    this.signal = controller.signal;
-    this.#timer = setTimeout(() => {
-      controller.abort(
-        new RequestTimeoutError('ERR_REQUEST_TIMEOUT', errorRequest(request), timeoutMs),
-      );
-    }, timeoutMs);
-    this.#timer.unref();
-    const caller = request.signal;
-    if (caller) {
-      if (caller.aborted) {
-        controller.abort(caller.reason);
-      } else {
-        this.#onCallerAbort = () => controller.abort(caller.reason);
-        caller.addEventListener('abort', this.#onCallerAbort, { once: true });
-      }
-    }
-  }
-
-  /** throwIfAborted throws the abort reason (timeout or the caller's) when the scope is aborted. */
-  throwIfAborted(): void {
-    if (this.signal?.aborted) throw this.signal.reason;
-  }
-
-  /** guard awaits `promise` and turns any rejection after an abort into the abort reason. */
-  async guard<T>(promise: Promise<T>): Promise<T> {
-    try {
-      return await promise;
-    } catch (error) {
-      this.throwIfAborted();
-      throw error;
-    }
-  }
-
-  release(): void {
-    if (this.#timer !== undefined) clearTimeout(this.#timer);
-    if (this.#onCallerAbort) this.#callerSignal?.removeEventListener('abort', this.#onCallerAbort);
   }
 }

@@ -1,0 +1,116 @@
+import { RequestTimeoutError } from '../errors.js';
+import type { RestRequest } from '../request/rest-request.js';
+
+type AbortListener = () => void;
+
+/**
+ * RequestScope is one request's cancellation: the request timeout and the caller's signal
+ * combined. undici accepts an EventEmitter-like `signal`, so the scope itself is what the
+ * dispatcher listens to — an `AbortController` per request (and undici's EventTarget listener
+ * bookkeeping) cost more than the rest of the client's per-request work together. A real
+ * `AbortSignal` is made only when a wait (throttle, retry delay) needs one. One per request;
+ * `release()` must be called when the request is finished.
+ */
+export class RequestScope {
+  aborted = false;
+  reason: unknown = undefined;
+  #listeners: AbortListener[] | undefined;
+  #controller: AbortController | undefined;
+  readonly #timer: ReturnType<typeof setTimeout> | undefined;
+  readonly #callerSignal: AbortSignal | undefined;
+  readonly #onCallerAbort: AbortListener | undefined;
+
+  constructor(request: RestRequest, timeoutMs: number) {
+    const caller = request.signal;
+    this.#callerSignal = caller;
+    if (timeoutMs > 0) {
+      this.#timer = setTimeout(() => {
+        this.abort(
+          new RequestTimeoutError(
+            'ERR_REQUEST_TIMEOUT',
+            { method: request.method, path: request.path },
+            timeoutMs,
+          ),
+        );
+      }, timeoutMs);
+      this.#timer.unref();
+    }
+    if (caller) {
+      if (caller.aborted) {
+        this.abort(caller.reason);
+      } else {
+        this.#onCallerAbort = () => this.abort(caller.reason);
+        caller.addEventListener('abort', this.#onCallerAbort, { once: true });
+      }
+    }
+  }
+
+  /**
+   * dispatchSignal is what to hand undici: the caller's own signal when there is no timeout
+   * (nothing to combine), else this scope; undefined when nothing can abort the request.
+   */
+  get dispatchSignal(): AbortSignal | undefined {
+    if (this.#timer === undefined) return this.#callerSignal;
+    return this as unknown as AbortSignal;
+  }
+
+  /** signal is a real AbortSignal that aborts with the scope, for APIs that need one. */
+  get signal(): AbortSignal | undefined {
+    if (this.#timer === undefined) return this.#callerSignal;
+    if (!this.#controller) {
+      const controller = new AbortController();
+      this.#controller = controller;
+      if (this.aborted) controller.abort(this.reason);
+    }
+    return this.#controller.signal;
+  }
+
+  abort(reason: unknown): void {
+    if (this.aborted) return;
+    this.aborted = true;
+    this.reason = reason;
+    this.#controller?.abort(reason);
+    const listeners = this.#listeners;
+    this.#listeners = undefined;
+    if (listeners) for (const listener of listeners) listener();
+  }
+
+  // The EventEmitter subset undici uses for a `signal` (`on` is only checked to exist).
+  on(event: string, listener: AbortListener): this {
+    return this.once(event, listener);
+  }
+
+  once(event: string, listener: AbortListener): this {
+    if (event === 'abort') (this.#listeners ??= []).push(listener);
+    return this;
+  }
+
+  removeListener(event: string, listener: AbortListener): this {
+    if (event !== 'abort' || !this.#listeners) return this;
+    const index = this.#listeners.indexOf(listener);
+    if (index !== -1) this.#listeners.splice(index, 1);
+    return this;
+  }
+
+  /** throwIfAborted throws the abort reason (timeout or the caller's) when the scope is aborted. */
+  throwIfAborted(): void {
+    if (this.aborted) throw this.reason;
+    if (this.#callerSignal?.aborted) throw this.#callerSignal.reason;
+  }
+
+  /** guard awaits `promise` and turns any rejection after an abort into the abort reason. */
+  async guard<T>(promise: Promise<T>): Promise<T> {
+    try {
+      return await promise;
+    } catch (error) {
+      this.throwIfAborted();
+      throw error;
+    }
+  }
+
+  release(): void {
+    if (this.#timer !== undefined) clearTimeout(this.#timer);
+    if (this.#onCallerAbort) this.#callerSignal?.removeEventListener('abort', this.#onCallerAbort);
+    this.#listeners = undefined;
+  }
+}
