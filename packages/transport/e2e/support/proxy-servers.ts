@@ -26,7 +26,9 @@ async function listen(server: Server): Promise<number> {
 function pipe(client: Socket, host: string, port: number, onOpen: () => void): void {
   const upstream = connect({ host, port }, onOpen);
   upstream.on('error', () => client.destroy());
+  upstream.on('close', () => client.destroy());
   client.on('error', () => upstream.destroy());
+  client.on('close', () => upstream.destroy());
   upstream.pipe(client);
   client.pipe(upstream);
 }

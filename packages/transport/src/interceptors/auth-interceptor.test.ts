@@ -36,8 +36,13 @@ describe('auth interceptor against a fake HTTP server (the real one cannot scrip
   let server: Server;
   let origin: string;
   let accepted = 'Bearer token-2';
-  const seen: { authorization: string | undefined; body: string; userAgent: string | undefined }[] =
-    [];
+  const seen: {
+    authorization: string | undefined;
+    body: string;
+    userAgent: string | undefined;
+    impersonateUser: string | string[] | undefined;
+    acceptEncoding: string | undefined;
+  }[] = [];
   const pools = new ConnectionPools();
   let provider: ScriptedProvider;
 
@@ -50,6 +55,8 @@ describe('auth interceptor against a fake HTTP server (the real one cannot scrip
           authorization: request.headers.authorization,
           body: Buffer.concat(chunks).toString(),
           userAgent: request.headers['user-agent'],
+          impersonateUser: request.headers['impersonate-user'],
+          acceptEncoding: request.headers['accept-encoding'],
         });
         const ok = request.headers.authorization === accepted;
         response.writeHead(ok ? 200 : 401, { 'content-type': 'application/json' });
@@ -72,7 +79,7 @@ describe('auth interceptor against a fake HTTP server (the real one cannot scrip
     provider = new ScriptedProvider();
   });
 
-  function transport() {
+  function transport(impersonation?: ResolvedConfig['impersonation']) {
     const config: ResolvedConfig = {
       server: origin,
       contextName: 'c',
@@ -84,6 +91,7 @@ describe('auth interceptor against a fake HTTP server (the real one cannot scrip
       auth: { kind: 'auth-provider', name: 'scripted', config: new Map(), userName: 'u' },
       disableCompression: false,
       source: 'kubeconfig',
+      ...(impersonation ? { impersonation } : {}),
     };
     return createTransport(config, {
       connectionPools: pools,
@@ -103,6 +111,27 @@ describe('auth interceptor against a fake HTTP server (the real one cannot scrip
     ]);
     // The replay is the same decorated request: the outer interceptors ran once, before auth.
     expect(seen[1]?.userAgent).toBe(seen[0]?.userAgent);
+    await client.close();
+  });
+
+  it('interceptor order: a replay resends the decorated request once, below impersonation and user agent', async () => {
+    const client = transport({ user: 'jane', groups: [], extra: new Map() });
+    const response = await client.request({ method: 'GET', path: '/' });
+    expect(response.statusCode).toBe(200);
+    await response.body.dump();
+    // Impersonation and user agent (outside auth) decorate once; both attempts carry them
+    // exactly once, and compression (inside auth) asks for gzip on each attempt.
+    expect(
+      seen.map((request) => [
+        request.authorization,
+        request.impersonateUser,
+        request.acceptEncoding,
+      ]),
+    ).toEqual([
+      ['Bearer token-1', 'jane', 'gzip'],
+      ['Bearer token-2', 'jane', 'gzip'],
+    ]);
+    expect(seen[0]?.userAgent).toMatch(/^k\//);
     await client.close();
   });
 
