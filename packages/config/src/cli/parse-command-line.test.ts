@@ -51,7 +51,8 @@ describe('parseCommandLine', () => {
 
   it("reports unknown flags and missing values in kubectl's words", () => {
     expect(() => parse('--nope')).toThrow('unknown flag: --nope');
-    expect(() => parse('-x')).toThrow('unknown flag: -x');
+    expect(() => parse('-x')).toThrow("unknown shorthand flag: 'x' in -x");
+    expect(() => parse('- x')).toThrow("unknown shorthand flag: ' ' in - x");
     expect(() => parse('--output')).toThrow('flag needs an argument: --output');
   });
 });

@@ -49,7 +49,12 @@ export function parseCommandLine(
         normalized.push(argument); // -ojson
         continue;
       }
-      throw new CliUsageError(command, `unknown flag: ${dashes}${rawName}`);
+      throw new CliUsageError(
+        command,
+        dashes === '-'
+          ? `unknown shorthand flag: '${rawName[0] ?? ''}' in ${argument}`
+          : `unknown flag: --${rawName}`,
+      );
     }
     if (spec.type === 'boolean') {
       // The last occurrence wins, as in pflag.

@@ -44,6 +44,23 @@ const REFERENCES = [
   `${ROOT}/abs/ca.pem`,
   'gone.crt',
 ];
+/** Values a YAML writer must quote (YAML 1.1 words, numbers, indicators) or keep verbatim. */
+const TRICKY_VALUES = [
+  'yes',
+  'on',
+  'n',
+  '0755',
+  '1e3',
+  '0x1F',
+  'null',
+  '~',
+  '1:20',
+  '#x',
+  '- x',
+  'a: b',
+  'ünï',
+  ' pad ',
+];
 const SERVERS = ['https://alpha.example:6443', 'https://10.0.0.1', 'http://localhost:8080', ''];
 
 /** generateScenarios returns `count` scenarios for seeds `firstSeed`, `firstSeed + 1`, …. */
@@ -168,8 +185,10 @@ class ScenarioBuilder {
     this.features.add('set-context');
     const args = random.chance(0.3)
       ? ['--current']
-      : [random.chance(0.3) ? 'new-ctx' : contextName()];
-    if (random.chance(0.6)) args.push(`--namespace=${random.pick(['team-a', 'kube-system', ''])}`);
+      : [random.chance(0.3) ? random.pick(['new-ctx', ...TRICKY_VALUES]) : contextName()];
+    if (random.chance(0.6)) {
+      args.push(`--namespace=${random.pick(['team-a', 'kube-system', '', ...TRICKY_VALUES])}`);
+    }
     if (random.chance(0.4)) args.push(`--cluster=${random.pick(CLUSTERS)}`);
     if (random.chance(0.4)) args.push(`--user=${random.pick(USERS)}`);
     return args;

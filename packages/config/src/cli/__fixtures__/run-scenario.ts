@@ -165,6 +165,8 @@ export function failureKind(stderr: string, cwd: string): string {
   if (/both path and contents|open .*: no such file or directory/.test(stderr)) return 'flatten';
   if (/no context exists with the name/.test(stderr)) return 'use-context: no such context';
   if (/no current context is set/.test(stderr)) return 'set-context: no current context';
+  const flag = /unknown (shorthand )?flag: (.*)/i.exec(stderr);
+  if (flag) return `usage: unknown flag ${flag[2]}`;
   return `other: ${stderr.trim()}`;
 }
 
