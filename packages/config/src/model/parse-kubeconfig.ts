@@ -1,5 +1,13 @@
-import type { Document } from 'yaml';
-import { isDocument, LineCounter, parseDocument } from 'yaml';
+import type { Document, Node } from 'yaml';
+import {
+  isAlias,
+  isCollection,
+  isDocument,
+  isNode,
+  isPair,
+  LineCounter,
+  parseDocument,
+} from 'yaml';
 import { KubeconfigError } from '../errors.js';
 import { decodeKubeconfig } from './decode-kubeconfig.js';
 import type { Kubeconfig } from './kubeconfig.js';
@@ -7,6 +15,13 @@ import { kubectlYamlTags } from './yaml-schema.js';
 
 /** The most aliases one document may dereference: stops "billion laughs" alias bombs. */
 const MAX_ALIAS_COUNT = 1000;
+
+/**
+ * The most YAML nodes aliases may repeat in one document. MAX_ALIAS_COUNT bounds how often
+ * aliases are used, not how much they repeat: a 200 KB file whose anchor holds 100,000 items,
+ * aliased 500 times, took 14 s and 400 MB to decode, and merge keys (`<<: *big`) copy too.
+ */
+const MAX_ALIASED_NODES = 1_000_000;
 
 /**
  * Characters outside YAML's printable set, which kubectl's reader rejects: C0 and C1 controls
@@ -37,6 +52,8 @@ export function parseKubeconfig(source: string | Uint8Array, path = '<input>'): 
   const document = parseKubeconfigDocument(text, path);
   let value: unknown;
   try {
+    if (aliasesRepeatTooMuch(document, MAX_ALIASED_NODES))
+      throw new Error('Excessive alias count indicates a resource exhaustion attack');
     value = document.toJS({ mapAsMap: true, maxAliasCount: MAX_ALIAS_COUNT });
   } catch (error) {
     throw new KubeconfigError(
@@ -97,6 +114,38 @@ export function parseKubeconfigDocument(text: string, path: string): Document {
     );
   }
   return document;
+}
+
+/**
+ * aliasesRepeatTooMuch walks the document in order and adds up the nodes each alias repeats
+ * (the size of its anchor's node, aliases within included), stopping once past `limit`.
+ */
+function aliasesRepeatTooMuch(document: Document, limit: number): boolean {
+  const anchors = new Map<string, Node>();
+  const sizes = new Map<Node, number>();
+  let repeated = 0;
+  const sizeOf = (node: unknown): number => {
+    if (isAlias(node)) {
+      const target = anchors.get(node.source);
+      // A target still being measured is an ancestor of the alias; toJS rejects that cycle.
+      const size = target ? (sizes.get(target) ?? 1) : 0;
+      repeated += size;
+      return size;
+    }
+    if (!isNode(node)) return 0;
+    if (node.anchor) anchors.set(node.anchor, node);
+    let size = 1;
+    if (isCollection(node)) {
+      for (const item of node.items) {
+        size += isPair(item) ? sizeOf(item.key) + sizeOf(item.value) : sizeOf(item);
+        if (repeated > limit) return size;
+      }
+    }
+    sizes.set(node, size);
+    return size;
+  };
+  sizeOf(document.contents);
+  return repeated > limit;
 }
 
 const PLAIN_ENVIRONMENT: NodeJS.ProcessEnv = Object.freeze({});
