@@ -48,6 +48,16 @@ describe('alias bombs', { timeout: SLOW_TEST_TIMEOUT }, () => {
       { length: 5000 },
       (_, index) => `a${index}: *big\n`,
     ).join('')}`,
+    // Few aliases of a wide anchor: the yaml library's alias count lets these through.
+    'as a wide anchor aliased 500 times in an extension': `extensions:\n- name: wide\n  extension:\n    big: &big [${'x,'.repeat(50_000)}x]\n    copies: [${'*big,'.repeat(499)}*big]\n`,
+    'as a wide anchor merged 200 times': `base: &base {${Array.from(
+      { length: 20_000 },
+      (_, index) => `k${index}: v`,
+    ).join(', ')}}\nmerged:\n${'  - {<<: *base}\n'.repeat(200)}`,
+    'as a wide list aliased in 500 users': `groups: &groups [${'g,'.repeat(10_000)}g]\nusers:\n${Array.from(
+      { length: 500 },
+      (_, index) => `- {name: u${index}, user: {as-groups: *groups}}\n`,
+    ).join('')}`,
   };
 
   it.each(Object.entries(bombs))('%s fails fast with a typed error', (_, text) => {

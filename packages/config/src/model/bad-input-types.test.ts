@@ -177,24 +177,29 @@ describe('duplicate names', { timeout: SLOW_TEST_TIMEOUT }, () => {
     ['clusters', (name) => `{clusters: [{name: ${name}}, {name: ${name}}]}`],
     ['users', (name) => `{users: [{name: ${name}}, {name: ${name}}]}`],
     ['contexts', (name) => `{contexts: [{name: ${name}}, {name: ${name}}]}`],
-    ['extensions', (name) => `{extensions: [{name: ${name}}, {name: ${name}}]}`],
+    [
+      'extensions',
+      (name) => `{extensions: [{name: ${name}, extension: 1}, {name: ${name}, extension: 2}]}`,
+    ],
     [
       'preferences.extensions',
-      (name) => `{preferences: {extensions: [{name: ${name}}, {name: ${name}}]}}`,
+      (name) =>
+        `{preferences: {extensions: [{name: ${name}, extension: 1}, {name: ${name}, extension: 2}]}}`,
     ],
     [
       'clusters[0].cluster.extensions',
       (name) =>
-        `{clusters: [{name: c, cluster: {extensions: [{name: ${name}}, {name: ${name}}]}}]}`,
+        `{clusters: [{name: c, cluster: {extensions: [{name: ${name}, extension: 1}, {name: ${name}, extension: 2}]}}]}`,
     ],
     [
       'users[0].user.extensions',
-      (name) => `{users: [{name: u, user: {extensions: [{name: ${name}}, {name: ${name}}]}}]}`,
+      (name) =>
+        `{users: [{name: u, user: {extensions: [{name: ${name}, extension: 1}, {name: ${name}, extension: 2}]}}]}`,
     ],
     [
       'contexts[0].context.extensions',
       (name) =>
-        `{contexts: [{name: x, context: {extensions: [{name: ${name}}, {name: ${name}}]}}]}`,
+        `{contexts: [{name: x, context: {extensions: [{name: ${name}, extension: 1}, {name: ${name}, extension: 2}]}}]}`,
     ],
   ];
 
@@ -206,6 +211,12 @@ describe('duplicate names', { timeout: SLOW_TEST_TIMEOUT }, () => {
     );
     expect(error.path).toBe('/home/me/.kube/config');
     expect(error.entry).toBe('twice');
+  });
+
+  it('lets a later extension replace a null one of the same name, as client-go does', () => {
+    expect(
+      expectParsed('extensions: [{name: a}, {name: a, extension: 1}]').extensions.get('a'),
+    ).toBe(1);
   });
 
   it('counts two unnamed entries as a duplicate of ""', () => {
