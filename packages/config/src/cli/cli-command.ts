@@ -18,6 +18,11 @@ export interface CliCommand {
 /** GLOBAL_OPTIONS are accepted by every command. */
 export const GLOBAL_OPTIONS: Record<string, CliOptionSpec> = {
   kubeconfig: { type: 'string', description: 'use this kubeconfig file (alone, no merging)' },
+  // kubectl accepts its global --context on every config command and ignores it but in view.
+  context: {
+    type: 'string',
+    description: 'the context (used by view --minify, ignored elsewhere)',
+  },
   help: { type: 'boolean', short: 'h', description: 'show help for the command' },
 };
 

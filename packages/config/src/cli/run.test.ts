@@ -98,6 +98,9 @@ describe('k-config', () => {
       stdout: 'ctx1\n',
       stderr: '',
     });
+    expect((await k(['current-context', '--context=ctx2', '--kubeconfig', explicit])).stdout).toBe(
+      'ctx1\n',
+    );
     expect(await k(['current-context'])).toEqual({
       code: 1,
       stdout: '',
