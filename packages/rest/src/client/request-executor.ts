@@ -38,11 +38,11 @@ export interface ExecutorSettings {
 /** HeaderMap is undici's response header object (lowercase names). */
 export type HeaderMap = Record<string, string | string[] | undefined>;
 
-/** BufferedResponse is a 2xx response read to the end. */
-export interface BufferedResponse {
+/** BufferedResponse is a 2xx response read to the end, as text or as bytes. */
+export interface BufferedResponse<Body extends string | Buffer = string | Buffer> {
   statusCode: number;
   headers: HeaderMap;
-  body: Buffer;
+  body: Body;
 }
 
 /** OpenResponse is a 2xx response whose body is left for the caller to read or destroy. */
@@ -159,12 +159,17 @@ export class RequestExecutor {
     }
   }
 
-  /** buffered sends `request` and reads a 2xx body to the end (retrying a GET cut mid-body). */
-  async buffered(request: RestRequest): Promise<BufferedResponse> {
+  /**
+   * buffered sends `request` and reads a 2xx body to the end (retrying a GET cut mid-body), as
+   * UTF-8 text (what JSON.parse takes, decoded straight from the chunks) or as bytes.
+   */
+  async buffered(request: RestRequest, as: 'text'): Promise<BufferedResponse<string>>;
+  async buffered(request: RestRequest, as: 'bytes'): Promise<BufferedResponse<Buffer>>;
+  async buffered(request: RestRequest, as: 'text' | 'bytes'): Promise<BufferedResponse> {
     const timeoutMs = request.timeoutMs ?? this.settings.defaultTimeoutMs;
     const scope = new RequestScope(request, timeoutMs);
     try {
-      return (await this.#run(request, scope, 'buffered')) as BufferedResponse;
+      return (await this.#run(request, scope, as)) as BufferedResponse;
     } finally {
       scope.release();
     }
@@ -177,7 +182,7 @@ export class RequestExecutor {
   async open(request: RestRequest, watch: boolean): Promise<OpenResponse> {
     const scope = new RequestScope(request, 0);
     try {
-      const response = (await this.#run(request, scope, watch ? 'watch' : 'stream')) as Omit<
+      const response = (await this.#run(request, scope, watch ? 'watch' : 'open')) as Omit<
         OpenResponse,
         'done'
       >;
@@ -191,7 +196,7 @@ export class RequestExecutor {
   async #run(
     request: RestRequest,
     scope: RequestScope,
-    mode: 'buffered' | 'stream' | 'watch',
+    mode: 'text' | 'bytes' | 'open' | 'watch',
   ): Promise<BufferedResponse | Omit<OpenResponse, 'done'>> {
     const { dispatcher, origin, throttle, retry } = this.settings;
     const body = request.body;
@@ -232,10 +237,13 @@ export class RequestExecutor {
       const { statusCode, headers } = response;
       this.#handleWarnings(headers);
       if (statusCode >= 200 && statusCode <= 206) {
-        if (mode !== 'buffered') return { statusCode, headers, body: response.body };
+        if (mode === 'open' || mode === 'watch') return { statusCode, headers, body: response.body };
         try {
-          const bytes = Buffer.from(await response.body.arrayBuffer());
-          return { statusCode, headers, body: bytes };
+          const body =
+            mode === 'text'
+              ? await response.body.text()
+              : Buffer.from(await response.body.arrayBuffer());
+          return { statusCode, headers, body };
         } catch (error) {
           response.body.destroy();
           scope.throwIfAborted();

@@ -194,7 +194,7 @@ export class RestClient implements RequestRunner {
     });
   }
 
-  #decode<T>(request: RestRequest, response: BufferedResponse): T {
+  #decode<T>(request: RestRequest, response: BufferedResponse<string>): T {
     const { body, statusCode, headers } = response;
     const contentType =
       typeof headers['content-type'] === 'string' ? headers['content-type'] : undefined;
@@ -207,10 +207,10 @@ export class RestClient implements RequestRunner {
     }
     let decoded: unknown;
     try {
-      decoded = JSON.parse(body.toString('utf8'));
+      decoded = JSON.parse(body);
     } catch (error) {
       throw new ResponseDecodeError(
-        `${request.method.toLowerCase()} ${request.path} returned a body that is not valid json (status ${statusCode}, content type ${contentType ?? 'none'}, ${body.length} bytes)`,
+        `${request.method.toLowerCase()} ${request.path} returned a body that is not valid json (status ${statusCode}, content type ${contentType ?? 'none'}, ${Buffer.byteLength(body)} bytes)`,
         {
           statusCode,
           request: errorRequest,
@@ -233,12 +233,12 @@ export class RestClient implements RequestRunner {
 
   /** execute: see {@link RequestBuilder.execute}. */
   async execute<T>(request: RestRequest): Promise<T> {
-    return this.#decode<T>(request, await this.#executor.buffered(request));
+    return this.#decode<T>(request, await this.#executor.buffered(request, 'text'));
   }
 
   /** executeResponse: see {@link RequestBuilder.executeResponse}. */
   async executeResponse<T>(request: RestRequest): Promise<RestResponse<T>> {
-    const response = await this.#executor.buffered(request);
+    const response = await this.#executor.buffered(request, 'text');
     return {
       statusCode: response.statusCode,
       headers: response.headers,
@@ -248,7 +248,7 @@ export class RestClient implements RequestRunner {
 
   /** executeRaw: see {@link RequestBuilder.executeRaw}. */
   async executeRaw(request: RestRequest): Promise<Buffer> {
-    return (await this.#executor.buffered(request)).body;
+    return (await this.#executor.buffered(request, 'bytes')).body;
   }
 
   /** stream: see {@link RequestBuilder.stream}. */

@@ -74,31 +74,37 @@ export class WatchStream<T> implements Watch<T> {
     const body = this.#body;
     const decoder = new WatchDecoder();
     let idleError: RequestTimeoutError | undefined;
+    // Idle bookkeeping is a timestamp per chunk, not a timer reset per event: the timer wakes
+    // when the timeout could have passed and re-arms for the rest if something arrived meanwhile.
+    let lastActivity = performance.now();
     let inLoopBody = false;
     let timer: ReturnType<typeof setTimeout> | undefined;
+    const onIdle = (): void => {
+      const now = performance.now();
+      const remaining = inLoopBody ? idleTimeoutMs : lastActivity + idleTimeoutMs - now;
+      if (remaining > 0) {
+        timer = setTimeout(onIdle, Math.ceil(remaining));
+        timer.unref();
+        return;
+      }
+      idleError = new RequestTimeoutError('ERR_WATCH_IDLE_TIMEOUT', request, idleTimeoutMs);
+      body.destroy(idleError);
+    };
     if (idleTimeoutMs > 0) {
-      timer = setTimeout(function onIdle() {
-        if (inLoopBody) {
-          timer?.refresh();
-          return;
-        }
-        idleError = new RequestTimeoutError('ERR_WATCH_IDLE_TIMEOUT', request, idleTimeoutMs);
-        body.destroy(idleError);
-      }, idleTimeoutMs);
+      timer = setTimeout(onIdle, idleTimeoutMs);
       timer.unref();
     }
     try {
       if (this.#closed) return;
       for await (const chunk of body as AsyncIterable<Buffer>) {
-        timer?.refresh();
         const events = decoder.push(chunk);
         for (const event of events) {
           const typed = this.#toEvent(event);
           inLoopBody = true;
           yield typed;
           inLoopBody = false;
-          timer?.refresh();
         }
+        lastActivity = performance.now();
       }
       const tail = decoder.end();
       for (const event of tail.events) yield this.#toEvent(event);
