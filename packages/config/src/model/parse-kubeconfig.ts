@@ -13,13 +13,12 @@ import { decodeKubeconfig } from './decode-kubeconfig.js';
 import type { Kubeconfig } from './kubeconfig.js';
 import { kubectlYamlTags } from './yaml-schema.js';
 
-/** The most aliases one document may dereference: stops "billion laughs" alias bombs. */
-const MAX_ALIAS_COUNT = 1000;
-
 /**
- * The most YAML nodes aliases may repeat in one document. MAX_ALIAS_COUNT bounds how often
- * aliases are used, not how much they repeat: a 200 KB file whose anchor holds 100,000 items,
- * aliased 500 times, took 14 s and 400 MB to decode, and merge keys (`<<: *big`) copy too.
+ * The most YAML nodes aliases may repeat in one document: stops "billion laughs" and wide
+ * anchors alike. The yaml library's maxAliasCount bounds how often aliases are used, not how
+ * much they repeat (a 200 KB file whose anchor holds 100,000 items, aliased 500 times, took
+ * 14 s and 400 MB to decode); it gets the same bound, so that a file using one small anchor
+ * thousands of times loads, as it does in kubectl.
  */
 const MAX_ALIASED_NODES = 1_000_000;
 
@@ -54,7 +53,7 @@ export function parseKubeconfig(source: string | Uint8Array, path = '<input>'): 
   try {
     if (aliasesRepeatTooMuch(document, MAX_ALIASED_NODES))
       throw new Error('Excessive alias count indicates a resource exhaustion attack');
-    value = document.toJS({ mapAsMap: true, maxAliasCount: MAX_ALIAS_COUNT });
+    value = document.toJS({ mapAsMap: true, maxAliasCount: MAX_ALIASED_NODES });
   } catch (error) {
     throw new KubeconfigError(
       'ERR_KUBECONFIG_PARSE',
