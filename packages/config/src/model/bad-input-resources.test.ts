@@ -68,12 +68,15 @@ describe('alias bombs', { timeout: SLOW_TEST_TIMEOUT }, () => {
     expect(heapGrowthMb).toBeLessThan(200);
   });
 
-  it('still allows ordinary reuse of anchors', () => {
-    const users = Array.from({ length: 500 }, (_, index) => `- name: u${index}\n  user: *shared\n`);
+  it('still allows ordinary reuse of anchors, thousands of times as kubectl does', () => {
+    const users = Array.from(
+      { length: 5000 },
+      (_, index) => `- name: u${index}\n  user: *shared\n`,
+    );
     const text = `users:\n- name: base\n  user: &shared {token: shared-token}\n${users.join('')}`;
     const config = expectParsed(text);
-    expect(config.users.size).toBe(501);
-    expect(config.users.get('u499')).toEqual({ token: 'shared-token' });
+    expect(config.users.size).toBe(5001);
+    expect(config.users.get('u4999')).toEqual({ token: 'shared-token' });
   });
 });
 
