@@ -1,0 +1,319 @@
+/**
+ * @k/rest against raw undici + JSON.parse (the physical limit) and @kubernetes/client-node 1.4.0,
+ * in one run, over plain HTTP and TLS:
+ *
+ *   npx tsx --conditions=@k/source bench/rest.bench.ts
+ *
+ * The fake API server (bench/rest-server.ts) runs in its own process. Rows: sequential GET of a
+ * Pod, 32-concurrent GET, sequential POST of a ConfigMap, LIST of 5,000 Pods (time from request to
+ * decoded objects in hand, cold and warm, and peak RSS — each client in a child process of its
+ * own, bench/rest-list-child.ts, so their heaps do not pollute each other) and a watch of 20,000
+ * events. Throttles are off (client-node has none). Throughput workloads run in batches that
+ * rotate across the clients, so load from other processes falls on all alike; the client-side CPU
+ * time per operation is reported too. Writes bench/results/rest.md.
+ *
+ * Environment: BENCH_REQUESTS (per workload and client, default 2000), BENCH_BATCHES (10),
+ * BENCH_WATCH_BATCHES (5), BENCH_LIST_REPEATS (3),
+ * BENCH_CONCURRENCY (32), BENCH_LIST_PODS (5000), BENCH_LIST_WARM (5), BENCH_WATCH_EVENTS (20000),
+ * BENCH_CLIENTS (comma-separated kinds, default all: raw-undici,k-rest,k-rest-transport,client-node).
+ */
+import { fork, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { generatePki } from '../tools/testenv/src/pki.js';
+import {
+  CLIENT_KINDS,
+  CLIENT_NAMES,
+  makeClient,
+  type BenchClient,
+  type BenchTarget,
+  type ClientKind,
+} from './rest-clients.js';
+
+interface ListResult {
+  coldMs: number;
+  warmMs: number;
+  baselineRss: number;
+  peakRss: number;
+  error?: string;
+}
+
+const here = (name: string): string => fileURLToPath(new URL(name, import.meta.url));
+
+function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[sorted.length >> 1] ?? Number.NaN;
+}
+
+async function throughput(
+  operation: () => Promise<unknown>,
+  requests: number,
+  concurrency: number,
+): Promise<void> {
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < requests) {
+      next += 1;
+      await operation();
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(concurrency, requests) }, worker));
+}
+
+/** Measured is one client's total over the interleaved batches of a workload. */
+interface Measured {
+  operations: number;
+  wallMs: number;
+  cpuMs: number;
+}
+
+/**
+ * interleave runs `batch` for every client in turn, `batches` times, rotating who goes first,
+ * and sums wall and CPU time per client — so load from other processes on a shared machine falls
+ * on every client alike instead of on whichever happened to run during a busy second.
+ */
+async function interleave(
+  clients: readonly BenchClient[],
+  batches: number,
+  batch: (client: BenchClient) => Promise<number>,
+): Promise<Measured[]> {
+  const totals = clients.map(() => ({ operations: 0, wallMs: 0, cpuMs: 0 }));
+  for (let round = 0; round < batches; round += 1) {
+    for (let offset = 0; offset < clients.length; offset += 1) {
+      const index = (round + offset) % clients.length;
+      const client = clients[index];
+      const total = totals[index];
+      const cpu = process.cpuUsage();
+      const started = performance.now();
+      total.operations += await batch(client);
+      total.wallMs += performance.now() - started;
+      const used = process.cpuUsage(cpu);
+      total.cpuMs += (used.user + used.system) / 1000;
+    }
+  }
+  return totals;
+}
+
+async function listInChild(
+  kind: ClientKind,
+  target: BenchTarget,
+  env: NodeJS.ProcessEnv,
+): Promise<ListResult> {
+  const child: ChildProcess = fork(here('./rest-list-child.ts'), [kind, target.origin], {
+    env: { ...env, ...(target.caPem ? { K_BENCH_CA: target.caPem } : {}) },
+  });
+  const [message] = (await once(child, 'message')) as [ListResult];
+  await once(child, 'exit');
+  if (message.error) throw new Error(`${kind} list child failed: ${message.error}`);
+  return message;
+}
+
+function format(value: number, digits = 0): string {
+  return value.toLocaleString('en-US', {
+    minimumFractionDigits: digits,
+    maximumFractionDigits: digits,
+  });
+}
+
+function megabytes(bytes: number): string {
+  return format(bytes / 1024 / 1024, 0);
+}
+
+async function main(): Promise<void> {
+  const requests = Number(process.env.BENCH_REQUESTS ?? 2000);
+  const batches = Number(process.env.BENCH_BATCHES ?? 10);
+  const watchBatches = Number(process.env.BENCH_WATCH_BATCHES ?? 5);
+  const listRepeats = Number(process.env.BENCH_LIST_REPEATS ?? 3);
+  const concurrency = Number(process.env.BENCH_CONCURRENCY ?? 32);
+  const listPods = Number(process.env.BENCH_LIST_PODS ?? 5000);
+  const watchEvents = Number(process.env.BENCH_WATCH_EVENTS ?? 20_000);
+  const kinds = (process.env.BENCH_CLIENTS?.split(',') as ClientKind[] | undefined) ?? [
+    ...CLIENT_KINDS,
+  ];
+  const env = {
+    ...process.env,
+    BENCH_LIST_PODS: String(listPods),
+    BENCH_WATCH_EVENTS: String(watchEvents),
+  };
+
+  const pkiDir = mkdtempSync(join(tmpdir(), 'k-bench-rest-pki-'));
+  const pki = await generatePki(pkiDir);
+  const server = fork(here('./rest-server.ts'), ['--serve'], {
+    env: { ...env, K_BENCH_TLS_CERT: pki.serverCertPath, K_BENCH_TLS_KEY: pki.serverKeyPath },
+  });
+  const [ports] = (await once(server, 'message')) as [{ plainPort: number; tlsPort: number }];
+  const targets: { name: string; target: BenchTarget }[] = [
+    { name: 'plain HTTP', target: { origin: `http://127.0.0.1:${ports.plainPort}` } },
+    { name: 'TLS', target: { origin: `https://127.0.0.1:${ports.tlsPort}`, caPem: pki.caPem } },
+  ];
+
+  const perBatch = Math.max(1, Math.round(requests / batches));
+  const workloads: {
+    name: string;
+    unit: string;
+    batch: (client: BenchClient) => Promise<number>;
+  }[] = [
+    {
+      name: 'sequential GET',
+      unit: 'req/s',
+      batch: async (client) => (await throughput(() => client.getPod(), perBatch, 1), perBatch),
+    },
+    {
+      name: `${concurrency}-concurrent GET`,
+      unit: 'req/s',
+      batch: async (client) => (
+        await throughput(() => client.getPod(), perBatch, concurrency),
+        perBatch
+      ),
+    },
+    {
+      name: 'POST',
+      unit: 'req/s',
+      batch: async (client) => (
+        await throughput(() => client.postConfigMap(), perBatch, 1),
+        perBatch
+      ),
+    },
+    {
+      name: `watch of ${format(watchEvents)} events`,
+      unit: 'events/s',
+      batch: async (client) => {
+        const count = await client.watchPods();
+        if (count !== watchEvents) throw new Error(`${client.name} saw ${count} events`);
+        return count;
+      },
+    },
+  ];
+
+  const results = new Map<string, Measured>();
+  const key = (target: string, workload: string, kind: ClientKind): string =>
+    `${target}\u0000${workload}\u0000${kind}`;
+  for (const { name: targetName, target } of targets) {
+    const clients = await Promise.all(kinds.map((kind) => makeClient(kind, target)));
+    // Warm up: JIT, connections, TLS sessions.
+    for (const client of clients) {
+      await throughput(() => client.getPod(), 200, concurrency);
+      await throughput(() => client.postConfigMap(), 50, 1);
+      await client.watchPods();
+    }
+    for (const workload of workloads) {
+      const measured = await interleave(
+        clients,
+        workload.name.startsWith('watch') ? watchBatches : batches,
+        workload.batch,
+      );
+      kinds.forEach((kind, index) => {
+        const value = measured[index];
+        results.set(key(targetName, workload.name, kind), value);
+        process.stderr.write(
+          `${targetName} ${workload.name} ${CLIENT_NAMES[kind]}: ${format((value.operations / value.wallMs) * 1000)} ${workload.unit}, ${format((value.cpuMs * 1000) / value.operations, 1)} µs CPU/op\n`,
+        );
+      });
+    }
+    for (const client of clients) await client.close();
+  }
+
+  const lists = new Map<string, ListResult[]>();
+  for (let repeat = 0; repeat < listRepeats; repeat += 1) {
+    for (const { name: targetName, target } of targets) {
+      for (let offset = 0; offset < kinds.length; offset += 1) {
+        const kind = kinds[(repeat + offset) % kinds.length];
+        const result = await listInChild(kind, target, env);
+        const entry = `${targetName}\u0000${kind}`;
+        lists.set(entry, [...(lists.get(entry) ?? []), result]);
+        process.stderr.write(
+          `${targetName} LIST ${CLIENT_NAMES[kind]}: cold ${format(result.coldMs)} ms, warm ${format(result.warmMs)} ms, peak RSS ${megabytes(result.peakRss)} MB\n`,
+        );
+      }
+    }
+  }
+  const listMedian = (entry: string): ListResult | undefined => {
+    const all = lists.get(entry);
+    if (!all) return undefined;
+    return {
+      coldMs: median(all.map((result) => result.coldMs)),
+      warmMs: median(all.map((result) => result.warmMs)),
+      baselineRss: median(all.map((result) => result.baselineRss)),
+      peakRss: median(all.map((result) => result.peakRss)),
+    };
+  };
+  server.send('exit');
+  rmSync(pkiDir, { recursive: true, force: true });
+
+  const baselineKind = kinds[0];
+  const lines: string[] = [
+    '# Benchmark: @k/rest vs raw undici + JSON.parse vs @kubernetes/client-node 1.4.0',
+    '',
+    'Generated by `npx tsx --conditions=@k/source bench/rest.bench.ts`.',
+    '',
+    `Node ${process.version}, ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}; fake API server (bench/rest-server.ts)`,
+    `in its own process on loopback, plain HTTP and TLS (ECDSA P-256). ${format(requests)} requests per`,
+    `throughput workload per client, run as ${batches} interleaved batches (watches: ${watchBatches}) after a`,
+    'warm-up, so load from other processes falls on every client alike; throttles off.',
+    `GET returns a ~2.6 KB Pod, POST sends and receives a ~1 KB ConfigMap, LIST returns ${format(listPods)}`,
+    `Pods, the watch streams ${format(watchEvents)} MODIFIED Pod events.`,
+    'Every client decodes every body. LIST rows come from one child process per client (median of',
+    `${listRepeats} children each): cold = first list, warm = median of the next ${process.env.BENCH_LIST_WARM ?? 5}; RSS after connecting`,
+    '("before": runtime, tsx and the client\'s modules) and the peak of the cold list, read with its objects in hand.',
+    '"client CPU per op" is the CPU time of the benchmark process (the server is elsewhere) per request or event.',
+    '"vs raw" is throughput ÷ raw undici (higher is better) for rates, and raw ÷ client for times',
+    '(so 1.00x = raw speed, below 0.90x misses the target); for RSS it is client ÷ raw (lower is better).',
+    '',
+  ];
+  for (const { name: targetName } of targets) {
+    lines.push(`## ${targetName}`, '');
+    lines.push('| workload | client | result | vs raw | client CPU per op |');
+    lines.push('| --- | --- | ---: | ---: | ---: |');
+    for (const workload of workloads) {
+      const base = results.get(key(targetName, workload.name, baselineKind));
+      for (const kind of kinds) {
+        const value = results.get(key(targetName, workload.name, kind));
+        if (!value || !base) continue;
+        const rate = (value.operations / value.wallMs) * 1000;
+        const baseRate = (base.operations / base.wallMs) * 1000;
+        lines.push(
+          `| ${workload.name} | ${CLIENT_NAMES[kind]} | ${format(rate)} ${workload.unit} | ${format(rate / baseRate, 2)}x | ${format((value.cpuMs * 1000) / value.operations, 1)} µs |`,
+        );
+      }
+    }
+    const baseList = listMedian(`${targetName}\u0000${baselineKind}`);
+    const listRows = (
+      label: string,
+      cell: (list: ListResult) => string,
+      ratio: (list: ListResult, base: ListResult) => number,
+    ) => {
+      for (const kind of kinds) {
+        const list = listMedian(`${targetName}\u0000${kind}`);
+        if (!list || !baseList) continue;
+        lines.push(
+          `| LIST ${format(listPods)} pods, ${label} | ${CLIENT_NAMES[kind]} | ${cell(list)} | ${format(ratio(list, baseList), 2)}x | |`,
+        );
+      }
+    };
+    listRows(
+      'cold',
+      (list) => `${format(list.coldMs)} ms`,
+      (list, base) => base.coldMs / list.coldMs,
+    );
+    listRows(
+      'warm',
+      (list) => `${format(list.warmMs)} ms`,
+      (list, base) => base.warmMs / list.warmMs,
+    );
+    listRows(
+      'peak RSS',
+      (list) =>
+        `${megabytes(list.peakRss)} MB (${megabytes(list.baselineRss)} MB before, +${megabytes(list.peakRss - list.baselineRss)})`,
+      (list, base) => list.peakRss / base.peakRss,
+    );
+    lines.push('');
+  }
+  const markdown = lines.join('\n');
+  writeFileSync(here('./results/rest.md'), `${markdown}\n`);
+  process.stdout.write(`${markdown}\n`);
+}
+
+await main();
