@@ -1,6 +1,8 @@
 import { KUBERNETES_VERSION, startControlPlane, stderrProgress } from '@k/testenv';
 import { fetchSnapshot } from './snapshot/fetch-snapshot.js';
 import { writeSnapshot } from './snapshot/snapshot-files.js';
+import { BUILTIN_OWNED_DIRECTORIES, builtinFiles } from './builtin/builtin-files.js';
+import { staleFiles, writeGeneratedFiles } from './generated-files.js';
 
 const USAGE = `usage: k-gen [builtin] [--refresh [--kubeconfig=PATH] [--context=NAME]] [--check]
        k-gen crd <file.yaml>… [--out=DIR] [--import=SPECIFIER]
@@ -76,6 +78,14 @@ export async function main(argv: readonly string[]): Promise<number> {
     }
     if (command === 'builtin') {
       if (flags.has('refresh')) await refresh(flags);
+      const files = await builtinFiles();
+      if (flags.has('check')) {
+        const stale = await staleFiles(files, BUILTIN_OWNED_DIRECTORIES);
+        for (const path of stale) process.stderr.write(`k-gen: stale: ${path}\n`);
+        return stale.length === 0 ? 0 : 1;
+      }
+      const count = await writeGeneratedFiles(files, BUILTIN_OWNED_DIRECTORIES);
+      process.stderr.write(`[k-gen] wrote ${count} files\n`);
       return 0;
     }
     process.stderr.write(`k-gen: unknown command ${command}\n${USAGE}`);

@@ -1,0 +1,75 @@
+import type { RestClient } from '@k/rest';
+import {
+  applyManifests,
+  type AppliedManifest,
+  type ApplyManifestsOptions,
+} from './apply/apply-manifests.js';
+import { DiscoveryClient } from './discovery/discovery-client.js';
+import { RestMapper } from './discovery/rest-mapper.js';
+import { DynamicClient } from './dynamic/dynamic-client.js';
+import { GroupVersionClients } from './generated/groups.js';
+import {
+  createGroupVersionClient,
+  type GroupVersionDefinition,
+} from './group/group-version-client.js';
+
+/** ClientsetOptions supply a clientset's parts instead of the defaults made from its `RestClient`. */
+export interface ClientsetOptions {
+  discovery?: DiscoveryClient;
+  mapper?: RestMapper;
+  dynamic?: DynamicClient;
+  /** onClose runs once on {@link Clientset.close} (createClientset closes the transport it made). */
+  onClose?: () => Promise<void>;
+}
+
+/**
+ * Clientset is every built-in API group in one object (`cs.coreV1.pods('ns')`,
+ * `cs.appsV1.deployments('ns')`, `cs.coreV1.namespaces()`), plus discovery, a REST mapper, the
+ * dynamic client and {@link applyManifests}. Every part sends through the one `RestClient` it
+ * was made with, so they share one connection pool, token bucket and retry policy (client-go's
+ * `NewForConfig`). Group clients are made on first use and kept. Safe for concurrent use.
+ *
+ * Without DI: `new Clientset(createRestClient(await inferConfig()))`; with DI: `createClientset()`.
+ */
+export class Clientset extends GroupVersionClients {
+  readonly rest: RestClient;
+  readonly discovery: DiscoveryClient;
+  readonly mapper: RestMapper;
+  readonly dynamic: DynamicClient;
+  readonly #groups = new Map<GroupVersionDefinition, unknown>();
+  readonly #onClose: (() => Promise<void>) | undefined;
+  #closed: Promise<void> | undefined;
+
+  constructor(rest: RestClient, options: ClientsetOptions = {}) {
+    super();
+    this.rest = rest;
+    this.discovery = options.discovery ?? new DiscoveryClient(rest);
+    this.mapper = options.mapper ?? new RestMapper(this.discovery);
+    this.dynamic = options.dynamic ?? new DynamicClient(rest, this.mapper);
+    this.#onClose = options.onClose;
+  }
+
+  protected override groupVersionClient<Client>(definition: GroupVersionDefinition): Client {
+    let client = this.#groups.get(definition) as Client | undefined;
+    if (client === undefined) {
+      client = createGroupVersionClient<Client>(this.rest, definition);
+      this.#groups.set(definition, client);
+    }
+    return client;
+  }
+
+  /** applyManifests server-side applies multi-document YAML (see {@link applyManifests}). */
+  applyManifests(text: string, options: ApplyManifestsOptions): Promise<AppliedManifest[]> {
+    return applyManifests(this.dynamic, text, options);
+  }
+
+  /**
+   * close releases what the clientset owns: with `createClientset`, its transport (connections
+   * close once in-flight requests finish). A clientset made with `new` owns nothing unless given
+   * `onClose`. Calling it again returns the same promise.
+   */
+  close(): Promise<void> {
+    this.#closed ??= this.#onClose ? this.#onClose() : Promise.resolve();
+    return this.#closed;
+  }
+}

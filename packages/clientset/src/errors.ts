@@ -1,0 +1,99 @@
+import { KubeError } from '@k/config';
+import { ApiError, isConflict } from '@k/rest';
+
+const CLIENTSET_ERROR = Symbol.for('@k/clientset.ClientsetError');
+const APPLY_CONFLICT_ERROR = Symbol.for('@k/clientset.ApplyConflictError');
+
+/** The stable codes of {@link ClientsetError}. */
+export type ClientsetErrorCode =
+  /** The resource (or subresource) does not serve the verb, as discovery lists it. */
+  | 'ERR_VERB_NOT_SUPPORTED'
+  /** An object given to create, update, apply or delete lacks what the call needs (a name, a kind). */
+  | 'ERR_INVALID_OBJECT'
+  /** The REST mapper found no resource for a kind (or no kind for a resource), even after rediscovery. */
+  | 'ERR_NO_MAPPING'
+  /** Discovery failed or answered something that is not discovery. */
+  | 'ERR_DISCOVERY'
+  /** A manifest is not valid YAML, or a document is not a Kubernetes object. */
+  | 'ERR_MANIFEST'
+  /** The options cannot work together (QPS without burst, …). */
+  | 'ERR_CONFIGURATION'
+  /** `createClientset` could not load tsyringe or reflect-metadata (optional peers). */
+  | 'ERR_DI_UNAVAILABLE';
+
+/**
+ * ClientsetError is every failure @k/clientset itself detects (the server's answers are `ApiError`s
+ * from @k/rest). `resource` names the resource concerned (`deployments.apps`), when there is one.
+ */
+export class ClientsetError extends KubeError {
+  declare readonly code: ClientsetErrorCode;
+  readonly resource: string | undefined;
+
+  constructor(
+    code: ClientsetErrorCode,
+    message: string,
+    options: { resource?: string; cause?: unknown } = {},
+  ) {
+    super(code, message, { cause: options.cause });
+    this.resource = options.resource;
+    Object.defineProperty(this, CLIENTSET_ERROR, { value: true });
+  }
+
+  /** isInstance reports whether `value` is a ClientsetError from any copy of this package. */
+  static override isInstance(value: unknown): value is ClientsetError {
+    return typeof value === 'object' && value !== null && CLIENTSET_ERROR in value;
+  }
+}
+
+/** FieldConflict is one field another manager owns, from a server-side apply conflict. */
+export interface FieldConflict {
+  /** field is the path, e.g. `.data.color` or `.spec.replicas`. */
+  field: string;
+  /** manager is the field manager that owns it, e.g. `kubectl` (from the server's message). */
+  manager: string | undefined;
+  message: string;
+}
+
+/** parseConflicts reads the `FieldManagerConflict` causes of an apply conflict's Status. */
+function parseConflicts(error: ApiError): FieldConflict[] {
+  return (error.details?.causes ?? [])
+    .filter((cause) => cause.reason === 'FieldManagerConflict')
+    .map((cause) => ({
+      field: cause.field ?? '',
+      manager: /conflict with "([^"]*)"/.exec(cause.message ?? '')?.[1],
+      message: cause.message ?? '',
+    }));
+}
+
+/**
+ * ApplyConflictError is a server-side apply (409 Conflict) that failed because other field
+ * managers own some of the applied fields: `conflicts` lists each field and its owner. It is an
+ * `ApiError` (`isConflict` is true). Resolve it by applying with `force: true` (taking the fields
+ * over) or by not sending them.
+ */
+export class ApplyConflictError extends ApiError {
+  readonly conflicts: readonly FieldConflict[];
+
+  constructor(error: ApiError) {
+    super(error.status, {
+      httpStatusCode: error.httpStatusCode,
+      ...(error.request ? { request: error.request } : {}),
+      cause: error,
+    });
+    this.name = 'ApplyConflictError';
+    this.conflicts = parseConflicts(error);
+    Object.defineProperty(this, APPLY_CONFLICT_ERROR, { value: true });
+  }
+
+  /** isInstance reports whether `value` is an ApplyConflictError from any copy of this package. */
+  static override isInstance(value: unknown): value is ApplyConflictError {
+    return typeof value === 'object' && value !== null && APPLY_CONFLICT_ERROR in value;
+  }
+
+  /** from returns an ApplyConflictError for an apply conflict, else `error` unchanged. */
+  static from(error: unknown): unknown {
+    return ApiError.isInstance(error) && isConflict(error) && parseConflicts(error).length > 0
+      ? new ApplyConflictError(error)
+      : error;
+  }
+}

@@ -1,0 +1,112 @@
+// The clientset: every built-in group version (typed clients also at `@k/clientset/<group>/<version>`).
+export { Clientset } from './clientset.js';
+export type { ClientsetOptions } from './clientset.js';
+export { GENERATED_KUBERNETES_VERSION, GROUP_VERSIONS, GroupVersionClients } from './generated/groups.js';
+export { createGroupVersionClient } from './group/group-version-client.js';
+export type { GroupVersionDefinition } from './group/group-version-client.js';
+
+// Composition: DI (tsyringe, loaded lazily) and by hand.
+export { createClientset } from './create-clientset.js';
+export type { CreateClientsetOptions } from './create-clientset.js';
+export { registerClientset } from './register.js';
+export type { RegisterClientsetOptions } from './register.js';
+export { CLIENTSET, DISCOVERY_CACHE, DISCOVERY_CLIENT, DYNAMIC_CLIENT, REST_MAPPER } from './tokens.js';
+
+// Resource clients.
+export { ResourceClient } from './resource/resource-client.js';
+export type {
+  LogMethods,
+  ResourceClientBase,
+  ResourceClientFor,
+  ScaleMethods,
+  StatusMethods,
+  SubresourceVerbs,
+  VerbMethods,
+  Verbs,
+} from './resource/typed-resource-client.js';
+export { apiVersionOf, parseApiVersion, resourceName } from './resource/resource-descriptor.js';
+export type {
+  GroupVersionKind,
+  GroupVersionResource,
+  ResourceDescriptor,
+  ResourceVerb,
+} from './resource/resource-descriptor.js';
+export { labelSelectorText } from './resource/request-options.js';
+export type {
+  ApplyOptions,
+  CreateOptions,
+  DeleteCollectionOptions,
+  DeleteOptions,
+  DryRun,
+  FieldValidation,
+  GetOptions,
+  LabelSelectorInput,
+  ListAllOptions,
+  ListOptions,
+  ListSelection,
+  LogOptions,
+  PatchOptions,
+  Preconditions,
+  RequestOptions,
+  UpdateOptions,
+  WatchOptions,
+} from './resource/request-options.js';
+export type {
+  ApplyConfiguration,
+  DeepPartial,
+  JsonPatchOperation,
+  KubernetesList,
+  KubernetesObject,
+  MergePatch,
+  NamedPatchType,
+  PatchBody,
+  StrategicMergePatch,
+  StrategicMergePatchDirectives,
+  UnstructuredObject,
+} from './resource/object-types.js';
+
+// Discovery and the REST mapper.
+export { DiscoveryClient, AGGREGATED_DISCOVERY_ACCEPT } from './discovery/discovery-client.js';
+export type { DiscoveryClientOptions, VersionInfo } from './discovery/discovery-client.js';
+export {
+  MemoryDiscoveryCache,
+  DiskDiscoveryCache,
+  DEFAULT_DISK_CACHE_TTL_MS,
+  cacheFileName,
+  defaultDiscoveryCacheDirectory,
+} from './discovery/discovery-cache.js';
+export type { DiscoveryCache } from './discovery/discovery-cache.js';
+export { fromAggregated, fromResourceList } from './discovery/discovery-documents.js';
+export type {
+  AggregatedDiscoveryList,
+  APIGroupList,
+  APIResourceList,
+  APIVersions,
+  DiscoveredGroup,
+  ServerResources,
+} from './discovery/discovery-documents.js';
+export { RestMapper, findByKind, findByName } from './discovery/rest-mapper.js';
+export type { KindQuery } from './discovery/rest-mapper.js';
+
+// The dynamic client and manifests.
+export { DynamicClient } from './dynamic/dynamic-client.js';
+export type { DynamicResourceClient } from './dynamic/dynamic-client.js';
+export { applyManifests, parseManifests } from './apply/apply-manifests.js';
+export type { AppliedManifest, ApplyManifestsOptions } from './apply/apply-manifests.js';
+
+// Errors.
+export { ClientsetError, ApplyConflictError } from './errors.js';
+export type { ClientsetErrorCode, FieldConflict } from './errors.js';
+
+// The most used meta/v1 types (all of them: `@k/clientset/meta/v1`).
+export type {
+  Condition,
+  IntOrString,
+  ListMeta,
+  ManagedFieldsEntry,
+  MicroTime,
+  ObjectMeta,
+  OwnerReference,
+  Quantity,
+  Time,
+} from './generated/meta/v1/types.js';

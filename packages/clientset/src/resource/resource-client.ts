@@ -1,0 +1,379 @@
+import type { Readable } from 'node:stream';
+import type { ListPage, RequestBuilder, RestClient, Status, Watch } from '@k/rest';
+import { ApplyConflictError, ClientsetError } from '../errors.js';
+import type { Scale } from '../generated/autoscaling/v1/types.js';
+import type {
+  ApplyConfiguration,
+  KubernetesList,
+  KubernetesObject,
+  NamedPatchType,
+  PatchBody,
+} from './object-types.js';
+import {
+  deleteOptionsBody,
+  logParams,
+  selectionParams,
+  writeParams,
+  type ApplyOptions,
+  type CreateOptions,
+  type DeleteCollectionOptions,
+  type DeleteOptions,
+  type GetOptions,
+  type ListAllOptions,
+  type ListOptions,
+  type LogOptions,
+  type PatchOptions,
+  type RequestOptions,
+  type UpdateOptions,
+  type WatchOptions,
+} from './request-options.js';
+import { apiVersionOf, resourceName, type ResourceDescriptor } from './resource-descriptor.js';
+
+type Subresource = 'status' | 'scale';
+
+/**
+ * ResourceClient is the one client behind every typed and dynamic resource client: it sends the
+ * verbs of one resource (`descriptor`) in one namespace (or cluster-wide) through a `RestClient`,
+ * with client-go's HTTP mapping (create POST, update PUT, patch/apply PATCH with the patch type's
+ * Content-Type, delete DELETE with `DeleteOptions` in the body, list/watch GET). Bodies are JSON
+ * parsed once into plain objects typed `T` — never converted, so a timestamp is the same string
+ * from a get, a list or a watch. A verb the descriptor does not list fails with
+ * `ERR_VERB_NOT_SUPPORTED` before anything is sent. Stateless and safe for concurrent use.
+ *
+ * Generated clients expose it through {@link ResourceClientFor}, which keeps only the verbs
+ * discovery lists; the dynamic client exposes all of it.
+ */
+export class ResourceClient<
+  T extends KubernetesObject = KubernetesObject,
+  L extends KubernetesList<T> = KubernetesList<T>,
+> {
+  readonly rest: RestClient;
+  readonly descriptor: ResourceDescriptor;
+  /** namespace scopes requests: a name, `''` (all namespaces) or undefined (cluster-scoped). */
+  readonly namespace: string | undefined;
+  readonly #apiVersion: string;
+
+  constructor(rest: RestClient, descriptor: ResourceDescriptor, namespace?: string) {
+    this.rest = rest;
+    this.descriptor = descriptor;
+    this.namespace = namespace;
+    this.#apiVersion = apiVersionOf(descriptor);
+  }
+
+  /** inNamespace returns the same client scoped to `namespace` (`''`: every namespace). */
+  inNamespace(namespace: string): ResourceClient<T, L> {
+    return new ResourceClient<T, L>(this.rest, this.descriptor, namespace);
+  }
+
+  #check(verb: string, subresource?: string): void {
+    const verbs = subresource
+      ? this.descriptor.verbs === undefined && this.descriptor.subresources === undefined
+        ? undefined
+        : (this.descriptor.subresources?.[subresource] ?? [])
+      : this.descriptor.verbs;
+    if (verbs !== undefined && !verbs.includes(verb)) {
+      const target = `${resourceName(this.descriptor)}${subresource ? `/${subresource}` : ''}`;
+      throw new ClientsetError('ERR_VERB_NOT_SUPPORTED', `${target} does not support ${verb}`, {
+        resource: resourceName(this.descriptor),
+      });
+    }
+  }
+
+  #target(
+    builder: RequestBuilder,
+    options: RequestOptions,
+    name?: string,
+    subresource?: string,
+  ): RequestBuilder {
+    builder.groupVersion(this.#apiVersion);
+    if (this.namespace !== undefined) builder.namespace(this.namespace);
+    builder.resource(this.descriptor.plural);
+    if (name !== undefined) builder.name(name);
+    if (subresource !== undefined) builder.subresource(subresource);
+    if (options.signal) builder.signal(options.signal);
+    if (options.timeoutMs !== undefined) builder.timeout(options.timeoutMs);
+    if (options.maxRetries !== undefined) builder.maxRetries(options.maxRetries);
+    return builder;
+  }
+
+  #nameOf(object: KubernetesObject | undefined, verb: string): string {
+    if (object === undefined || object === null || typeof object !== 'object') {
+      throw new ClientsetError('ERR_INVALID_OBJECT', `object provided to ${verb} must not be nil`, {
+        resource: resourceName(this.descriptor),
+      });
+    }
+    const name = object.metadata?.name;
+    if (!name) {
+      throw new ClientsetError(
+        'ERR_INVALID_OBJECT',
+        `${verb}: metadata.name must be provided (${resourceName(this.descriptor)})`,
+        { resource: resourceName(this.descriptor) },
+      );
+    }
+    return name;
+  }
+
+  #get<R>(name: string, options: GetOptions, subresource?: Subresource): Promise<R> {
+    return this.#target(this.rest.get(), options, name, subresource)
+      .params({ resourceVersion: options.resourceVersion || undefined })
+      .execute<R>();
+  }
+
+  #update<R>(object: R & KubernetesObject, options: UpdateOptions, subresource?: Subresource): Promise<R> {
+    const name = this.#nameOf(object, subresource ? `update ${subresource}` : 'update');
+    return this.#target(this.rest.put(), options, name, subresource)
+      .params(writeParams(options))
+      .body(object)
+      .execute<R>();
+  }
+
+  #patch<R>(
+    name: string,
+    type: NamedPatchType,
+    body: unknown,
+    options: PatchOptions,
+    subresource?: Subresource,
+  ): Promise<R> {
+    if (!name) {
+      throw new ClientsetError('ERR_INVALID_OBJECT', 'name is required', {
+        resource: resourceName(this.descriptor),
+      });
+    }
+    return this.#target(this.rest.patch(type), options, name, subresource)
+      .params(writeParams({ ...options, force: undefined }))
+      .body(body)
+      .execute<R>();
+  }
+
+  async #apply<R>(
+    configuration: KubernetesObject,
+    options: ApplyOptions,
+    subresource?: Subresource,
+    name?: string,
+  ): Promise<R> {
+    const objectName = name ?? this.#nameOf(configuration, 'apply');
+    if (configuration.metadata?.managedFields !== undefined) {
+      throw new ClientsetError(
+        'ERR_INVALID_OBJECT',
+        'cannot apply an object with managed fields already set. Use the client-side apply or remove the managed fields',
+        { resource: resourceName(this.descriptor) },
+      );
+    }
+    try {
+      return await this.#target(
+        this.rest.apply({ fieldManager: options.fieldManager, force: options.force ?? false }),
+        options,
+        objectName,
+        subresource,
+      )
+        .params({
+          dryRun: options.dryRun === undefined ? undefined : 'All',
+          fieldValidation: options.fieldValidation,
+        })
+        .body(configuration)
+        .execute<R>();
+    } catch (error) {
+      throw ApplyConflictError.from(error);
+    }
+  }
+
+  /** get reads one object by name (GET …/<plural>/<name>). */
+  get(name: string, options: GetOptions = {}): Promise<T> {
+    this.#check('get');
+    return this.#get<T>(name, options);
+  }
+
+  /**
+   * list reads the objects the selection matches (GET …/<plural>), one page when `limit` is set;
+   * `timeoutSeconds` also bounds the call on the client, as client-go does.
+   */
+  list(options: ListOptions = {}): Promise<L> {
+    this.#check('list');
+    const builder = this.#target(this.rest.get(), options).params(selectionParams(options));
+    if (options.timeoutSeconds !== undefined && options.timeoutMs === undefined) {
+      builder.timeout(options.timeoutSeconds * 1000);
+    }
+    return builder.execute<L>();
+  }
+
+  #pager(options: ListAllOptions) {
+    this.#check('list');
+    const { pageSize, ...selection } = options;
+    return this.#target(this.rest.get(), options)
+      .params(selectionParams(selection))
+      .pager<T>(pageSize === undefined ? {} : { pageSize });
+  }
+
+  /**
+   * listAll pages through every object with `limit`/`continue` (page size 500 by default) and
+   * returns one list. When a continue token expires mid-way (410), @k/rest's pager falls back to
+   * one full list, so the result is always complete and consistent.
+   */
+  async listAll(options: ListAllOptions = {}): Promise<L> {
+    return (await this.#pager(options).list()) as unknown as L;
+  }
+
+  /** listPages yields the pages of a paged list one at a time (see `ListPage.restarted`). */
+  listPages(options: ListAllOptions = {}): AsyncIterable<ListPage<T>> {
+    return this.#pager(options);
+  }
+
+  /**
+   * watch opens a watch (GET …/<plural>?watch=true) and resolves once the server accepted it;
+   * iterate it for typed ADDED, MODIFIED, DELETED and BOOKMARK events. An ERROR event is thrown
+   * as an `ApiError` (410 Gone: list again and watch from the new resourceVersion).
+   */
+  watch(options: WatchOptions = {}): Promise<Watch<T>> {
+    this.#check('watch');
+    const builder = this.#target(this.rest.get(), options).params({
+      ...selectionParams(options),
+      sendInitialEvents: options.sendInitialEvents,
+    });
+    if (options.timeoutSeconds !== undefined && options.timeoutMs === undefined) {
+      builder.timeout(options.timeoutSeconds * 1000);
+    }
+    return builder.watch<T>({
+      ...(options.allowWatchBookmarks ? { allowWatchBookmarks: true } : {}),
+      ...(options.idleTimeoutMs !== undefined ? { idleTimeoutMs: options.idleTimeoutMs } : {}),
+    });
+  }
+
+  /** create creates `object` (POST …/<plural>) and returns it as stored (or as it would be, with dryRun). */
+  create(object: T, options: CreateOptions = {}): Promise<T> {
+    this.#check('create');
+    if (object === undefined || object === null) {
+      throw new ClientsetError('ERR_INVALID_OBJECT', 'object provided to create must not be nil');
+    }
+    return this.#target(this.rest.post(), options)
+      .params(writeParams(options))
+      .body(object)
+      .execute<T>();
+  }
+
+  /**
+   * update replaces the object named by `object.metadata.name` (PUT). Send the
+   * `metadata.resourceVersion` you read to fail with a conflict instead of overwriting a change.
+   */
+  update(object: T, options: UpdateOptions = {}): Promise<T> {
+    this.#check('update');
+    return this.#update<T>(object, options);
+  }
+
+  /**
+   * patch changes the object `name` with a patch of the named type: `'json'` (RFC 6902 operations),
+   * `'merge'` (RFC 7386) or `'strategic-merge'` (built-in kinds). The Content-Type follows the type.
+   */
+  patch<Type extends NamedPatchType>(
+    name: string,
+    type: Type,
+    body: PatchBody<T, Type>,
+    options: PatchOptions = {},
+  ): Promise<T> {
+    this.#check('patch');
+    return this.#patch<T>(name, type, body, options);
+  }
+
+  /**
+   * apply is server-side apply (PATCH `application/apply-patch+yaml`, `fieldManager` and `force`
+   * always sent, `force=false` by default): the server merges the fields sent into the object
+   * (creating it when missing) and records `fieldManager` as their owner. Fields another manager
+   * owns fail with an {@link ApplyConflictError}, unless `force` takes them over.
+   */
+  apply(configuration: ApplyConfiguration<T>, options: ApplyOptions): Promise<T> {
+    this.#check('patch');
+    return this.#apply<T>(configuration as KubernetesObject, options);
+  }
+
+  /**
+   * delete deletes the object `name` (DELETE, the options as a `DeleteOptions` body). The answer is
+   * the object (still there while finalizers run, or as it was) or a `Status`, depending on the
+   * resource.
+   */
+  delete(name: string, options: DeleteOptions = {}): Promise<T | Status> {
+    this.#check('delete');
+    return this.#target(this.rest.delete(), options, name)
+      .body(deleteOptionsBody(options))
+      .execute<T | Status>();
+  }
+
+  /** deleteCollection deletes every object the selection matches (DELETE …/<plural>). */
+  deleteCollection(options: DeleteCollectionOptions = {}): Promise<L | Status> {
+    this.#check('deletecollection');
+    return this.#target(this.rest.delete(), options)
+      .params(selectionParams(options))
+      .body(deleteOptionsBody(options))
+      .execute<L | Status>();
+  }
+
+  /** getStatus reads the `status` subresource of `name`. */
+  getStatus(name: string, options: GetOptions = {}): Promise<T> {
+    this.#check('get', 'status');
+    return this.#get<T>(name, options, 'status');
+  }
+
+  /** updateStatus replaces the status of `object` (PUT …/<name>/status); other changes are ignored. */
+  updateStatus(object: T, options: UpdateOptions = {}): Promise<T> {
+    this.#check('update', 'status');
+    return this.#update<T>(object, options, 'status');
+  }
+
+  /** patchStatus patches the `status` subresource of `name`. */
+  patchStatus<Type extends NamedPatchType>(
+    name: string,
+    type: Type,
+    body: PatchBody<T, Type>,
+    options: PatchOptions = {},
+  ): Promise<T> {
+    this.#check('patch', 'status');
+    return this.#patch<T>(name, type, body, options, 'status');
+  }
+
+  /** applyStatus server-side applies the status fields of `configuration` (see {@link apply}). */
+  applyStatus(configuration: ApplyConfiguration<T>, options: ApplyOptions): Promise<T> {
+    this.#check('patch', 'status');
+    return this.#apply<T>(configuration as KubernetesObject, options, 'status');
+  }
+
+  /** getScale reads the `scale` subresource of `name` (an `autoscaling/v1` Scale). */
+  getScale(name: string, options: GetOptions = {}): Promise<Scale> {
+    this.#check('get', 'scale');
+    return this.#get<Scale>(name, options, 'scale');
+  }
+
+  /** updateScale replaces the scale of `name` (PUT …/<name>/scale with an `autoscaling/v1` Scale). */
+  updateScale(name: string, scale: Scale, options: UpdateOptions = {}): Promise<Scale> {
+    this.#check('update', 'scale');
+    const named: Scale = { ...scale, metadata: { ...scale.metadata, name } };
+    return this.#update<Scale>(named, options, 'scale');
+  }
+
+  /** patchScale patches the scale of `name`, e.g. `patchScale(name, 'merge', { spec: { replicas: 3 } })`. */
+  patchScale<Type extends NamedPatchType>(
+    name: string,
+    type: Type,
+    body: PatchBody<Scale, Type>,
+    options: PatchOptions = {},
+  ): Promise<Scale> {
+    this.#check('patch', 'scale');
+    return this.#patch<Scale>(name, type, body, options, 'scale');
+  }
+
+  /** applyScale server-side applies a Scale to `name` (`{ apiVersion: 'autoscaling/v1', kind: 'Scale', … }`). */
+  applyScale(name: string, configuration: ApplyConfiguration<Scale>, options: ApplyOptions): Promise<Scale> {
+    this.#check('patch', 'scale');
+    return this.#apply<Scale>(configuration as KubernetesObject, options, 'scale', name);
+  }
+
+  /**
+   * logs streams the log of a pod's container (GET …/pods/<name>/log) once the server answered;
+   * with `follow` it stays open as the container writes. The caller owns the stream: read it to
+   * the end or destroy it to free the connection.
+   */
+  logs(name: string, options: LogOptions = {}): Promise<Readable> {
+    this.#check('get', 'log');
+    return this.#target(this.rest.get(), options, name, 'log')
+      .accept('text/plain, */*')
+      .params(logParams(options))
+      .stream();
+  }
+}
