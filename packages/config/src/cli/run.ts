@@ -28,7 +28,7 @@ export async function run(argv: readonly string[], io: CliIo): Promise<number> {
   const [name, ...rest] = argv;
   if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
     io.stdout.write(overview());
-    return 0;
+    return name === undefined ? 1 : 0;
   }
   const command = COMMANDS.find(
     (candidate) => candidate.name === name || candidate.aliases?.includes(name),
