@@ -94,6 +94,9 @@ export type { DynamicResourceClient } from './dynamic/dynamic-client.js';
 export { applyManifests, parseManifests } from './apply/apply-manifests.js';
 export type { AppliedManifest, ApplyManifestsOptions } from './apply/apply-manifests.js';
 
+// The REST client every resource client sends through (from @k/rest), for generated CRD clients.
+export type { RestClient } from '@k/rest';
+
 // Errors.
 export { ClientsetError, ApplyConflictError } from './errors.js';
 export type { ClientsetErrorCode, FieldConflict } from './errors.js';

@@ -3,6 +3,9 @@ import { fetchSnapshot } from './snapshot/fetch-snapshot.js';
 import { writeSnapshot } from './snapshot/snapshot-files.js';
 import { BUILTIN_OWNED_DIRECTORIES, builtinFiles } from './builtin/builtin-files.js';
 import { staleFiles, writeGeneratedFiles } from './generated-files.js';
+import { generateCrdClients, parseCrds } from './crd/generate-crd.js';
+import { readFile } from 'node:fs/promises';
+import { basename, relative, resolve } from 'node:path';
 
 const USAGE = `usage: k-gen [builtin] [--refresh [--kubeconfig=PATH] [--context=NAME]] [--check]
        k-gen crd <file.yaml>… [--out=DIR] [--import=SPECIFIER]
@@ -67,6 +70,34 @@ async function refresh(flags: Map<string, string>): Promise<void> {
   }
 }
 
+async function crd(inputs: string[], flags: Map<string, string>): Promise<number> {
+  if (inputs.length === 0) {
+    process.stderr.write(`k-gen: crd needs at least one file\n${USAGE}`);
+    return 2;
+  }
+  const cwd = process.cwd();
+  const outDirectory = relative(cwd, resolve(cwd, flags.get('out') ?? 'generated')) || '.';
+  const files = new Map<string, string>();
+  for (const input of inputs) {
+    const crds = parseCrds(await readFile(input, 'utf8'), input);
+    if (crds.length === 0) throw new Error(`${input} holds no CustomResourceDefinition`);
+    const generated = generateCrdClients(crds, {
+      outDirectory,
+      source: basename(input),
+      ...(flags.has('import') ? { runtimeModule: flags.get('import') } : {}),
+    });
+    for (const [path, content] of generated) files.set(path, content);
+  }
+  if (flags.has('check')) {
+    const stale = await staleFiles(files, [], cwd);
+    for (const path of stale) process.stderr.write(`k-gen: stale: ${path}\n`);
+    return stale.length === 0 ? 0 : 1;
+  }
+  await writeGeneratedFiles(files, [], cwd);
+  for (const path of files.keys()) process.stderr.write(`[k-gen] wrote ${path}\n`);
+  return 0;
+}
+
 /** main runs k-gen with `argv` (without node and the script) and resolves with the exit code. */
 export async function main(argv: readonly string[]): Promise<number> {
   try {
@@ -88,6 +119,7 @@ export async function main(argv: readonly string[]): Promise<number> {
       process.stderr.write(`[k-gen] wrote ${count} files\n`);
       return 0;
     }
+    if (command === 'crd') return await crd(positional.slice(1), flags);
     process.stderr.write(`k-gen: unknown command ${command}\n${USAGE}`);
     return 2;
   } catch (error) {

@@ -57,15 +57,18 @@ export class ModuleReferences implements TypeReferences {
     return alias;
   }
 
+  /** specifiers returns the import specifiers (`Name` or `Name as Alias`) taken from `module`, sorted. */
+  specifiers(module: string): string[] {
+    return [...(this.#imports.get(module) ?? new Map<string, string>())]
+      .sort(([a], [b]) => compareStrings(a, b))
+      .map(([name, alias]) => (name === alias ? name : `${name} as ${alias}`));
+  }
+
   /** importLines renders `import type { … } from '<prefix><module>/<file>'` lines, sorted. */
   importLines(modulePath: (module: string) => string): string {
     let text = '';
     for (const module of [...this.#imports.keys()].sort(compareStrings)) {
-      const names = this.#imports.get(module)!;
-      const specifiers = [...names]
-        .sort(([a], [b]) => compareStrings(a, b))
-        .map(([name, alias]) => (name === alias ? name : `${name} as ${alias}`));
-      text += `import type { ${specifiers.join(', ')} } from '${modulePath(module)}';\n`;
+      text += `import type { ${this.specifiers(module).join(', ')} } from '${modulePath(module)}';\n`;
     }
     return text;
   }
