@@ -296,6 +296,7 @@ async function main(): Promise<void> {
   const requests = Number(process.env.BENCH_REQUESTS ?? 2000);
   const rounds = Number(process.env.BENCH_ROUNDS ?? 5);
   const concurrency = Number(process.env.BENCH_CONCURRENCY ?? 32);
+  const loadAtStart = loadavg()[0]?.toFixed(1) ?? '?';
   const pki = createPki();
   const child = fork(fileURLToPath(import.meta.url), ['--serve'], {
     env: { ...process.env, K_BENCH_PKI: JSON.stringify(pki) },
@@ -353,9 +354,7 @@ async function main(): Promise<void> {
     lines.push('');
   }
   const cpu = cpus()[0]?.model ?? 'unknown CPU';
-  const load = loadavg()
-    .map((value) => value.toFixed(1))
-    .join(', ');
+  const loadAtEnd = loadavg()[0]?.toFixed(1) ?? '?';
   const report = [
     '# Benchmark: TLS GET through @k/transport, raw undici and @kubernetes/client-node',
     '',
@@ -368,7 +367,8 @@ async function main(): Promise<void> {
     'Every client parses the JSON body. Connections = TLS handshakes the server saw during the',
     'measured workload (the warm-up fills the keep-alive pools first); client CPU is',
     '`process.cpuUsage()` of the client process, the least load-sensitive figure on a shared machine.',
-    `Load average at the end of the run: ${load} (the machine is shared; compare within one run).`,
+    `Load average ${loadAtStart} at the start, ${loadAtEnd} at the end (the machine is shared;`,
+    'compare figures within one run only).',
     '',
     ...lines,
   ].join('\n');
