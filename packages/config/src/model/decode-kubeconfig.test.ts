@@ -211,6 +211,23 @@ describe('kubectl quirks found by the differential suite', () => {
     );
   });
 
+  it('accepts only the directives yaml.v2 accepts', () => {
+    expect(
+      parseKubeconfig('%YAML 1.1\n%TAG !e! tag:e.com,2000:\n---\ncurrent-context: a').config
+        .currentContext,
+    ).toBe('a');
+    for (const [text, problem] of [
+      ['%YAML 1.2\n---\na: 1', 'found incompatible YAML document'],
+      ['%YAML 1.0\n---\na: 1', 'found incompatible YAML document'],
+      ['%YAML 1.1\n%YAML 1.1\n---\na: 1', 'found duplicate %YAML directive'],
+      ['%FOO bar\n---\na: 1', 'found unknown directive name'],
+    ] as const) {
+      expect(() => parseKubeconfig(text, 'f.yaml')).toThrow(
+        `error loading config file "f.yaml": yaml: ${problem}`,
+      );
+    }
+  });
+
   it('reads a !!binary scalar as the text of its bytes', () => {
     const { config } = parseKubeconfig(
       'users: [{name: a, user: {token: !!binary aGVsbG8=}}]\nextensions: [{name: e, extension: !!binary aGk=}]',

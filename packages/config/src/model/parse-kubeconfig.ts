@@ -79,6 +79,16 @@ export function parseKubeconfigDocument(text: string, path: string): Document {
       { path },
     );
   }
+  const directive = directiveProblem(text);
+  if (directive) {
+    throw new KubeconfigError(
+      'ERR_KUBECONFIG_PARSE',
+      `error loading config file "${path}": yaml: ${directive}`,
+      {
+        path,
+      },
+    );
+  }
   try {
     document = withPlainEnvironment(() =>
       parseDocument(text, {
@@ -224,4 +234,24 @@ function withoutQuotedSource(message: string): string {
   if (/^The .* tag has no suffix$/.test(message)) return 'A tag has no suffix';
   const colon = message.indexOf(': ');
   return colon === -1 ? message : message.slice(0, colon);
+}
+
+/**
+ * directiveProblem applies yaml.v2's directive rules, which the yaml library relaxes: only
+ * `%YAML 1.1` (once) and `%TAG` are accepted before the first document (checked with kubectl).
+ */
+function directiveProblem(text: string): string | undefined {
+  let seenYaml = false;
+  const lines = text.split(/\r?\n/);
+  for (const line of lines) {
+    if (line.trim() === '' || line.startsWith('#')) continue;
+    if (!line.startsWith('%')) return undefined;
+    const [name, version] = line.slice(1).split(/[ \t]+/);
+    if (name === 'TAG') continue;
+    if (name !== 'YAML') return 'found unknown directive name';
+    if (seenYaml) return 'found duplicate %YAML directive';
+    if (version !== '1.1') return 'found incompatible YAML document';
+    seenYaml = true;
+  }
+  return undefined;
 }
