@@ -242,8 +242,11 @@ function withoutQuotedSource(message: string): string {
  */
 function directiveProblem(text: string): string | undefined {
   let seenYaml = false;
-  const lines = text.split(/\r?\n/);
-  for (const line of lines) {
+  // Only the lines before the first content matter; do not split a large file.
+  for (let start = 0; start < text.length;) {
+    const end = text.indexOf('\n', start);
+    const line = text.slice(start, end === -1 ? text.length : end).replace(/\r$/, '');
+    start = end === -1 ? text.length : end + 1;
     if (line.trim() === '' || line.startsWith('#')) continue;
     if (!line.startsWith('%')) return undefined;
     const [name, version] = line.slice(1).split(/[ \t]+/);
