@@ -9,11 +9,12 @@
  * decoded objects in hand, cold and warm, and peak RSS — each client in a child process of its
  * own, bench/rest-list-child.ts, so their heaps do not pollute each other) and a watch of 20,000
  * events. Throttles are off (client-node has none). Throughput workloads run in batches that
- * rotate across the clients, so load from other processes falls on all alike; the client-side CPU
- * time per operation is reported too. Writes bench/results/rest.md.
+ * rotate across the clients and each client reports its median batch, so load from other processes
+ * falls on all alike; the client-side CPU time per operation is reported too. Writes
+ * bench/results/rest.md.
  *
- * Environment: BENCH_REQUESTS (per workload and client, default 2000), BENCH_BATCHES (10),
- * BENCH_WATCH_BATCHES (5), BENCH_LIST_REPEATS (3),
+ * Environment: BENCH_REQUESTS (per workload and client, default 4000), BENCH_BATCHES (40),
+ * BENCH_WATCH_BATCHES (9), BENCH_LIST_REPEATS (5),
  * BENCH_CONCURRENCY (32), BENCH_LIST_PODS (5000), BENCH_LIST_WARM (5), BENCH_WATCH_EVENTS (20000),
  * BENCH_CLIENTS (comma-separated kinds, default all: raw-undici,k-rest,k-rest-transport,client-node).
  */
@@ -63,38 +64,43 @@ async function throughput(
   await Promise.all(Array.from({ length: Math.min(concurrency, requests) }, worker));
 }
 
-/** Measured is one client's total over the interleaved batches of a workload. */
+/** Measured is one client's result for a workload: the median over its interleaved batches. */
 interface Measured {
-  operations: number;
-  wallMs: number;
-  cpuMs: number;
+  /** perSecond is the median batch's operations per second. */
+  perSecond: number;
+  /** cpuUsPerOperation is the median batch's CPU time of this process per operation. */
+  cpuUsPerOperation: number;
 }
 
 /**
- * interleave runs `batch` for every client in turn, `batches` times, rotating who goes first,
- * and sums wall and CPU time per client — so load from other processes on a shared machine falls
- * on every client alike instead of on whichever happened to run during a busy second.
+ * interleave runs `batch` for every client in turn, `batches` times, rotating who goes first, and
+ * takes each client's median batch — so load from other processes on a shared machine falls on
+ * every client alike, and a burst of it spoils one batch, not a client's result.
  */
 async function interleave(
   clients: readonly BenchClient[],
   batches: number,
   batch: (client: BenchClient) => Promise<number>,
 ): Promise<Measured[]> {
-  const totals = clients.map(() => ({ operations: 0, wallMs: 0, cpuMs: 0 }));
+  const rates = clients.map((): number[] => []);
+  const cpu = clients.map((): number[] => []);
   for (let round = 0; round < batches; round += 1) {
     for (let offset = 0; offset < clients.length; offset += 1) {
       const index = (round + offset) % clients.length;
       const client = clients[index];
-      const total = totals[index];
-      const cpu = process.cpuUsage();
+      const cpuBefore = process.cpuUsage();
       const started = performance.now();
-      total.operations += await batch(client);
-      total.wallMs += performance.now() - started;
-      const used = process.cpuUsage(cpu);
-      total.cpuMs += (used.user + used.system) / 1000;
+      const operations = await batch(client);
+      const wallMs = performance.now() - started;
+      const used = process.cpuUsage(cpuBefore);
+      rates[index]?.push((operations / wallMs) * 1000);
+      cpu[index]?.push((used.user + used.system) / operations);
     }
   }
-  return totals;
+  return clients.map((_, index) => ({
+    perSecond: median(rates[index] ?? []),
+    cpuUsPerOperation: median(cpu[index] ?? []),
+  }));
 }
 
 async function listInChild(
@@ -123,10 +129,10 @@ function megabytes(bytes: number): string {
 }
 
 async function main(): Promise<void> {
-  const requests = Number(process.env.BENCH_REQUESTS ?? 2000);
-  const batches = Number(process.env.BENCH_BATCHES ?? 10);
-  const watchBatches = Number(process.env.BENCH_WATCH_BATCHES ?? 5);
-  const listRepeats = Number(process.env.BENCH_LIST_REPEATS ?? 3);
+  const requests = Number(process.env.BENCH_REQUESTS ?? 4000);
+  const batches = Number(process.env.BENCH_BATCHES ?? 40);
+  const watchBatches = Number(process.env.BENCH_WATCH_BATCHES ?? 9);
+  const listRepeats = Number(process.env.BENCH_LIST_REPEATS ?? 5);
   const concurrency = Number(process.env.BENCH_CONCURRENCY ?? 32);
   const listPods = Number(process.env.BENCH_LIST_PODS ?? 5000);
   const watchEvents = Number(process.env.BENCH_WATCH_EVENTS ?? 20_000);
@@ -209,7 +215,7 @@ async function main(): Promise<void> {
         const value = measured[index];
         results.set(key(targetName, workload.name, kind), value);
         process.stderr.write(
-          `${targetName} ${workload.name} ${CLIENT_NAMES[kind]}: ${format((value.operations / value.wallMs) * 1000)} ${workload.unit}, ${format((value.cpuMs * 1000) / value.operations, 1)} µs CPU/op\n`,
+          `${targetName} ${workload.name} ${CLIENT_NAMES[kind]}: ${format(value.perSecond)} ${workload.unit}, ${format(value.cpuUsPerOperation, 1)} µs CPU/op\n`,
         );
       });
     }
@@ -251,8 +257,9 @@ async function main(): Promise<void> {
     '',
     `Node ${process.version}, ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}; fake API server (bench/rest-server.ts)`,
     `in its own process on loopback, plain HTTP and TLS (ECDSA P-256). ${format(requests)} requests per`,
-    `throughput workload per client, run as ${batches} interleaved batches (watches: ${watchBatches}) after a`,
-    'warm-up, so load from other processes falls on every client alike; throttles off.',
+    `throughput workload per client, run as ${batches} interleaved batches (watches: ${watchBatches} of one`,
+    'watch each) after a warm-up; each client reports its median batch, so load from other processes',
+    'falls on every client alike and a burst of it spoils one batch, not a result. Throttles off.',
     `GET returns a ~2.6 KB Pod, POST sends and receives a ~1 KB ConfigMap, LIST returns ${format(listPods)}`,
     `Pods, the watch streams ${format(watchEvents)} MODIFIED Pod events.`,
     'Every client decodes every body. LIST rows come from one child process per client (median of',
@@ -272,10 +279,8 @@ async function main(): Promise<void> {
       for (const kind of kinds) {
         const value = results.get(key(targetName, workload.name, kind));
         if (!value || !base) continue;
-        const rate = (value.operations / value.wallMs) * 1000;
-        const baseRate = (base.operations / base.wallMs) * 1000;
         lines.push(
-          `| ${workload.name} | ${CLIENT_NAMES[kind]} | ${format(rate)} ${workload.unit} | ${format(rate / baseRate, 2)}x | ${format((value.cpuMs * 1000) / value.operations, 1)} µs |`,
+          `| ${workload.name} | ${CLIENT_NAMES[kind]} | ${format(value.perSecond)} ${workload.unit} | ${format(value.perSecond / base.perSecond, 2)}x | ${format(value.cpuUsPerOperation, 1)} µs |`,
         );
       }
     }

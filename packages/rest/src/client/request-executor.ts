@@ -237,7 +237,8 @@ export class RequestExecutor {
       const { statusCode, headers } = response;
       this.#handleWarnings(headers);
       if (statusCode >= 200 && statusCode <= 206) {
-        if (mode === 'open' || mode === 'watch') return { statusCode, headers, body: response.body };
+        if (mode === 'open' || mode === 'watch')
+          return { statusCode, headers, body: response.body };
         try {
           const body =
             mode === 'text'

@@ -172,6 +172,23 @@ describe('watch streams (local fake server)', () => {
     expect(closed).toBe(true);
   });
 
+  it('stops at close(), even with decoded events left in the chunk', async () => {
+    server = await startFakeServer((_request, response) => {
+      startWatch(response);
+      response.write(
+        frame('ADDED', 'a', '1') + frame('ADDED', 'b', '2') + frame('ADDED', 'c', '3'),
+      );
+    });
+    rest = testClient(server.url);
+    const watch = await watchConfigMaps(rest);
+    const seen: string[] = [];
+    for await (const event of watch) {
+      seen.push(event.object.metadata.name ?? '');
+      watch.close();
+    }
+    expect(seen).toEqual(['a']);
+  });
+
   it('closes on abort and throws the signal reason', async () => {
     let closed = false;
     server = await startFakeServer((_request, response) => {

@@ -103,6 +103,7 @@ export class WatchStream<T> implements Watch<T> {
           inLoopBody = true;
           yield typed;
           inLoopBody = false;
+          if (this.#closed) return;
         }
         lastActivity = performance.now();
       }
