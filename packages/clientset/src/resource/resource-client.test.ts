@@ -1,0 +1,283 @@
+import { ApiError, isConflict } from '@k/rest';
+import { afterEach, describe, expect, it } from 'vitest';
+import { ApplyConflictError, ClientsetError } from '../errors.js';
+import { createAppsV1Client, deploymentsResource } from '../generated/apps/v1/index.js';
+import { createCoreV1Client } from '../generated/core/v1/index.js';
+import { json, startRecordingServer, type RecordingServer } from '../__fixtures__/recording-server.js';
+import { ResourceClient } from './resource-client.js';
+
+let server: RecordingServer | undefined;
+
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+});
+
+function last() {
+  const request = server?.requests.at(-1);
+  if (!request) throw new Error('no request arrived');
+  return request;
+}
+
+function caught(run: () => unknown): Promise<unknown> {
+  return Promise.resolve()
+    .then(run)
+    .then(
+      () => {
+        throw new Error('expected a failure');
+      },
+      (error: unknown) => error,
+    );
+}
+
+describe('the HTTP mapping of the typed clients (client-go table H1–H6)', () => {
+  it('H1: get is GET /apis/<group>/<version>/namespaces/<ns>/<plural>/<name>', async () => {
+    server = await startRecordingServer();
+    await createAppsV1Client(server.client).deployments('ns').get('d');
+    expect(last()).toMatchObject({ method: 'GET', url: '/apis/apps/v1/namespaces/ns/deployments/d' });
+  });
+
+  it('H2: list across namespaces omits the namespace; selectors are encoded', async () => {
+    server = await startRecordingServer((_request, response) => json(response, 200, { items: [] }));
+    await createCoreV1Client(server.client).pods('').list({ labelSelector: 'app=x', limit: 500 });
+    expect(last().url).toBe('/api/v1/pods?labelSelector=app%3Dx&limit=500');
+  });
+
+  it('H2: a label selector map becomes selector text', async () => {
+    server = await startRecordingServer((_request, response) => json(response, 200, { items: [] }));
+    await createCoreV1Client(server.client)
+      .configMaps('ns')
+      .list({ labelSelector: { app: 'web', tier: 'db' }, fieldSelector: 'metadata.name=a' });
+    expect(last().url).toBe(
+      '/api/v1/namespaces/ns/configmaps?fieldSelector=metadata.name%3Da&labelSelector=app%3Dweb%2Ctier%3Ddb',
+    );
+  });
+
+  it('H3: timeoutSeconds is sent with the timeout parameter', async () => {
+    server = await startRecordingServer((_request, response) => json(response, 200, { items: [] }));
+    await createCoreV1Client(server.client).pods('ns').list({ timeoutSeconds: 10 });
+    expect(last().url).toBe('/api/v1/namespaces/ns/pods?timeout=10s&timeoutSeconds=10');
+  });
+
+  it('H4: create is POST with dryRun=All and the field manager', async () => {
+    server = await startRecordingServer();
+    const object = { metadata: { name: 'c' }, data: { a: 'b' } };
+    await createCoreV1Client(server.client)
+      .configMaps('ns')
+      .create(object, { dryRun: 'All', fieldManager: 'm', fieldValidation: 'Strict' });
+    expect(last()).toMatchObject({
+      method: 'POST',
+      url: '/api/v1/namespaces/ns/configmaps?dryRun=All&fieldManager=m&fieldValidation=Strict',
+      body: JSON.stringify(object),
+    });
+    expect(last().headers['content-type']).toBe('application/json');
+  });
+
+  it('H5: apply is PATCH apply-patch+yaml with the field manager and force=false always sent', async () => {
+    server = await startRecordingServer();
+    const deployments = createAppsV1Client(server.client).deployments('ns');
+    await deployments.apply(
+      { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'd' }, spec: { replicas: 2 } },
+      { fieldManager: 'm' },
+    );
+    expect(last()).toMatchObject({
+      method: 'PATCH',
+      url: '/apis/apps/v1/namespaces/ns/deployments/d?fieldManager=m&force=false',
+    });
+    expect(last().headers['content-type']).toBe('application/apply-patch+yaml');
+    await deployments.apply(
+      { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'd' } },
+      { fieldManager: 'm', force: true, dryRun: 'All' },
+    );
+    expect(last().url).toBe('/apis/apps/v1/namespaces/ns/deployments/d?dryRun=All&fieldManager=m&force=true');
+  });
+
+  it('H6: delete sends DeleteOptions in the body', async () => {
+    server = await startRecordingServer();
+    await createAppsV1Client(server.client)
+      .deployments('ns')
+      .delete('d', { propagationPolicy: 'Foreground', gracePeriodSeconds: 0, preconditions: { uid: 'u' } });
+    expect(last()).toMatchObject({ method: 'DELETE', url: '/apis/apps/v1/namespaces/ns/deployments/d' });
+    expect(JSON.parse(last().body)).toEqual({
+      gracePeriodSeconds: 0,
+      preconditions: { uid: 'u' },
+      propagationPolicy: 'Foreground',
+    });
+  });
+
+  it('deleteCollection sends the selection as query and the delete options as body', async () => {
+    server = await startRecordingServer();
+    await createCoreV1Client(server.client)
+      .configMaps('ns')
+      .deleteCollection({ labelSelector: 'a=b', dryRun: 'All' });
+    expect(last()).toMatchObject({ method: 'DELETE', url: '/api/v1/namespaces/ns/configmaps?labelSelector=a%3Db' });
+    expect(JSON.parse(last().body)).toEqual({ dryRun: ['All'] });
+  });
+
+  it('update is PUT to the object name; status and scale are subresources', async () => {
+    server = await startRecordingServer();
+    const deployments = createAppsV1Client(server.client).deployments('ns');
+    const deployment = {
+      metadata: { name: 'd', resourceVersion: '5' },
+      spec: { selector: {}, template: {} },
+    };
+    await deployments.update(deployment, { fieldManager: 'm' });
+    expect(last()).toMatchObject({ method: 'PUT', url: '/apis/apps/v1/namespaces/ns/deployments/d?fieldManager=m' });
+    await deployments.updateStatus(deployment);
+    expect(last()).toMatchObject({ method: 'PUT', url: '/apis/apps/v1/namespaces/ns/deployments/d/status' });
+    await deployments.getScale('d');
+    expect(last()).toMatchObject({ method: 'GET', url: '/apis/apps/v1/namespaces/ns/deployments/d/scale' });
+    await deployments.updateScale('d', { spec: { replicas: 3 } });
+    expect(last()).toMatchObject({ method: 'PUT', url: '/apis/apps/v1/namespaces/ns/deployments/d/scale' });
+    expect(JSON.parse(last().body)).toEqual({ metadata: { name: 'd' }, spec: { replicas: 3 } });
+    await deployments.patchScale('d', 'merge', { spec: { replicas: 4 } });
+    expect(last().headers['content-type']).toBe('application/merge-patch+json');
+    await deployments.applyScale(
+      'd',
+      { apiVersion: 'autoscaling/v1', kind: 'Scale', metadata: { name: 'd' }, spec: { replicas: 1 } },
+      { fieldManager: 'm' },
+    );
+    expect(last()).toMatchObject({
+      method: 'PATCH',
+      url: '/apis/apps/v1/namespaces/ns/deployments/d/scale?fieldManager=m&force=false',
+    });
+  });
+
+  it('sends each patch type with its content type', async () => {
+    server = await startRecordingServer();
+    const configMaps = createCoreV1Client(server.client).configMaps('ns');
+    await configMaps.patch('c', 'json', [{ op: 'replace', path: '/data/a', value: 'b' }]);
+    expect(last().headers['content-type']).toBe('application/json-patch+json');
+    await configMaps.patch('c', 'merge', { data: { a: null } }, { fieldManager: 'm' });
+    expect(last()).toMatchObject({ method: 'PATCH', url: '/api/v1/namespaces/ns/configmaps/c?fieldManager=m' });
+    expect(last().headers['content-type']).toBe('application/merge-patch+json');
+    await configMaps.patch('c', 'strategic-merge', { data: { a: 'b' } });
+    expect(last().headers['content-type']).toBe('application/strategic-merge-patch+json');
+    expect(JSON.parse(last().body)).toEqual({ data: { a: 'b' } });
+  });
+
+  it('watch adds watch=true and bookmarks when asked, and yields typed events', async () => {
+    server = await startRecordingServer((_request, response) => {
+      response.writeHead(200, { 'content-type': 'application/json' });
+      response.end(
+        `${JSON.stringify({ type: 'ADDED', object: { metadata: { name: 'a' } } })}\n` +
+          `${JSON.stringify({ type: 'DELETED', object: { metadata: { name: 'a' } } })}\n`,
+      );
+    });
+    const watch = await createCoreV1Client(server.client)
+      .configMaps('ns')
+      .watch({ resourceVersion: '7', allowWatchBookmarks: true, timeoutSeconds: 30 });
+    const events: string[] = [];
+    for await (const event of watch) events.push(`${event.type} ${event.object.metadata?.name}`);
+    expect(events).toEqual(['ADDED a', 'DELETED a']);
+    expect(last().url).toBe(
+      '/api/v1/namespaces/ns/configmaps?allowWatchBookmarks=true&resourceVersion=7&timeout=30s&timeoutSeconds=30&watch=true',
+    );
+  });
+
+  it('listAll follows continue tokens with the page size as limit', async () => {
+    server = await startRecordingServer((request, response) => {
+      const page = new URL(request.url, 'http://x').searchParams.get('continue');
+      json(response, 200, {
+        metadata: { resourceVersion: '9', ...(page ? {} : { continue: 'next' }) },
+        items: [{ metadata: { name: page ? 'b' : 'a' } }],
+      });
+    });
+    const list = await createCoreV1Client(server.client).configMaps('ns').listAll({ pageSize: 1, labelSelector: 'x=y' });
+    expect(list.items.map((item) => item.metadata?.name)).toEqual(['a', 'b']);
+    expect(server.requests.map((request) => request.url)).toEqual([
+      '/api/v1/namespaces/ns/configmaps?labelSelector=x%3Dy&limit=1',
+      '/api/v1/namespaces/ns/configmaps?continue=next&labelSelector=x%3Dy&limit=1',
+    ]);
+  });
+
+  it('logs streams text from the log subresource with its options', async () => {
+    server = await startRecordingServer((_request, response) => {
+      response.writeHead(200, { 'content-type': 'text/plain' });
+      response.end('line 1\nline 2\n');
+    });
+    const stream = await createCoreV1Client(server.client)
+      .pods('ns')
+      .logs('p', { container: 'c', tailLines: 2, timestamps: true });
+    let text = '';
+    for await (const chunk of stream) text += String(chunk);
+    expect(text).toBe('line 1\nline 2\n');
+    expect(last().url).toBe('/api/v1/namespaces/ns/pods/p/log?container=c&tailLines=2&timestamps=true');
+  });
+
+  it('cluster-scoped resources have no namespace segment', async () => {
+    server = await startRecordingServer();
+    await createCoreV1Client(server.client).namespaces().get('n');
+    expect(last().url).toBe('/api/v1/namespaces/n');
+  });
+});
+
+describe('ResourceClient checks', () => {
+  it('refuses a verb the descriptor does not list, before sending', async () => {
+    server = await startRecordingServer();
+    const namespaces = new ResourceClient(server.client, {
+      group: '',
+      version: 'v1',
+      kind: 'Namespace',
+      plural: 'namespaces',
+      namespaced: false,
+      verbs: ['get'],
+      subresources: { status: ['get'] },
+    });
+    const error = await caught(() => namespaces.deleteCollection());
+    expect(ClientsetError.isInstance(error) && error.code).toBe('ERR_VERB_NOT_SUPPORTED');
+    expect((error as Error).message).toBe('namespaces does not support deletecollection');
+    await expect(caught(() => namespaces.updateStatus({ metadata: { name: 'n' } }))).resolves.toMatchObject({
+      message: 'namespaces/status does not support update',
+    });
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it('needs metadata.name to update and apply, and no managed fields to apply', async () => {
+    server = await startRecordingServer();
+    const configMaps = createCoreV1Client(server.client).configMaps('ns');
+    await expect(caught(() => configMaps.update({ data: {} }))).resolves.toMatchObject({ code: 'ERR_INVALID_OBJECT' });
+    await expect(
+      caught(() =>
+        configMaps.apply(
+          { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c', managedFields: [{ manager: 'x' }] } },
+          { fieldManager: 'm' },
+        ),
+      ),
+    ).resolves.toMatchObject({ message: expect.stringMatching(/^cannot apply an object with managed fields/) });
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it('turns an apply conflict into an ApplyConflictError naming fields and managers', async () => {
+    server = await startRecordingServer((_request, response) =>
+      json(response, 409, {
+        kind: 'Status',
+        apiVersion: 'v1',
+        status: 'Failure',
+        reason: 'Conflict',
+        code: 409,
+        message: 'Apply failed with 1 conflict: conflict with "other": .data.a',
+        details: { causes: [{ reason: 'FieldManagerConflict', message: 'conflict with "other"', field: '.data.a' }] },
+      }),
+    );
+    const configMaps = createCoreV1Client(server.client).configMaps('ns');
+    const error = await caught(() =>
+      configMaps
+        .apply({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c' }, data: { a: 'b' } }, { fieldManager: 'm' }),
+    );
+    expect(ApplyConflictError.isInstance(error)).toBe(true);
+    expect(error).toBeInstanceOf(ApiError);
+    expect(isConflict(error)).toBe(true);
+    expect((error as ApplyConflictError).conflicts).toEqual([
+      { field: '.data.a', manager: 'other', message: 'conflict with "other"' },
+    ]);
+  });
+
+  it('a dynamic descriptor without verbs allows every verb', async () => {
+    server = await startRecordingServer();
+    const client = new ResourceClient(server.client, { ...deploymentsResource, verbs: undefined, subresources: undefined }, 'ns');
+    await client.getScale('d');
+    expect(last().url).toBe('/apis/apps/v1/namespaces/ns/deployments/d/scale');
+    expect(client.inNamespace('other').namespace).toBe('other');
+  });
+});
