@@ -49,7 +49,15 @@ export function resourceMethodName(plural: string, kind: string): string {
     common++;
   }
   if (common === 0) return lowerCamel(plural);
-  return lowerFirst(kind.slice(0, common)) + plural.slice(common);
+  return lowerLeadingAcronym(kind.slice(0, common)) + plural.slice(common);
+}
+
+/** lowerLeadingAcronym lowercases a leading capital or acronym: `CSIDriver` → `csiDriver`, `APIService` → `apiService`. */
+export function lowerLeadingAcronym(text: string): string {
+  const run = /^[A-Z]+/.exec(text)?.[0] ?? '';
+  if (run.length <= 1 || run.length === text.length) return text.slice(0, run.length).toLowerCase() + text.slice(run.length);
+  const keep = /[a-z]/.test(text.charAt(run.length)) ? run.length - 1 : run.length;
+  return text.slice(0, keep).toLowerCase() + text.slice(keep);
 }
 
 const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;

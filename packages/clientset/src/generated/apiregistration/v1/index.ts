@@ -8,8 +8,8 @@ import type { APIService, APIServiceList } from './types.js';
 
 export type * from './types.js';
 
-/** aPIServicesResource describes `apiservices` (APIService, cluster-scoped) as discovery lists it. */
-export const aPIServicesResource = {
+/** apiServicesResource describes `apiservices` (APIService, cluster-scoped) as discovery lists it. */
+export const apiServicesResource = {
   group: 'apiregistration.k8s.io',
   version: 'v1',
   kind: 'APIService',
@@ -23,8 +23,8 @@ export const aPIServicesResource = {
 
 /** ApiregistrationV1Client is the typed client of apiregistration.k8s.io/v1: one method per resource, with the verbs discovery lists. */
 export interface ApiregistrationV1Client {
-  /** aPIServices returns the client of APIService objects (cluster-scoped). */
-  aPIServices(): ResourceClientFor<typeof aPIServicesResource, APIService, APIServiceList>;
+  /** apiServices returns the client of APIService objects (cluster-scoped). */
+  apiServices(): ResourceClientFor<typeof apiServicesResource, APIService, APIServiceList>;
 }
 
 /** APIREGISTRATION_V1 defines apiregistration.k8s.io/v1: its resources by method name. */
@@ -32,7 +32,7 @@ export const APIREGISTRATION_V1 = {
   group: 'apiregistration.k8s.io',
   version: 'v1',
   resources: {
-    aPIServices: aPIServicesResource,
+    apiServices: apiServicesResource,
   },
 } as const satisfies GroupVersionDefinition;
 

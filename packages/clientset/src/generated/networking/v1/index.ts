@@ -32,8 +32,8 @@ export const ingressesResource = {
   shortNames: ['ing'],
 } as const satisfies ResourceDescriptor;
 
-/** iPAddressesResource describes `ipaddresses` (IPAddress, cluster-scoped) as discovery lists it. */
-export const iPAddressesResource = {
+/** ipAddressesResource describes `ipaddresses` (IPAddress, cluster-scoped) as discovery lists it. */
+export const ipAddressesResource = {
   group: 'networking.k8s.io',
   version: 'v1',
   kind: 'IPAddress',
@@ -74,8 +74,8 @@ export interface NetworkingV1Client {
   ingressClasses(): ResourceClientFor<typeof ingressClassesResource, IngressClass, IngressClassList>;
   /** ingresses returns the client of Ingress objects in `namespace` (`''`: every namespace, for list and watch). */
   ingresses(namespace: string): ResourceClientFor<typeof ingressesResource, Ingress, IngressList>;
-  /** iPAddresses returns the client of IPAddress objects (cluster-scoped). */
-  iPAddresses(): ResourceClientFor<typeof iPAddressesResource, IPAddress, IPAddressList>;
+  /** ipAddresses returns the client of IPAddress objects (cluster-scoped). */
+  ipAddresses(): ResourceClientFor<typeof ipAddressesResource, IPAddress, IPAddressList>;
   /** networkPolicies returns the client of NetworkPolicy objects in `namespace` (`''`: every namespace, for list and watch). */
   networkPolicies(namespace: string): ResourceClientFor<typeof networkPoliciesResource, NetworkPolicy, NetworkPolicyList>;
   /** serviceCIDRs returns the client of ServiceCIDR objects (cluster-scoped). */
@@ -89,7 +89,7 @@ export const NETWORKING_V1 = {
   resources: {
     ingressClasses: ingressClassesResource,
     ingresses: ingressesResource,
-    iPAddresses: iPAddressesResource,
+    ipAddresses: ipAddressesResource,
     networkPolicies: networkPoliciesResource,
     serviceCIDRs: serviceCIDRsResource,
   },

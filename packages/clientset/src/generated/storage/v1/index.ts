@@ -8,8 +8,8 @@ import type { CSIDriver, CSIDriverList, CSINode, CSINodeList, CSIStorageCapacity
 
 export type * from './types.js';
 
-/** cSIDriversResource describes `csidrivers` (CSIDriver, cluster-scoped) as discovery lists it. */
-export const cSIDriversResource = {
+/** csiDriversResource describes `csidrivers` (CSIDriver, cluster-scoped) as discovery lists it. */
+export const csiDriversResource = {
   group: 'storage.k8s.io',
   version: 'v1',
   kind: 'CSIDriver',
@@ -19,8 +19,8 @@ export const cSIDriversResource = {
   verbs: ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'],
 } as const satisfies ResourceDescriptor;
 
-/** cSINodesResource describes `csinodes` (CSINode, cluster-scoped) as discovery lists it. */
-export const cSINodesResource = {
+/** csiNodesResource describes `csinodes` (CSINode, cluster-scoped) as discovery lists it. */
+export const csiNodesResource = {
   group: 'storage.k8s.io',
   version: 'v1',
   kind: 'CSINode',
@@ -31,8 +31,8 @@ export const cSINodesResource = {
   subresources: { status: ['get', 'patch', 'update'] },
 } as const satisfies ResourceDescriptor;
 
-/** cSIStorageCapacitiesResource describes `csistoragecapacities` (CSIStorageCapacity, namespaced) as discovery lists it. */
-export const cSIStorageCapacitiesResource = {
+/** csiStorageCapacitiesResource describes `csistoragecapacities` (CSIStorageCapacity, namespaced) as discovery lists it. */
+export const csiStorageCapacitiesResource = {
   group: 'storage.k8s.io',
   version: 'v1',
   kind: 'CSIStorageCapacity',
@@ -80,12 +80,12 @@ export const volumeAttributesClassesResource = {
 
 /** StorageV1Client is the typed client of storage.k8s.io/v1: one method per resource, with the verbs discovery lists. */
 export interface StorageV1Client {
-  /** cSIDrivers returns the client of CSIDriver objects (cluster-scoped). */
-  cSIDrivers(): ResourceClientFor<typeof cSIDriversResource, CSIDriver, CSIDriverList>;
-  /** cSINodes returns the client of CSINode objects (cluster-scoped). */
-  cSINodes(): ResourceClientFor<typeof cSINodesResource, CSINode, CSINodeList>;
-  /** cSIStorageCapacities returns the client of CSIStorageCapacity objects in `namespace` (`''`: every namespace, for list and watch). */
-  cSIStorageCapacities(namespace: string): ResourceClientFor<typeof cSIStorageCapacitiesResource, CSIStorageCapacity, CSIStorageCapacityList>;
+  /** csiDrivers returns the client of CSIDriver objects (cluster-scoped). */
+  csiDrivers(): ResourceClientFor<typeof csiDriversResource, CSIDriver, CSIDriverList>;
+  /** csiNodes returns the client of CSINode objects (cluster-scoped). */
+  csiNodes(): ResourceClientFor<typeof csiNodesResource, CSINode, CSINodeList>;
+  /** csiStorageCapacities returns the client of CSIStorageCapacity objects in `namespace` (`''`: every namespace, for list and watch). */
+  csiStorageCapacities(namespace: string): ResourceClientFor<typeof csiStorageCapacitiesResource, CSIStorageCapacity, CSIStorageCapacityList>;
   /** storageClasses returns the client of StorageClass objects (cluster-scoped). */
   storageClasses(): ResourceClientFor<typeof storageClassesResource, StorageClass, StorageClassList>;
   /** volumeAttachments returns the client of VolumeAttachment objects (cluster-scoped). */
@@ -99,9 +99,9 @@ export const STORAGE_V1 = {
   group: 'storage.k8s.io',
   version: 'v1',
   resources: {
-    cSIDrivers: cSIDriversResource,
-    cSINodes: cSINodesResource,
-    cSIStorageCapacities: cSIStorageCapacitiesResource,
+    csiDrivers: csiDriversResource,
+    csiNodes: csiNodesResource,
+    csiStorageCapacities: csiStorageCapacitiesResource,
     storageClasses: storageClassesResource,
     volumeAttachments: volumeAttachmentsResource,
     volumeAttributesClasses: volumeAttributesClassesResource,

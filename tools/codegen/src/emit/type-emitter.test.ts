@@ -1,0 +1,110 @@
+import { describe, expect, it } from 'vitest';
+import { schemaLocation, mergeSchemas } from '../builtin/schema-modules.js';
+import { stableJson } from '../stable-json.js';
+import { docComment } from './doc-comment.js';
+import { groupVersionProperty, resourceMethodName, tsString } from './names.js';
+import { declaration, typeExpression, type TypeReferences } from './type-emitter.js';
+
+const references: TypeReferences = {
+  reference: (ref) => ref.slice(ref.lastIndexOf('.') + 1),
+  named: (name) => name,
+};
+const context = { references, path: ['T'] };
+
+describe('typeExpression', () => {
+  it.each([
+    [{ type: 'string', format: 'date-time' }, 'string'],
+    [{ type: 'integer', format: 'int64' }, 'number'],
+    [{ type: 'boolean' }, 'boolean'],
+    [{ type: 'string', enum: ['A', "it's"] }, "'A' | 'it\\'s'"],
+    [{ type: 'array', items: { type: 'string' } }, 'string[]'],
+    [{ type: 'array', items: { type: 'string', enum: ['a', 'b'] } }, "('a' | 'b')[]"],
+    [{ type: 'object', additionalProperties: { type: 'string' } }, '{ [key: string]: string }'],
+    [{ type: 'object' }, '{ [key: string]: unknown }'],
+    [{}, 'unknown'],
+    [{ allOf: [{ $ref: '#/components/schemas/io.k8s.api.core.v1.PodSpec' }] }, 'PodSpec'],
+    [{ 'x-kubernetes-int-or-string': true }, 'IntOrString'],
+    [{ type: 'string', nullable: true }, 'string | null'],
+    [{ oneOf: [{ type: 'integer' }, { type: 'string' }] }, 'number | string'],
+  ])('%j → %s', (schema, expected) => {
+    expect(typeExpression(schema, context)).toBe(expected);
+  });
+
+  it('writes required properties without `?`, quotes odd keys, and documents each one', () => {
+    const text = declaration(
+      'Thing',
+      {
+        description: 'Thing is a thing. */ not the end',
+        type: 'object',
+        required: ['name'],
+        properties: {
+          name: { type: 'string', description: 'The name.' },
+          'x-extra': { type: 'integer' },
+          $ref: { type: 'string' },
+        },
+      },
+      context,
+    );
+    expect(text).toBe(
+      "/** Thing is a thing. *\\/ not the end */\nexport interface Thing {\n  $ref?: string;\n  /** The name. */\n  name: string;\n  'x-extra'?: number;\n}\n",
+    );
+  });
+});
+
+describe('names', () => {
+  it.each([
+    ['configmaps', 'ConfigMap', 'configMaps'],
+    ['networkpolicies', 'NetworkPolicy', 'networkPolicies'],
+    ['endpoints', 'Endpoints', 'endpoints'],
+    ['ingresses', 'Ingress', 'ingresses'],
+    ['horizontalpodautoscalers', 'HorizontalPodAutoscaler', 'horizontalPodAutoscalers'],
+    ['csistoragecapacities', 'CSIStorageCapacity', 'csiStorageCapacities'],
+    ['apiservices', 'APIService', 'apiServices'],
+    ['ipaddresses', 'IPAddress', 'ipAddresses'],
+    ['pods', 'Pod', 'pods'],
+  ])('%s (%s) → %s', (plural, kind, method) => {
+    expect(resourceMethodName(plural, kind)).toBe(method);
+  });
+
+  it('names group versions like client-go', () => {
+    expect(groupVersionProperty('', 'v1')).toBe('coreV1');
+    expect(groupVersionProperty('rbac.authorization.k8s.io', 'v1')).toBe('rbacV1');
+    expect(groupVersionProperty('flowcontrol.apiserver.k8s.io', 'v1')).toBe('flowcontrolV1');
+    expect(tsString('a\'b\n"c"')).toBe("'a\\'b\\n\"c\"'");
+  });
+
+  it('renders doc comments stably', () => {
+    expect(docComment(undefined)).toBe('');
+    expect(docComment('one line')).toBe('/** one line */\n');
+    expect(docComment('a  \n\n\n\nb', '  ')).toBe('  /**\n   * a\n   *\n   * b\n   */\n');
+  });
+});
+
+describe('schema modules', () => {
+  it('maps Go packages to generated modules and refuses unknown ones', () => {
+    expect(schemaLocation('io.k8s.api.apps.v1.Deployment')).toEqual({ module: 'apps/v1', name: 'Deployment' });
+    expect(schemaLocation('io.k8s.apimachinery.pkg.api.resource.Quantity')).toEqual({ module: 'meta/v1', name: 'Quantity' });
+    expect(schemaLocation('io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSON').module).toBe('apiextensions/v1');
+    expect(() => schemaLocation('com.example.v1.Widget')).toThrow(/no generated module/);
+  });
+
+  it('merges the same schema from several documents, joining only the kind lists', () => {
+    const gvk = (group: string) => ({ group, version: 'v1', kind: 'DeleteOptions' });
+    const merged = mergeSchemas(
+      new Map([
+        ['b', { components: { schemas: { S: { type: 'object', 'x-kubernetes-group-version-kind': [gvk('b')] } } } }],
+        ['a', { components: { schemas: { S: { type: 'object', 'x-kubernetes-group-version-kind': [gvk('a')] } } } }],
+      ]),
+    );
+    expect(merged.get('S')?.['x-kubernetes-group-version-kind']).toEqual([gvk('a'), gvk('b')]);
+    expect(() =>
+      mergeSchemas(new Map([['a', { components: { schemas: { S: { type: 'object' } } } }], ['b', { components: { schemas: { S: { type: 'string' } } } }]])),
+    ).toThrow('schema S differs between a and b');
+  });
+
+  it('writes stable JSON: keys sorted at every depth, arrays kept', () => {
+    expect(stableJson({ b: 1, a: { d: [2, 1], c: null } })).toBe(
+      '{\n  "a": {\n    "c": null,\n    "d": [\n      2,\n      1\n    ]\n  },\n  "b": 1\n}\n',
+    );
+  });
+});
