@@ -1,0 +1,43 @@
+import { controlPlane } from '@k/testenv/vitest';
+import { createClientset, type Clientset, type CreateClientsetOptions } from '../src/index.js';
+
+/**
+ * clientsetFor builds a clientset for the run's control plane the way an application does
+ * (`createClientset` with the kubeconfig and a context), without a throttle so the suites stay fast.
+ */
+export function clientsetFor(context = 'admin', options: CreateClientsetOptions = {}): Promise<Clientset> {
+  return createClientset({ kubeconfig: controlPlane().kubeconfigPath, context, throttle: 'off', ...options });
+}
+
+/** caught resolves with what `promise` rejects with, and fails when it resolves. */
+export async function caught(promise: Promise<unknown>): Promise<unknown> {
+  try {
+    await promise;
+  } catch (error) {
+    return error;
+  }
+  throw new Error('expected a rejection');
+}
+
+/** inParallel runs `task` for every item, at most `concurrency` at a time. */
+export async function inParallel<T>(items: readonly T[], concurrency: number, task: (item: T) => Promise<unknown>): Promise<void> {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: Math.min(concurrency, items.length) }, async () => {
+      while (next < items.length) await task(items[next++] as T);
+    }),
+  );
+}
+
+/** eventually retries `check` until it stops throwing or `timeoutMs` passes. */
+export async function eventually<T>(check: () => Promise<T>, timeoutMs = 30_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      return await check();
+    } catch (error) {
+      if (Date.now() > deadline) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+  }
+}
