@@ -2,12 +2,38 @@
  * One client's LIST of the fake server's PodList, in a process of its own so its memory is its
  * own (bench/rest.bench.ts forks one per client and transport). It loads only that client, lists
  * once cold and BENCH_LIST_WARM times warm, and reports the times (request start to decoded
- * objects in hand), the resident set before the first list and the peak resident set of the
- * cold list (read while its objects are still in hand).
+ * objects in hand), the resident set before the first list (after a full GC, with
+ * `--expose-gc`) and the peak resident set of the cold list (Linux's VmHWM, reset just before
+ * it; read while its objects are still in hand).
  *
  *   argv: <client kind> <origin> ; env K_BENCH_CA: the CA PEM for https origins
  */
+import { readFileSync, writeFileSync } from 'node:fs';
 import { makeClient, type ClientKind } from './rest-clients.js';
+
+/**
+ * resetPeakRss makes Linux restart the peak-RSS counter (VmHWM) from the current RSS, so the peak
+ * read later belongs to the list, not to start-up (module loading, tsx). False where unsupported.
+ */
+function resetPeakRss(): boolean {
+  try {
+    writeFileSync('/proc/self/clear_refs', '5');
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** peakRss is VmHWM in bytes, else the process's lifetime maximum. */
+function peakRss(): number {
+  try {
+    const match = /VmHWM:\s+(\d+) kB/.exec(readFileSync('/proc/self/status', 'utf8'));
+    if (match?.[1]) return Number(match[1]) * 1024;
+  } catch {
+    // Not Linux: fall through.
+  }
+  return process.resourceUsage().maxRSS * 1024;
+}
 
 async function main(): Promise<void> {
   const [kind, origin] = process.argv.slice(2) as [ClientKind, string];
@@ -16,6 +42,8 @@ async function main(): Promise<void> {
   const client = await makeClient(kind, { origin, ...(caPem ? { caPem } : {}) });
   // Connect (and handshake) first, so the cold list measures decoding, not TLS set-up.
   await client.getPod();
+  (globalThis as { gc?: () => void }).gc?.();
+  resetPeakRss();
   const baselineRss = process.memoryUsage.rss();
   let inHand: unknown[] = [];
   const timeList = async (): Promise<number> => {
@@ -30,13 +58,13 @@ async function main(): Promise<void> {
   // Peak RSS is read right after the cold list, its objects still in hand: later lists only add
   // garbage-collector timing noise.
   const coldMs = await timeList();
-  const peakRss = process.resourceUsage().maxRSS * 1024;
+  const peak = peakRss();
   inHand = [];
   const warm: number[] = [];
   for (let run = 0; run < warmRuns; run += 1) warm.push(await timeList());
   warm.sort((a, b) => a - b);
   await client.close();
-  process.send?.({ coldMs, warmMs: warm[warm.length >> 1] ?? coldMs, baselineRss, peakRss });
+  process.send?.({ coldMs, warmMs: warm[warm.length >> 1] ?? coldMs, baselineRss, peakRss: peak });
 }
 
 main().catch((error: unknown) => {
