@@ -11,27 +11,34 @@ export type HeaderList = string[];
 export function toHeaderList(headers: Dispatcher.DispatchOptions['headers']): HeaderList {
   const list: HeaderList = [];
   if (headers == null) return list;
-  if (Array.isArray(headers)) {
-    if (headers.length === 0 || typeof headers[0] === 'string') {
-      for (let index = 0; index + 1 < headers.length; index += 2) {
-        list.push(String(headers[index]), String(headers[index + 1]));
-      }
-      return list;
+  if (Array.isArray(headers) && (headers.length === 0 || typeof headers[0] === 'string')) {
+    for (let index = 0; index + 1 < headers.length; index += 2) {
+      list.push(String(headers[index]), String(headers[index + 1]));
     }
+    return list;
   }
-  const entries: Iterable<[string, unknown]> =
-    Symbol.iterator in Object(headers)
-      ? (headers as Iterable<[string, unknown]>)
-      : Object.entries(headers as Record<string, unknown>);
-  for (const [name, value] of entries) {
-    if (value === undefined || value === null) continue;
-    if (Array.isArray(value)) {
-      for (const item of value) list.push(name, headerValue(item));
-    } else {
-      list.push(name, headerValue(value));
+  if (isPlainRecord(headers)) {
+    for (const name in headers) {
+      if (Object.hasOwn(headers, name)) push(list, name, headers[name]);
     }
+    return list;
   }
+  for (const [name, value] of headers as Iterable<[string, unknown]>) push(list, name, value);
   return list;
+}
+
+function push(list: HeaderList, name: string, value: unknown): void {
+  if (value === undefined || value === null) return;
+  if (Array.isArray(value)) {
+    for (const item of value) list.push(name, headerValue(item));
+  } else {
+    list.push(name, headerValue(value));
+  }
+}
+
+/** isPlainRecord is true for header objects that are not iterable (the common `{ name: value }`). */
+function isPlainRecord(headers: object): headers is Record<string, unknown> {
+  return !(Symbol.iterator in headers);
 }
 
 function headerValue(value: unknown): string {
@@ -41,26 +48,27 @@ function headerValue(value: unknown): string {
 }
 
 /**
- * hasHeader reports whether request headers of any undici form set `name` (case-insensitive).
- * It does not copy the headers.
+ * hasHeader reports whether request headers of any undici form set `name` (given in lower
+ * case; matched case-insensitively). It does not copy the headers.
  */
 export function hasHeader(headers: Dispatcher.DispatchOptions['headers'], name: string): boolean {
   if (headers == null) return false;
-  const wanted = name.toLowerCase();
   if (Array.isArray(headers) && (headers.length === 0 || typeof headers[0] === 'string')) {
     for (let index = 0; index < headers.length; index += 2) {
-      if (String(headers[index]).toLowerCase() === wanted) return true;
+      const key = headers[index] as string;
+      if (key.length === name.length && key.toLowerCase() === name) return true;
     }
     return false;
   }
-  if (Symbol.iterator in Object(headers)) {
-    for (const [key, value] of headers as Iterable<[string, unknown]>) {
-      if (key.toLowerCase() === wanted && value != null) return true;
+  if (isPlainRecord(headers)) {
+    for (const key in headers) {
+      if (key.length === name.length && key.toLowerCase() === name && headers[key] != null)
+        return true;
     }
     return false;
   }
-  for (const [key, value] of Object.entries(headers as Record<string, unknown>)) {
-    if (key.toLowerCase() === wanted && value != null) return true;
+  for (const [key, value] of headers as Iterable<[string, unknown]>) {
+    if (key.toLowerCase() === name && value != null) return true;
   }
   return false;
 }
