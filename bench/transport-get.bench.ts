@@ -7,7 +7,8 @@
  * answers `GET /api/v1/namespaces/default` with a small Namespace. Each client runs the same
  * sequential and 32-concurrent workloads; the server counts TLS handshakes (`secureConnection`)
  * so connection reuse shows as connections opened per request. Rounds are interleaved and the
- * best round of each client is reported (other work on a shared machine only slows rounds down). Writes bench/results/transport-get.md.
+ * best round of each client is reported (other work on a shared machine only slows rounds
+ * down). Writes bench/results/transport-get.md.
  *
  * Environment: BENCH_REQUESTS (per workload and round, default 2000), BENCH_ROUNDS (default 5),
  * BENCH_CONCURRENCY (default 32), BENCH_SKIP_CLIENT_NODE=1 (quick raw-vs-k comparisons; does not
