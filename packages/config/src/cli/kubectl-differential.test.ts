@@ -49,13 +49,21 @@ const scenarios = onlySeed
   ? [generateScenario(Number(onlySeed))]
   : generateScenarios(FIRST_SEED, COUNT);
 const scratch = mkdtempSync(join(tmpdir(), 'k-kubectl-diff-'));
-afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+// Hundreds of scenario directories: removing them can take a while on a loaded machine.
+afterAll(() => rmSync(scratch, { recursive: true, force: true }), 120_000);
 
 function failure(scenario: Scenario, details: Record<string, unknown>): string {
   return `${describeScenario(scenario)}\n=== results\n${JSON.stringify(details, null, 2)}`;
 }
 
-describe.skipIf(kubectlVersion === undefined)('k-config matches kubectl config', () => {
+// kubectl is the oracle: without it this suite must fail, not quietly skip.
+if (kubectlVersion === undefined) {
+  throw new Error(
+    'kubectl is not on PATH: the kubeconfig differential suite needs it as its oracle',
+  );
+}
+
+describe('k-config matches kubectl config', () => {
   it('generates enough varied scenarios', () => {
     if (onlySeed) return;
     const count = (feature: string) =>

@@ -18,7 +18,11 @@ function runProvider(mode: string, terminal: boolean): Record<string, unknown> {
   return JSON.parse(line.slice('RESULT '.length)) as Record<string, unknown>;
 }
 
-describe.skipIf(!hasScript)('interactiveMode with a real terminal (util-linux script)', () => {
+// util-linux's `script` (Debian's essential bsdutils) gives the child a real pseudo-terminal;
+// without it these tests cannot prove anything, so they fail rather than skip.
+if (!hasScript) throw new Error('`script` (util-linux) is not on PATH: the terminal tests need it');
+
+describe('interactiveMode with a real terminal (util-linux script)', () => {
   it('IfAvailable on a terminal runs the plugin interactively with our terminal as stdin', () => {
     expect(runProvider('IfAvailable', true)).toEqual({
       parentTerminal: true,
