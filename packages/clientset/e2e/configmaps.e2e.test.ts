@@ -33,15 +33,33 @@ describe('ConfigMaps through the typed core/v1 client', () => {
     const updated = await configMaps.update({ ...read, data: { one: '1', two: '2' } });
     expect(updated.data).toEqual({ one: '1', two: '2' });
 
-    expect((await configMaps.patch('a', 'json', [{ op: 'add', path: '/data/three', value: '3' }])).data?.three).toBe('3');
-    expect((await configMaps.patch('a', 'merge', { data: { one: null } })).data).toEqual({ two: '2', three: '3' });
-    expect((await configMaps.patch('a', 'strategic-merge', { metadata: { labels: { app: 'x' } } })).metadata?.labels).toEqual({ app: 'x' });
+    expect(
+      (await configMaps.patch('a', 'json', [{ op: 'add', path: '/data/three', value: '3' }])).data
+        ?.three,
+    ).toBe('3');
+    expect((await configMaps.patch('a', 'merge', { data: { one: null } })).data).toEqual({
+      two: '2',
+      three: '3',
+    });
+    expect(
+      (await configMaps.patch('a', 'strategic-merge', { metadata: { labels: { app: 'x' } } }))
+        .metadata?.labels,
+    ).toEqual({ app: 'x' });
 
     const applied = await configMaps.apply(
-      { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'b', labels: { app: 'x' } }, data: { k: 'v' } },
+      {
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: { name: 'b', labels: { app: 'x' } },
+        data: { k: 'v' },
+      },
       { fieldManager: 'applier' },
     );
-    expect(applied.metadata?.managedFields?.some((entry) => entry.manager === 'applier' && entry.operation === 'Apply')).toBe(true);
+    expect(
+      applied.metadata?.managedFields?.some(
+        (entry) => entry.manager === 'applier' && entry.operation === 'Apply',
+      ),
+    ).toBe(true);
 
     const list = await configMaps.list({ labelSelector: { app: 'x' } });
     expect(list.items.map((item) => item.metadata?.name).sort()).toEqual(['a', 'b']);
@@ -55,14 +73,27 @@ describe('ConfigMaps through the typed core/v1 client', () => {
 
   it('an apply conflict between two field managers is a typed conflict error; force resolves it', async () => {
     const configMaps = cs.coreV1.configMaps(namespace.name);
-    const mine = { apiVersion: 'v1' as const, kind: 'ConfigMap' as const, metadata: { name: 'shared' } };
+    const mine = {
+      apiVersion: 'v1' as const,
+      kind: 'ConfigMap' as const,
+      metadata: { name: 'shared' },
+    };
     await configMaps.apply({ ...mine, data: { color: 'red' } }, { fieldManager: 'first' });
-    const error = await caught(configMaps.apply({ ...mine, data: { color: 'blue' } }, { fieldManager: 'second' }));
+    const error = await caught(
+      configMaps.apply({ ...mine, data: { color: 'blue' } }, { fieldManager: 'second' }),
+    );
     expect(error).toBeInstanceOf(ApplyConflictError);
     expect((error as ApplyConflictError).conflicts).toEqual([
-      { field: '.data.color', manager: 'first', message: expect.stringContaining('conflict with "first"') },
+      {
+        field: '.data.color',
+        manager: 'first',
+        message: expect.stringContaining('conflict with "first"') as unknown,
+      },
     ]);
-    const forced = await configMaps.apply({ ...mine, data: { color: 'blue' } }, { fieldManager: 'second', force: true });
+    const forced = await configMaps.apply(
+      { ...mine, data: { color: 'blue' } },
+      { fieldManager: 'second', force: true },
+    );
     expect(forced.data?.color).toBe('blue');
     const owners = forced.metadata?.managedFields?.map((entry) => entry.manager);
     expect(owners).toContain('second');
@@ -73,7 +104,10 @@ describe('ConfigMaps through the typed core/v1 client', () => {
     const answer = await configMaps.create(configMap('dry', { a: 'b' }), { dryRun: 'All' });
     expect(answer.metadata?.name).toBe('dry');
     expect(isNotFound(await caught(configMaps.get('dry')))).toBe(true);
-    await configMaps.apply({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'dry-apply' } }, { fieldManager: 'm', dryRun: 'All' });
+    await configMaps.apply(
+      { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'dry-apply' } },
+      { fieldManager: 'm', dryRun: 'All' },
+    );
     expect(isNotFound(await caught(configMaps.get('dry-apply')))).toBe(true);
     await configMaps.create(configMap('kept'));
     await configMaps.delete('kept', { dryRun: 'All' });
@@ -87,12 +121,17 @@ describe('ConfigMaps through the typed core/v1 client', () => {
     expect(isBadRequest(error) || isInvalid(error)).toBe(true);
     expect((error as Error).message).toMatch(/unknown field "colour"/);
     // Without Strict the server drops the field (and warns).
-    expect((await configMaps.create(withUnknown, { fieldValidation: 'Ignore' })).metadata?.name).toBe('strict');
+    expect(
+      (await configMaps.create(withUnknown, { fieldValidation: 'Ignore' })).metadata?.name,
+    ).toBe('strict');
   });
 
   it('listAll pages through 1,200 ConfigMaps with limit 100', async () => {
     const configMaps = cs.coreV1.configMaps(namespace.name);
-    const names = Array.from({ length: 1200 }, (_, index) => `bulk-${String(index).padStart(4, '0')}`);
+    const names = Array.from(
+      { length: 1200 },
+      (_, index) => `bulk-${String(index).padStart(4, '0')}`,
+    );
     await inParallel(names, 24, (name) =>
       configMaps.create({ metadata: { name, labels: { bulk: 'yes' } }, data: { index: name } }),
     );

@@ -24,7 +24,9 @@ async function waitEstablished(name: string): Promise<CustomResourceDefinition> 
   const crds = cs.apiextensionsV1.customResourceDefinitions();
   const initial = await crds.list({ fieldSelector: `metadata.name=${name}` });
   const established = (crd: CustomResourceDefinition) =>
-    crd.status?.conditions?.some((condition) => condition.type === 'Established' && condition.status === 'True') ?? false;
+    crd.status?.conditions?.some(
+      (condition) => condition.type === 'Established' && condition.status === 'True',
+    ) ?? false;
   const found = initial.items.find(established);
   if (found) return found;
   const watch = await crds.watch({
@@ -44,14 +46,19 @@ async function waitEstablished(name: string): Promise<CustomResourceDefinition> 
 beforeAll(async () => {
   cs = await clientsetFor();
   const manifest = await readFile(join(import.meta.dirname, 'fixtures', 'widget-crd.yaml'), 'utf8');
-  expect(parseManifests(manifest).map((object) => object.kind)).toEqual(['CustomResourceDefinition']);
+  expect(parseManifests(manifest).map((object) => object.kind)).toEqual([
+    'CustomResourceDefinition',
+  ]);
   await cs.applyManifests(manifest, { fieldManager: 'clientset-e2e', force: true });
   const established = await waitEstablished(CRD_NAME);
   expect(established.spec.names.kind).toBe('Widget');
 });
 
 afterAll(async () => {
-  await cs?.apiextensionsV1.customResourceDefinitions().delete(CRD_NAME).catch(() => undefined);
+  await cs?.apiextensionsV1
+    .customResourceDefinitions()
+    .delete(CRD_NAME)
+    .catch(() => undefined);
   await cs?.close();
 });
 
@@ -60,7 +67,13 @@ function widget(name: string, replicas = 1): Widget {
     apiVersion: 'k-clientset.test/v1',
     kind: 'Widget',
     metadata: { name },
-    spec: { color: 'red', replicas, port: 'http', parts: [{ name: 'bolt', count: 2 }], config: { nested: { deep: [1, 2] } } },
+    spec: {
+      color: 'red',
+      replicas,
+      port: 'http',
+      parts: [{ name: 'bolt', count: 2 }],
+      config: { nested: { deep: [1, 2] } },
+    },
   };
 }
 
@@ -68,7 +81,10 @@ describe('a CRD through the k-gen crd typed client', () => {
   it('creates, reads, lists, patches, applies, scales, updates status, watches and deletes widgets', async () => {
     const widgets = createWidgetsClient(cs.rest, namespace.name);
     const list = await widgets.list();
-    const watch = await widgets.watch({ resourceVersion: list.metadata?.resourceVersion, timeoutSeconds: 60 });
+    const watch = await widgets.watch({
+      resourceVersion: list.metadata?.resourceVersion,
+      timeoutSeconds: 60,
+    });
     const types: string[] = [];
     const watching = (async () => {
       for await (const event of watch) {
@@ -85,12 +101,19 @@ describe('a CRD through the k-gen crd typed client', () => {
     const patched = await widgets.patch('w1', 'merge', { spec: { color: 'green' } });
     expect(patched.spec.color).toBe('green');
     const applied = await widgets.apply(
-      { apiVersion: 'k-clientset.test/v1', kind: 'Widget', metadata: { name: 'w1' }, spec: { color: 'blue' } },
+      {
+        apiVersion: 'k-clientset.test/v1',
+        kind: 'Widget',
+        metadata: { name: 'w1' },
+        spec: { color: 'blue' },
+      },
       { fieldManager: 'widget-applier', force: true },
     );
     expect(applied.spec.color).toBe('blue');
 
-    const status = await widgets.patchStatus('w1', 'merge', { status: { phase: 'Ready', replicas: 1 } });
+    const status = await widgets.patchStatus('w1', 'merge', {
+      status: { phase: 'Ready', replicas: 1 },
+    });
     expect(status.status).toMatchObject({ phase: 'Ready', replicas: 1 });
     expect((await widgets.getStatus('w1')).status?.phase).toBe('Ready');
     const scale = await widgets.getScale('w1');
@@ -100,17 +123,29 @@ describe('a CRD through the k-gen crd typed client', () => {
 
     await widgets.delete('w1');
     await watching;
-    expect(types).toEqual(['ADDED red', 'MODIFIED green', 'MODIFIED blue', 'MODIFIED blue', 'MODIFIED blue', 'DELETED blue']);
+    expect(types).toEqual([
+      'ADDED red',
+      'MODIFIED green',
+      'MODIFIED blue',
+      'MODIFIED blue',
+      'MODIFIED blue',
+      'DELETED blue',
+    ]);
     expect(isNotFound(await caught(widgets.get('w1')))).toBe(true);
   });
 
   it('validates against the CRD schema on the server (strict field validation, enum)', async () => {
     const widgets = createWidgetsClient(cs.rest, namespace.name);
     const error = await caught(
-      widgets.create({ ...widget('bad'), spec: { ...widget('bad').spec, colour: 'x' } as never }, { fieldValidation: 'Strict' }),
+      widgets.create(
+        { ...widget('bad'), spec: { ...widget('bad').spec, colour: 'x' } as never },
+        { fieldValidation: 'Strict' },
+      ),
     );
     expect((error as Error).message).toMatch(/unknown field "spec.colour"/);
-    const wrongEnum = await caught(widgets.create({ ...widget('bad'), spec: { color: 'purple' as 'red' } }));
+    const wrongEnum = await caught(
+      widgets.create({ ...widget('bad'), spec: { color: 'purple' as 'red' } }),
+    );
     expect((wrongEnum as Error).message).toMatch(/Unsupported value: "purple"/);
   });
 });
@@ -118,7 +153,11 @@ describe('a CRD through the k-gen crd typed client', () => {
 describe('a CRD through the dynamic client', () => {
   it('finds the resource by kind through discovery and handles objects as plain JSON', async () => {
     const widgets = await cs.dynamic.forKind('k-clientset.test/v1', 'Widget', namespace.name);
-    expect(widgets.descriptor).toMatchObject({ plural: 'widgets', namespaced: true, shortNames: ['wd'] });
+    expect(widgets.descriptor).toMatchObject({
+      plural: 'widgets',
+      namespaced: true,
+      shortNames: ['wd'],
+    });
     const created = await widgets.create({
       apiVersion: 'k-clientset.test/v1',
       kind: 'Widget',
@@ -126,9 +165,14 @@ describe('a CRD through the dynamic client', () => {
       spec: { color: 'green' },
     });
     expect((created.spec as { color: string }).color).toBe('green');
-    const byName = cs.dynamic.resource({ group: 'k-clientset.test', version: 'v1', resource: 'widgets' }, namespace.name);
+    const byName = cs.dynamic.resource(
+      { group: 'k-clientset.test', version: 'v1', resource: 'widgets' },
+      namespace.name,
+    );
     expect(((await byName.get('dyn')).spec as { color: string }).color).toBe('green');
-    const patched = await byName.patch('dyn', 'json', [{ op: 'replace', path: '/spec/color', value: 'blue' }]);
+    const patched = await byName.patch('dyn', 'json', [
+      { op: 'replace', path: '/spec/color', value: 'blue' },
+    ]);
     expect((patched.spec as { color: string }).color).toBe('blue');
     expect((await byName.list()).items).toHaveLength(1);
     // The same object through the typed client: one store, two views.
@@ -173,21 +217,38 @@ rules:
     resources: [widgets]
     verbs: [get, list]
 `;
-    const applied = await cs.applyManifests(text, { fieldManager: 'manifests', namespace: namespace.name });
-    expect(applied.map(({ resource, object }) => `${resource.plural}/${object.metadata?.name}/${object.metadata?.namespace ?? '-'}`)).toEqual([
+    const applied = await cs.applyManifests(text, {
+      fieldManager: 'manifests',
+      namespace: namespace.name,
+    });
+    expect(
+      applied.map(
+        ({ resource, object }) =>
+          `${resource.plural}/${object.metadata?.name}/${object.metadata?.namespace ?? '-'}`,
+      ),
+    ).toEqual([
       `configmaps/settings/${namespace.name}`,
       `widgets/from-yaml/${namespace.name}`,
       `clusterroles/${namespace.name}-reader/-`,
     ]);
-    expect((await createWidgetsClient(cs.rest, namespace.name).get('from-yaml')).spec.port).toBe(8080);
+    expect((await createWidgetsClient(cs.rest, namespace.name).get('from-yaml')).spec.port).toBe(
+      8080,
+    );
     // Applying again is a no-op for the same manager; another manager conflicts.
     await cs.applyManifests(text, { fieldManager: 'manifests', namespace: namespace.name });
     const conflict = await caught(
-      cs.applyManifests(text.replace('mode: fast', 'mode: slow'), { fieldManager: 'other', namespace: namespace.name }),
+      cs.applyManifests(text.replace('mode: fast', 'mode: slow'), {
+        fieldManager: 'other',
+        namespace: namespace.name,
+      }),
     );
     expect((conflict as { conflicts?: unknown[] }).conflicts).toHaveLength(1);
     await cs.rbacV1.clusterRoles().delete(`${namespace.name}-reader`);
-    await expect(cs.applyManifests('apiVersion: nope.example/v1\nkind: Nope\nmetadata: {name: x}\n', { fieldManager: 'm' })).rejects.toSatisfy(
+    await expect(
+      cs.applyManifests('apiVersion: nope.example/v1\nkind: Nope\nmetadata: {name: x}\n', {
+        fieldManager: 'm',
+      }),
+    ).rejects.toSatisfy(
       (error) => ClientsetError.isInstance(error) && error.code === 'ERR_NO_MAPPING',
     );
   });
@@ -216,11 +277,20 @@ metadata: { name: first }
 size: 3
 `;
     try {
-      const applied = await cs.applyManifests(text, { fieldManager: 'manifests', namespace: namespace.name });
-      expect(applied.map(({ object }) => object.kind)).toEqual(['CustomResourceDefinition', 'Gadget']);
+      const applied = await cs.applyManifests(text, {
+        fieldManager: 'manifests',
+        namespace: namespace.name,
+      });
+      expect(applied.map(({ object }) => object.kind)).toEqual([
+        'CustomResourceDefinition',
+        'Gadget',
+      ]);
       expect((applied[1]?.object as UnstructuredObject).size).toBe(3);
     } finally {
-      await cs.apiextensionsV1.customResourceDefinitions().delete(`gadgets.${group}`).catch(() => undefined);
+      await cs.apiextensionsV1
+        .customResourceDefinitions()
+        .delete(`gadgets.${group}`)
+        .catch(() => undefined);
     }
   });
 });
@@ -232,15 +302,24 @@ describe('discovery against the real server', () => {
       const first = new DiscoveryClient(cs.rest, { cache: new DiskDiscoveryCache({ directory }) });
       const resources = await first.serverResources();
       expect(resources.aggregated).toBe(true);
-      expect(resources.resources.some((resource) => resource.group === 'k-clientset.test')).toBe(true);
-      expect(resources.resources.find((resource) => resource.plural === 'deployments')?.subresources?.scale).toEqual(['get', 'patch', 'update']);
+      expect(resources.resources.some((resource) => resource.group === 'k-clientset.test')).toBe(
+        true,
+      );
+      expect(
+        resources.resources.find((resource) => resource.plural === 'deployments')?.subresources
+          ?.scale,
+      ).toEqual(['get', 'patch', 'update']);
       const version = await first.serverVersion();
       expect(version.gitVersion).toMatch(/^v1\.\d+\.\d+/);
       const second = new DiscoveryClient(cs.rest, { cache: new DiskDiscoveryCache({ directory }) });
       expect((await second.serverResources()).resources.length).toBe(resources.resources.length);
       expect((await cs.mapper.kindFor('wd')).kind).toBe('Widget');
       expect((await cs.mapper.kindFor('deploy')).group).toBe('apps');
-      await eventually(async () => expect((await cs.mapper.mappingFor('autoscaling/v2', 'HorizontalPodAutoscaler')).plural).toBe('horizontalpodautoscalers'));
+      await eventually(async () =>
+        expect(
+          (await cs.mapper.mappingFor('autoscaling/v2', 'HorizontalPodAutoscaler')).plural,
+        ).toBe('horizontalpodautoscalers'),
+      );
     } finally {
       await rm(directory, { recursive: true, force: true });
     }

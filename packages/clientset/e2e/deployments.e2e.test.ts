@@ -59,14 +59,24 @@ describe('Deployments through the typed apps/v1 client', () => {
     expect(isConflict(await caught(deployments.update(stale)))).toBe(true);
 
     const patched = await deployments.patch('web', 'strategic-merge', {
-      spec: { template: { spec: { containers: [{ name: 'web', image: 'registry.invalid/web:2' }] } } },
+      spec: {
+        template: { spec: { containers: [{ name: 'web', image: 'registry.invalid/web:2' }] } },
+      },
     });
-    expect(patched.spec.template.spec?.containers.map((container) => container.image)).toEqual(['registry.invalid/web:2']);
-    const jsonPatched = await deployments.patch('web', 'json', [{ op: 'replace', path: '/spec/revisionHistoryLimit', value: 3 }]);
+    expect(patched.spec.template.spec?.containers.map((container) => container.image)).toEqual([
+      'registry.invalid/web:2',
+    ]);
+    const jsonPatched = await deployments.patch('web', 'json', [
+      { op: 'replace', path: '/spec/revisionHistoryLimit', value: 3 },
+    ]);
     expect(jsonPatched.spec.revisionHistoryLimit).toBe(3);
 
     const applied = await deployments.apply(
-      { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'web', annotations: { owner: 'applier' } } },
+      {
+        apiVersion: 'apps/v1',
+        kind: 'Deployment',
+        metadata: { name: 'web', annotations: { owner: 'applier' } },
+      },
       { fieldManager: 'applier' },
     );
     expect(applied.metadata?.annotations?.owner).toBe('applier');
@@ -76,12 +86,16 @@ describe('Deployments through the typed apps/v1 client', () => {
     expect(types[0]).toBe('ADDED');
     expect(types).toContain('MODIFIED');
     expect(types.at(-1)).toBe('DELETED');
-    await eventually(async () => expect(isNotFound(await caught(deployments.get('web')))).toBe(true));
+    await eventually(async () =>
+      expect(isNotFound(await caught(deployments.get('web')))).toBe(true),
+    );
 
     await deployments.create(deployment('one'));
     await deployments.create(deployment('two'));
     await deployments.deleteCollection({ labelSelector: 'app in (one,two)' });
-    await eventually(async () => expect((await deployments.list({ labelSelector: 'app in (one,two)' })).items).toEqual([]));
+    await eventually(async () =>
+      expect((await deployments.list({ labelSelector: 'app in (one,two)' })).items).toEqual([]),
+    );
   });
 
   it('reads and writes the status subresource', async () => {
@@ -99,17 +113,27 @@ describe('Deployments through the typed apps/v1 client', () => {
     };
     const updated = await retryOnConflict(async () => {
       const current = await deployments.getStatus('status');
-      current.status = { ...current.status, conditions: [...(current.status?.conditions ?? []), condition] };
+      current.status = {
+        ...current.status,
+        conditions: [...(current.status?.conditions ?? []), condition],
+      };
       // A status update ignores changes to the spec.
       current.spec.replicas = 7;
       return deployments.updateStatus(current);
     });
     expect(updated.status?.conditions?.some((entry) => entry.type === 'Test')).toBe(true);
     expect(updated.spec.replicas).toBe(1);
-    const patched = await deployments.patchStatus('status', 'merge', { status: { observedGeneration: 42 } });
+    const patched = await deployments.patchStatus('status', 'merge', {
+      status: { observedGeneration: 42 },
+    });
     expect(patched.status?.observedGeneration).toBe(42);
     const applied = await deployments.applyStatus(
-      { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'status' }, status: { collisionCount: 3 } },
+      {
+        apiVersion: 'apps/v1',
+        kind: 'Deployment',
+        metadata: { name: 'status' },
+        status: { collisionCount: 3 },
+      },
       { fieldManager: 'status-applier', force: true },
     );
     expect(applied.status?.collisionCount).toBe(3);
@@ -119,17 +143,28 @@ describe('Deployments through the typed apps/v1 client', () => {
     const deployments = cs.appsV1.deployments(namespace.name);
     await deployments.create(deployment('scaled', 1));
     const scale = await deployments.getScale('scaled');
-    expect(scale).toMatchObject({ apiVersion: 'autoscaling/v1', kind: 'Scale', spec: { replicas: 1 } });
+    expect(scale).toMatchObject({
+      apiVersion: 'autoscaling/v1',
+      kind: 'Scale',
+      spec: { replicas: 1 },
+    });
     expect(scale.status?.selector).toBe('app=scaled');
     const updated = await retryOnConflict(async () => {
       const current = await deployments.getScale('scaled');
       return deployments.updateScale('scaled', { ...current, spec: { replicas: 2 } });
     });
     expect(updated.spec?.replicas).toBe(2);
-    expect((await deployments.patchScale('scaled', 'merge', { spec: { replicas: 3 } })).spec?.replicas).toBe(3);
+    expect(
+      (await deployments.patchScale('scaled', 'merge', { spec: { replicas: 3 } })).spec?.replicas,
+    ).toBe(3);
     const applied = await deployments.applyScale(
       'scaled',
-      { apiVersion: 'autoscaling/v1', kind: 'Scale', metadata: { name: 'scaled' }, spec: { replicas: 4 } },
+      {
+        apiVersion: 'autoscaling/v1',
+        kind: 'Scale',
+        metadata: { name: 'scaled' },
+        spec: { replicas: 4 },
+      },
       { fieldManager: 'scaler', force: true },
     );
     expect(applied.spec?.replicas).toBe(4);
@@ -140,7 +175,10 @@ describe('Deployments through the typed apps/v1 client', () => {
 describe('Pods', () => {
   it('streams the log subresource (empty here: no node runs the pod, so the server has no log to proxy)', async () => {
     const pods = cs.coreV1.pods(namespace.name);
-    await pods.create({ metadata: { name: 'p' }, spec: { containers: [{ name: 'c', image: 'registry.invalid/c:1' }] } });
+    await pods.create({
+      metadata: { name: 'p' },
+      spec: { containers: [{ name: 'c', image: 'registry.invalid/c:1' }] },
+    });
     const stream = await pods.logs('p', { container: 'c', tailLines: 10 });
     let text = '';
     for await (const chunk of stream) text += String(chunk);

@@ -5,8 +5,16 @@ import { createClientset, type Clientset, type CreateClientsetOptions } from '..
  * clientsetFor builds a clientset for the run's control plane the way an application does
  * (`createClientset` with the kubeconfig and a context), without a throttle so the suites stay fast.
  */
-export function clientsetFor(context = 'admin', options: CreateClientsetOptions = {}): Promise<Clientset> {
-  return createClientset({ kubeconfig: controlPlane().kubeconfigPath, context, throttle: 'off', ...options });
+export function clientsetFor(
+  context = 'admin',
+  options: CreateClientsetOptions = {},
+): Promise<Clientset> {
+  return createClientset({
+    kubeconfig: controlPlane().kubeconfigPath,
+    context,
+    throttle: 'off',
+    ...options,
+  });
 }
 
 /** caught resolves with what `promise` rejects with, and fails when it resolves. */
@@ -20,7 +28,11 @@ export async function caught(promise: Promise<unknown>): Promise<unknown> {
 }
 
 /** inParallel runs `task` for every item, at most `concurrency` at a time. */
-export async function inParallel<T>(items: readonly T[], concurrency: number, task: (item: T) => Promise<unknown>): Promise<void> {
+export async function inParallel<T>(
+  items: readonly T[],
+  concurrency: number,
+  task: (item: T) => Promise<unknown>,
+): Promise<void> {
   let next = 0;
   await Promise.all(
     Array.from({ length: Math.min(concurrency, items.length) }, async () => {

@@ -1,7 +1,7 @@
 import { isNotFound } from '@k/rest';
 import { uniqueNamespaceName } from '@k/testenv';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ClientsetError, type Clientset, ResourceClient } from '../src/index.js';
+import { ClientsetError, type Clientset, type ResourceClient } from '../src/index.js';
 import { caught, clientsetFor, eventually } from './helpers.js';
 
 let cs: Clientset;
@@ -12,7 +12,11 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  for (const name of made) await cs.coreV1.namespaces().delete(name).catch(() => undefined);
+  for (const name of made)
+    await cs.coreV1
+      .namespaces()
+      .delete(name)
+      .catch(() => undefined);
   await cs?.close();
 });
 
@@ -22,7 +26,10 @@ describe('Namespaces through the typed core/v1 client (cluster-scoped)', () => {
     const name = uniqueNamespaceName('clientset-ns');
     made.push(name);
     const { metadata } = await namespaces.list({ limit: 1 });
-    const watch = await namespaces.watch({ fieldSelector: `metadata.name=${name}`, resourceVersion: metadata?.resourceVersion });
+    const watch = await namespaces.watch({
+      fieldSelector: `metadata.name=${name}`,
+      resourceVersion: metadata?.resourceVersion,
+    });
     const types: string[] = [];
     const watching = (async () => {
       for await (const event of watch) {
@@ -34,7 +41,10 @@ describe('Namespaces through the typed core/v1 client (cluster-scoped)', () => {
     expect(created.status?.phase).toBe('Active');
     expect((await namespaces.get(name)).metadata?.uid).toBe(created.metadata?.uid);
     expect((await namespaces.list()).items.map((item) => item.metadata?.name)).toContain(name);
-    const updated = await namespaces.update({ ...(await namespaces.get(name)), metadata: { ...created.metadata, labels: { step: 'updated' } } });
+    const updated = await namespaces.update({
+      ...(await namespaces.get(name)),
+      metadata: { ...created.metadata, labels: { step: 'updated' } },
+    });
     expect(updated.metadata?.labels?.step).toBe('updated');
     await namespaces.patch(name, 'merge', { metadata: { labels: { step: 'patched' } } });
     await watching;
@@ -48,7 +58,10 @@ describe('Namespaces through the typed core/v1 client (cluster-scoped)', () => {
 
     const deleted = await namespaces.delete(name);
     expect((deleted as { status?: { phase?: string } }).status?.phase).toBe('Terminating');
-    await eventually(async () => expect(isNotFound(await caught(namespaces.get(name)))).toBe(true), 60_000);
+    await eventually(
+      async () => expect(isNotFound(await caught(namespaces.get(name)))).toBe(true),
+      60_000,
+    );
   });
 
   it('has no deleteCollection, as discovery says: refused before anything is sent', async () => {

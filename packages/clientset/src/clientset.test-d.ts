@@ -1,3 +1,4 @@
+/* eslint-disable @typescript-eslint/unbound-method -- type tests name methods without calling them */
 import type { Readable } from 'node:stream';
 import type { Status, Watch, WatchEvent } from '@k/rest';
 import { describe, expectTypeOf, it } from 'vitest';
@@ -6,7 +7,13 @@ import type { Clientset } from './clientset.js';
 import type { Deployment, DeploymentList, DeploymentSpec } from './generated/apps/v1/index.js';
 import type { Scale } from './generated/autoscaling/v1/index.js';
 import type { ConfigMap, Container, Pod, ServicePort } from './generated/core/v1/index.js';
-import type { IntOrString, MicroTime, ObjectMeta, Quantity, Time } from './generated/meta/v1/index.js';
+import type {
+  IntOrString,
+  MicroTime,
+  ObjectMeta,
+  Quantity,
+  Time,
+} from './generated/meta/v1/index.js';
 import type { ApplyConfiguration } from './resource/object-types.js';
 
 declare const cs: Clientset;
@@ -43,9 +50,11 @@ describe('generated types', () => {
       metadata: { name: string };
       spec: { replicas: number };
     }>().toMatchTypeOf<ApplyConfiguration<Deployment>>();
-    expectTypeOf<{ apiVersion: 'apps/v1'; kind: 'Deployment'; metadata: { labels: {} } }>().not.toMatchTypeOf<
-      ApplyConfiguration<Deployment>
-    >();
+    expectTypeOf<{
+      apiVersion: 'apps/v1';
+      kind: 'Deployment';
+      metadata: { labels: Record<string, never> };
+    }>().not.toMatchTypeOf<ApplyConfiguration<Deployment>>();
     expectTypeOf<{ kind: 'Deployment'; metadata: { name: string } }>().not.toMatchTypeOf<
       ApplyConfiguration<Deployment>
     >();
@@ -88,16 +97,18 @@ describe('typed client signatures', () => {
 
   it('types the patch body by its patch type', () => {
     const configMaps = cs.coreV1.configMaps('ns');
-    expectTypeOf(configMaps.patch<'merge'>).parameter(2).toMatchTypeOf<{ data?: unknown }>();
-    configMaps.patch('c', 'json', [{ op: 'remove', path: '/data/a' }]);
-    configMaps.patch('c', 'merge', { data: { a: null } });
-    configMaps.patch('c', 'strategic-merge', { metadata: { $patch: 'replace' } });
+    expectTypeOf(configMaps.patch<'merge'>)
+      .parameter(2)
+      .toMatchTypeOf<{ data?: unknown }>();
+    void configMaps.patch('c', 'json', [{ op: 'remove', path: '/data/a' }]);
+    void configMaps.patch('c', 'merge', { data: { a: null } });
+    void configMaps.patch('c', 'strategic-merge', { metadata: { $patch: 'replace' } });
     // @ts-expect-error: a JSON patch is a list of operations
-    configMaps.patch('c', 'json', { data: {} });
+    void configMaps.patch('c', 'json', { data: {} });
     // @ts-expect-error: there is no such patch type
-    configMaps.patch('c', 'yaml', {});
+    void configMaps.patch('c', 'yaml', {});
     // @ts-expect-error: apply needs a field manager
-    configMaps.apply({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c' } }, {});
+    void configMaps.apply({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c' } }, {});
   });
 
   it('types a k-gen crd client from the CRD schema', () => {

@@ -13,6 +13,7 @@ import {
   type CredentialProviderFactory,
   type RegisterTransportOptions,
 } from '@k/transport';
+import type * as TsyringeModule from 'tsyringe';
 import type { DependencyContainer } from 'tsyringe';
 import type { Clientset } from './clientset.js';
 import { DiskDiscoveryCache, type DiscoveryCache } from './discovery/discovery-cache.js';
@@ -56,7 +57,7 @@ export interface CreateClientsetOptions {
   configure?: (container: DependencyContainer) => void;
 }
 
-type Tsyringe = typeof import('tsyringe');
+type Tsyringe = typeof TsyringeModule;
 
 const INSTALL_HINT =
   'createClientset needs the optional peer dependencies tsyringe and reflect-metadata (npm install tsyringe reflect-metadata); without DI use new Clientset(createRestClient(config))';
@@ -93,7 +94,11 @@ async function loadConfig(options: CreateClientsetOptions): Promise<ResolvedConf
 function throttleOption(options: CreateClientsetOptions): RegisterRestOptions['throttle'] {
   if (options.throttle !== undefined) return options.throttle;
   if (options.qps === undefined && options.burst === undefined) return undefined;
-  if (options.qps !== undefined && options.qps > 0 && !(options.burst !== undefined && options.burst > 0)) {
+  if (
+    options.qps !== undefined &&
+    options.qps > 0 &&
+    !(options.burst !== undefined && options.burst > 0)
+  ) {
     throw new ClientsetError(
       'ERR_CONFIGURATION',
       'burst is required to be greater than 0 when RateLimiter is not set and QPS is set to greater than 0',

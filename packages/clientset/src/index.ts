@@ -1,7 +1,11 @@
 // The clientset: every built-in group version (typed clients also at `@k/clientset/<group>/<version>`).
 export { Clientset } from './clientset.js';
 export type { ClientsetOptions } from './clientset.js';
-export { GENERATED_KUBERNETES_VERSION, GROUP_VERSIONS, GroupVersionClients } from './generated/groups.js';
+export {
+  GENERATED_KUBERNETES_VERSION,
+  GROUP_VERSIONS,
+  GroupVersionClients,
+} from './generated/groups.js';
 export { createGroupVersionClient } from './group/group-version-client.js';
 export type { GroupVersionDefinition } from './group/group-version-client.js';
 
@@ -10,7 +14,13 @@ export { createClientset } from './create-clientset.js';
 export type { CreateClientsetOptions } from './create-clientset.js';
 export { registerClientset } from './register.js';
 export type { RegisterClientsetOptions } from './register.js';
-export { CLIENTSET, DISCOVERY_CACHE, DISCOVERY_CLIENT, DYNAMIC_CLIENT, REST_MAPPER } from './tokens.js';
+export {
+  CLIENTSET,
+  DISCOVERY_CACHE,
+  DISCOVERY_CLIENT,
+  DYNAMIC_CLIENT,
+  REST_MAPPER,
+} from './tokens.js';
 
 // Resource clients.
 export { ResourceClient } from './resource/resource-client.js';

@@ -17,7 +17,11 @@ import { ClientsetError } from './errors.js';
 import * as clientset from './index.js';
 import { registerClientset } from './register.js';
 import * as tokens from './tokens.js';
-import { json, startRecordingServer, type RecordingServer } from './__fixtures__/recording-server.js';
+import {
+  json,
+  startRecordingServer,
+  type RecordingServer,
+} from './__fixtures__/recording-server.js';
 
 let server: RecordingServer | undefined;
 const closers: (() => Promise<void>)[] = [];
@@ -45,7 +49,11 @@ function resolvedConfig(url: string): ResolvedConfig {
 
 async function echoServer(): Promise<RecordingServer> {
   return startRecordingServer((request, response) =>
-    json(response, 200, { kind: 'ConfigMap', metadata: { name: 'echo' }, data: { authorization: request.headers.authorization ?? '' } }),
+    json(response, 200, {
+      kind: 'ConfigMap',
+      metadata: { name: 'echo' },
+      data: { authorization: request.headers.authorization ?? '' },
+    }),
   );
 }
 
@@ -67,9 +75,20 @@ describe('registerClientset', () => {
     ]);
     for (const [name, token] of exported) {
       expect(container.resolve(token as symbol), name).toBeDefined();
-      expect(clientset[name as keyof typeof clientset], `${name} is exported from the index`).toBe(token);
+      expect(clientset[name as keyof typeof clientset], `${name} is exported from the index`).toBe(
+        token,
+      );
     }
-    for (const token of [RESOLVED_CONFIG, TRANSPORT, restTokens.REST_CLIENT, restTokens.RATE_LIMITER, restTokens.RETRY_POLICY, restTokens.WARNING_HANDLER, restTokens.REST_CLIENT_OPTIONS, restTokens.REST_TRANSPORT]) {
+    for (const token of [
+      RESOLVED_CONFIG,
+      TRANSPORT,
+      restTokens.REST_CLIENT,
+      restTokens.RATE_LIMITER,
+      restTokens.RETRY_POLICY,
+      restTokens.WARNING_HANDLER,
+      restTokens.REST_CLIENT_OPTIONS,
+      restTokens.REST_TRANSPORT,
+    ]) {
       expect(container.resolve(token as symbol)).toBeDefined();
     }
     const resolved = container.resolve(tokens.CLIENTSET);
@@ -91,7 +110,12 @@ describe('createClientset', () => {
   it('composes config → transport → rest → clientset in a child container and closes the transport', async () => {
     server = await echoServer();
     const parent = rootContainer.createChildContainer();
-    const cs = await createClientset({ config: resolvedConfig(server.url), container: parent, qps: 50, burst: 100 });
+    const cs = await createClientset({
+      config: resolvedConfig(server.url),
+      container: parent,
+      qps: 50,
+      burst: 100,
+    });
     expect(parent.isRegistered(tokens.CLIENTSET, false)).toBe(false);
     const bucket = cs.rest.throttle as TokenBucket;
     expect([bucket.qps, bucket.burst]).toEqual([50, 100]);
@@ -127,17 +151,23 @@ describe('createClientset', () => {
   });
 
   it('applies client-go rules to qps and burst', async () => {
-    await expect(createClientset({ config: resolvedConfig('http://127.0.0.1:1'), qps: 20, burst: 0 })).rejects.toSatisfy(
+    await expect(
+      createClientset({ config: resolvedConfig('http://127.0.0.1:1'), qps: 20, burst: 0 }),
+    ).rejects.toSatisfy(
       (error) =>
         ClientsetError.isInstance(error) &&
         error.code === 'ERR_CONFIGURATION' &&
-        error.message === 'burst is required to be greater than 0 when RateLimiter is not set and QPS is set to greater than 0',
+        error.message ===
+          'burst is required to be greater than 0 when RateLimiter is not set and QPS is set to greater than 0',
     );
   });
 
   it('uses a disk discovery cache when asked', async () => {
     server = await echoServer();
-    const cs = await createClientset({ config: resolvedConfig(server.url), discoveryCache: { directory: '/tmp/k-unused' } });
+    const cs = await createClientset({
+      config: resolvedConfig(server.url),
+      discoveryCache: { directory: '/tmp/k-unused' },
+    });
     closers.push(() => cs.close());
     expect(cs.discovery.cache).toBeInstanceOf(DiskDiscoveryCache);
   });

@@ -6,7 +6,13 @@ import { DiscoveryClient } from './discovery/discovery-client.js';
 import { RestMapper } from './discovery/rest-mapper.js';
 import { DynamicClient } from './dynamic/dynamic-client.js';
 import { ClientsetError } from './errors.js';
-import { CLIENTSET, DISCOVERY_CACHE, DISCOVERY_CLIENT, DYNAMIC_CLIENT, REST_MAPPER } from './tokens.js';
+import {
+  CLIENTSET,
+  DISCOVERY_CACHE,
+  DISCOVERY_CLIENT,
+  DYNAMIC_CLIENT,
+  REST_MAPPER,
+} from './tokens.js';
 
 /** RegisterClientsetOptions configure {@link registerClientset}. */
 export interface RegisterClientsetOptions {
@@ -36,7 +42,10 @@ export function registerClientset(
   options: RegisterClientsetOptions = {},
 ): DependencyContainer {
   if (container.isRegistered(CLIENTSET, false)) {
-    throw new ClientsetError('ERR_CONFIGURATION', '@k/clientset is already registered in this container');
+    throw new ClientsetError(
+      'ERR_CONFIGURATION',
+      '@k/clientset is already registered in this container',
+    );
   }
   container.register(DISCOVERY_CACHE, {
     useFactory: once(() => options.discoveryCache ?? new MemoryDiscoveryCache()),
@@ -44,7 +53,9 @@ export function registerClientset(
   container.register(DISCOVERY_CLIENT, {
     useFactory: once(
       (resolver) =>
-        new DiscoveryClient(resolver.resolve(REST_CLIENT), { cache: resolver.resolve(DISCOVERY_CACHE) }),
+        new DiscoveryClient(resolver.resolve(REST_CLIENT), {
+          cache: resolver.resolve(DISCOVERY_CACHE),
+        }),
     ),
   });
   container.register(REST_MAPPER, {

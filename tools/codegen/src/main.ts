@@ -54,7 +54,11 @@ async function refresh(flags: Map<string, string>): Promise<void> {
   const kubeconfigPath = flags.get('kubeconfig');
   const onProgress = (message: string) => process.stderr.write(`[k-gen] ${message}\n`);
   if (kubeconfigPath) {
-    const snapshot = await fetchSnapshot({ kubeconfigPath, context: flags.get('context'), onProgress });
+    const snapshot = await fetchSnapshot({
+      kubeconfigPath,
+      context: flags.get('context'),
+      onProgress,
+    });
     onProgress(`snapshot written to ${await writeSnapshot(snapshot)}`);
     return;
   }
@@ -62,7 +66,9 @@ async function refresh(flags: Map<string, string>): Promise<void> {
   try {
     const snapshot = await fetchSnapshot({ kubeconfigPath: plane.kubeconfigPath, onProgress });
     if (snapshot.version !== KUBERNETES_VERSION) {
-      throw new Error(`the control plane runs ${snapshot.version}, not the pinned ${KUBERNETES_VERSION}`);
+      throw new Error(
+        `the control plane runs ${snapshot.version}, not the pinned ${KUBERNETES_VERSION}`,
+      );
     }
     onProgress(`snapshot written to ${await writeSnapshot(snapshot)}`);
   } finally {

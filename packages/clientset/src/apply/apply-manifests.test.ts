@@ -33,14 +33,22 @@ items:
   });
 
   it('reads JSON too', () => {
-    expect(parseManifests('{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"n"}}')).toHaveLength(1);
+    expect(
+      parseManifests('{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"n"}}'),
+    ).toHaveLength(1);
   });
 
   it.each([
     ['apiVersion: v1\nkind: [', /^document 1 is not valid yaml/],
-    ['apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n---\n- a list\n', /^document 2 is not a kubernetes object/],
+    [
+      'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n---\n- a list\n',
+      /^document 2 is not a kubernetes object/,
+    ],
     ['kind: ConfigMap\nmetadata: {name: a}\n', /^document 1 is not a kubernetes object/],
-    ['apiVersion: v1\nkind: ConfigMap\nmetadata: {}\n', /^document 1 \(ConfigMap\) has no metadata.name/],
+    [
+      'apiVersion: v1\nkind: ConfigMap\nmetadata: {}\n',
+      /^document 1 \(ConfigMap\) has no metadata.name/,
+    ],
   ])('fails with ERR_MANIFEST naming the document: %j', (text, message) => {
     let failure: unknown;
     try {

@@ -44,23 +44,35 @@ export function parseManifests(text: string): UnstructuredObject[] {
     const number = index + 1;
     const [error] = document.errors;
     if (error) {
-      throw new ClientsetError('ERR_MANIFEST', `document ${number} is not valid yaml: ${error.message}`, {
-        cause: error,
-      });
+      throw new ClientsetError(
+        'ERR_MANIFEST',
+        `document ${number} is not valid yaml: ${error.message}`,
+        {
+          cause: error,
+        },
+      );
     }
     const value: unknown = document.toJS({ maxAliasCount: 1000 });
     if (value === null || value === undefined) return;
     const items =
-      isObject(value) && value.kind === 'List' && Array.isArray(value.items) ? (value.items as unknown[]) : [value];
+      isObject(value) && value.kind === 'List' && Array.isArray(value.items)
+        ? (value.items as unknown[])
+        : [value];
     for (const item of items) {
       if (!isObject(item) || typeof item.apiVersion !== 'string' || typeof item.kind !== 'string') {
-        throw new ClientsetError('ERR_MANIFEST', `document ${number} is not a kubernetes object (apiVersion and kind are required)`);
+        throw new ClientsetError(
+          'ERR_MANIFEST',
+          `document ${number} is not a kubernetes object (apiVersion and kind are required)`,
+        );
       }
       const metadata = item.metadata;
       if (!isObject(metadata) || typeof metadata.name !== 'string' || metadata.name === '') {
-        throw new ClientsetError('ERR_MANIFEST', `document ${number} (${item.kind}) has no metadata.name`);
+        throw new ClientsetError(
+          'ERR_MANIFEST',
+          `document ${number} (${item.kind}) has no metadata.name`,
+        );
       }
-      objects.push(item as UnstructuredObject);
+      objects.push(item);
     }
   });
   return objects;
@@ -100,7 +112,12 @@ export async function applyManifests(
   for (const object of objects) {
     const client = await clientFor(dynamic, object, defined, establishTimeoutMs, options.signal);
     const objectNamespace = object.metadata?.namespace;
-    if (client.descriptor.namespaced && defaultNamespace && objectNamespace && objectNamespace !== defaultNamespace) {
+    if (
+      client.descriptor.namespaced &&
+      defaultNamespace &&
+      objectNamespace &&
+      objectNamespace !== defaultNamespace
+    ) {
       throw new ClientsetError(
         'ERR_MANIFEST',
         `the namespace from the provided object "${objectNamespace}" does not match the namespace "${defaultNamespace}". You must pass '--namespace=${objectNamespace}' to perform this operation.`,
@@ -109,7 +126,10 @@ export async function applyManifests(
     const scoped = client.descriptor.namespaced
       ? client.inNamespace(objectNamespace || defaultNamespace || 'default')
       : client;
-    const result = await scoped.apply(object as ApplyConfiguration<UnstructuredObject>, applyOptions);
+    const result = await scoped.apply(
+      object as ApplyConfiguration<UnstructuredObject>,
+      applyOptions,
+    );
     applied.push({ object: result, resource: client.descriptor });
     const kind = definedKind(object);
     if (kind) defined.push(kind);
@@ -133,7 +153,10 @@ async function clientFor(
       return await dynamic.forKind(apiVersion, object.kind as string, object.metadata?.namespace);
     } catch (error) {
       const retry =
-        awaited && ClientsetError.isInstance(error) && error.code === 'ERR_NO_MAPPING' && Date.now() < deadline;
+        awaited &&
+        ClientsetError.isInstance(error) &&
+        error.code === 'ERR_NO_MAPPING' &&
+        Date.now() < deadline;
       if (!retry) throw error;
       await sleep(250, undefined, signal ? { signal } : undefined);
     }

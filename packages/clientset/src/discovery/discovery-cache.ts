@@ -30,7 +30,8 @@ export class MemoryDiscoveryCache implements DiscoveryCache {
 
   get(server: string): Promise<ServerResources | undefined> {
     const entry = this.#entries.get(server);
-    if (entry && this.#now() - entry.storedAt < this.#ttlMs) return Promise.resolve(entry.resources);
+    if (entry && this.#now() - entry.storedAt < this.#ttlMs)
+      return Promise.resolve(entry.resources);
     if (entry) this.#entries.delete(server);
     return Promise.resolve(undefined);
   }

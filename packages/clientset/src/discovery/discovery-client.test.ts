@@ -3,7 +3,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ClientsetError } from '../errors.js';
-import { json, startRecordingServer, type RecordingServer } from '../__fixtures__/recording-server.js';
+import {
+  json,
+  startRecordingServer,
+  type RecordingServer,
+} from '../__fixtures__/recording-server.js';
 import { cacheFileName, DiskDiscoveryCache, MemoryDiscoveryCache } from './discovery-cache.js';
 import { AGGREGATED_DISCOVERY_ACCEPT, DiscoveryClient } from './discovery-client.js';
 import { findByKind, findByName, RestMapper } from './rest-mapper.js';
@@ -27,15 +31,23 @@ async function discoveryServer(mode: 'aggregated' | 'legacy'): Promise<Recording
         };
   return startRecordingServer((request, response) => {
     const document = documents[request.url];
-    if (request.url === '/version') return json(response, 200, { major: '1', minor: '37', gitVersion: 'v1.37.2' });
+    if (request.url === '/version')
+      return json(response, 200, { major: '1', minor: '37', gitVersion: 'v1.37.2' });
     if (document === undefined) {
-      return json(response, 503, { kind: 'Status', status: 'Failure', code: 503, reason: 'ServiceUnavailable' });
+      return json(response, 503, {
+        kind: 'Status',
+        status: 'Failure',
+        code: 503,
+        reason: 'ServiceUnavailable',
+      });
     }
     json(
       response,
       200,
       document,
-      mode === 'aggregated' ? 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList' : 'application/json',
+      mode === 'aggregated'
+        ? 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList'
+        : 'application/json',
     );
   });
 }
@@ -46,7 +58,8 @@ const temporary: string[] = [];
 afterEach(async () => {
   await server?.close();
   server = undefined;
-  for (const directory of temporary.splice(0)) await rm(directory, { recursive: true, force: true });
+  for (const directory of temporary.splice(0))
+    await rm(directory, { recursive: true, force: true });
 });
 
 describe('DiscoveryClient', () => {
@@ -89,7 +102,9 @@ describe('DiscoveryClient', () => {
       kind: 'Pod',
       subresources: { log: ['get'], status: ['get', 'patch', 'update'] },
     });
-    expect(resources.resources.find((resource) => resource.plural === 'deployments')?.subresources).toEqual({
+    expect(
+      resources.resources.find((resource) => resource.plural === 'deployments')?.subresources,
+    ).toEqual({
       scale: ['get', 'patch', 'update'],
       status: ['get', 'patch', 'update'],
     });
@@ -98,7 +113,11 @@ describe('DiscoveryClient', () => {
   it('shares one fetch between concurrent callers and fetches again after invalidate', async () => {
     server = await discoveryServer('aggregated');
     const discovery = new DiscoveryClient(server.client, { cache: new MemoryDiscoveryCache() });
-    await Promise.all([discovery.serverResources(), discovery.serverResources(), discovery.serverGroups()]);
+    await Promise.all([
+      discovery.serverResources(),
+      discovery.serverResources(),
+      discovery.serverGroups(),
+    ]);
     expect(server.requests).toHaveLength(2);
     await discovery.invalidate();
     expect(await discovery.resourcesFor('apps', 'v1')).toHaveLength(5);
@@ -107,7 +126,15 @@ describe('DiscoveryClient', () => {
   });
 
   it('fails with ERR_DISCOVERY when discovery itself fails', async () => {
-    server = await startRecordingServer((_request, response) => json(response, 403, { kind: 'Status', status: 'Failure', code: 403, reason: 'Forbidden', message: 'no' }));
+    server = await startRecordingServer((_request, response) =>
+      json(response, 403, {
+        kind: 'Status',
+        status: 'Failure',
+        code: 403,
+        reason: 'Forbidden',
+        message: 'no',
+      }),
+    );
     await expect(new DiscoveryClient(server.client).serverResources()).rejects.toSatisfy(
       (error) => ClientsetError.isInstance(error) && error.code === 'ERR_DISCOVERY',
     );
@@ -119,11 +146,15 @@ describe('DiskDiscoveryCache', () => {
     server = await discoveryServer('aggregated');
     const directory = await mkdtemp(join(tmpdir(), 'k-discovery-'));
     temporary.push(directory);
-    await new DiscoveryClient(server.client, { cache: new DiskDiscoveryCache({ directory }) }).serverResources();
+    await new DiscoveryClient(server.client, {
+      cache: new DiskDiscoveryCache({ directory }),
+    }).serverResources();
     const files = await readdir(directory);
     expect(files).toEqual([cacheFileName(server.url)]);
     expect((await stat(join(directory, files[0]!))).mode & 0o777).toBe(0o600);
-    const second = new DiscoveryClient(server.client, { cache: new DiskDiscoveryCache({ directory }) });
+    const second = new DiscoveryClient(server.client, {
+      cache: new DiskDiscoveryCache({ directory }),
+    });
     expect((await second.serverResources()).resources.length).toBeGreaterThan(50);
     expect(server.requests).toHaveLength(2);
   });
@@ -133,10 +164,17 @@ describe('DiskDiscoveryCache', () => {
     temporary.push(directory);
     let now = 1_000;
     const resources = { groups: [], resources: [], aggregated: true, failedGroupVersions: [] };
-    await new DiskDiscoveryCache({ directory, ttlMs: 100, now: () => now }).set('https://h:1', resources);
-    expect(await new DiskDiscoveryCache({ directory, ttlMs: 100, now: () => now }).get('https://h:1')).toEqual(resources);
+    await new DiskDiscoveryCache({ directory, ttlMs: 100, now: () => now }).set(
+      'https://h:1',
+      resources,
+    );
+    expect(
+      await new DiskDiscoveryCache({ directory, ttlMs: 100, now: () => now }).get('https://h:1'),
+    ).toEqual(resources);
     now += 100;
-    expect(await new DiskDiscoveryCache({ directory, ttlMs: 100, now: () => now }).get('https://h:1')).toBeUndefined();
+    expect(
+      await new DiskDiscoveryCache({ directory, ttlMs: 100, now: () => now }).get('https://h:1'),
+    ).toBeUndefined();
     await writeFile(join(directory, cacheFileName('https://h:2')), '{ not json');
     expect(await new DiskDiscoveryCache({ directory }).get('https://h:2')).toBeUndefined();
     await new DiskDiscoveryCache({ directory }).delete('https://h:1');
@@ -145,7 +183,9 @@ describe('DiskDiscoveryCache', () => {
 
   it('names files after the server like kubectl', () => {
     expect(cacheFileName('https://127.0.0.1:6443')).toBe('127.0.0.1_6443.json');
-    expect(cacheFileName('https://rancher.example/k8s/clusters/c-1')).toBe('rancher.example_k8s_clusters_c-1.json');
+    expect(cacheFileName('https://rancher.example/k8s/clusters/c-1')).toBe(
+      'rancher.example_k8s_clusters_c-1.json',
+    );
   });
 });
 
@@ -154,8 +194,12 @@ describe('RestMapper', () => {
     server = await discoveryServer('aggregated');
     const discovery = new DiscoveryClient(server.client);
     const resources = await discovery.serverResources();
-    expect(findByKind(resources, { group: 'apps', version: 'v1', kind: 'Deployment' })?.plural).toBe('deployments');
-    expect(findByKind(resources, { group: 'autoscaling', kind: 'HorizontalPodAutoscaler' })?.version).toBe('v2');
+    expect(
+      findByKind(resources, { group: 'apps', version: 'v1', kind: 'Deployment' })?.plural,
+    ).toBe('deployments');
+    expect(
+      findByKind(resources, { group: 'autoscaling', kind: 'HorizontalPodAutoscaler' })?.version,
+    ).toBe('v2');
     expect(findByKind(resources, { group: '', version: 'v1', kind: 'Scale' })).toBeUndefined();
     expect(findByName(resources, 'deploy')?.kind).toBe('Deployment');
     expect(findByName(resources, 'Deployment')?.plural).toBe('deployments');

@@ -116,21 +116,33 @@ export class DiscoveryClient {
     try {
       return await builder.execute<T>();
     } catch (error) {
-      throw new ClientsetError('ERR_DISCOVERY', `discovery of ${path} failed: ${(error as Error).message}`, {
-        cause: error,
-      });
+      throw new ClientsetError(
+        'ERR_DISCOVERY',
+        `discovery of ${path} failed: ${(error as Error).message}`,
+        {
+          cause: error,
+        },
+      );
     }
   }
 
   async #fetchLegacy(core: APIVersions, groupList: APIGroupList): Promise<ServerResources> {
     if (!Array.isArray(core?.versions) || !Array.isArray(groupList?.groups)) {
-      throw new ClientsetError('ERR_DISCOVERY', 'the server answered /api or /apis with something that is not discovery');
+      throw new ClientsetError(
+        'ERR_DISCOVERY',
+        'the server answered /api or /apis with something that is not discovery',
+      );
     }
     const groups: DiscoveredGroup[] = [];
     const targets: { group: string; version: string; path: string }[] = [];
     if (core.versions.length > 0) {
-      groups.push({ name: '', versions: [...core.versions], preferredVersion: core.versions[0] as string });
-      for (const version of core.versions) targets.push({ group: '', version, path: `/api/${version}` });
+      groups.push({
+        name: '',
+        versions: [...core.versions],
+        preferredVersion: core.versions[0] as string,
+      });
+      for (const version of core.versions)
+        targets.push({ group: '', version, path: `/api/${version}` });
     }
     for (const group of groupList.groups) {
       const versions = group.versions.map((entry) => entry.version);
@@ -157,6 +169,11 @@ export class DiscoveryClient {
         }
       }),
     );
-    return { groups, resources: lists.flat(), aggregated: false, failedGroupVersions: failedGroupVersions.sort() };
+    return {
+      groups,
+      resources: lists.flat(),
+      aggregated: false,
+      failedGroupVersions: failedGroupVersions.sort(),
+    };
   }
 }

@@ -140,7 +140,10 @@ export function fromResourceList(
   version: string,
   list: APIResourceList,
 ): ResourceDescriptor[] {
-  const byPlural = new Map<string, { descriptor: ResourceDescriptor; subresources: Record<string, readonly string[]> }>();
+  const byPlural = new Map<
+    string,
+    { descriptor: ResourceDescriptor; subresources: Record<string, readonly string[]> }
+  >();
   for (const resource of list.resources) {
     if (resource.name.includes('/')) continue;
     const subresources: Record<string, readonly string[]> = {};

@@ -16,19 +16,27 @@ export interface KindQuery {
 
 function preferredFirst(resources: ServerResources, group: string): string[] {
   const entry = resources.groups.find((candidate) => candidate.name === group);
-  return entry ? [entry.preferredVersion, ...entry.versions.filter((v) => v !== entry.preferredVersion)] : [];
+  return entry
+    ? [entry.preferredVersion, ...entry.versions.filter((v) => v !== entry.preferredVersion)]
+    : [];
 }
 
 /**
  * findByKind finds the resource of a kind in discovered resources: in `version` when given, else
  * in the group's preferred version, then its other versions. Subresource kinds (Scale) never match.
  */
-export function findByKind(resources: ServerResources, query: KindQuery): ResourceDescriptor | undefined {
-  const versions = query.version !== undefined ? [query.version] : preferredFirst(resources, query.group);
+export function findByKind(
+  resources: ServerResources,
+  query: KindQuery,
+): ResourceDescriptor | undefined {
+  const versions =
+    query.version !== undefined ? [query.version] : preferredFirst(resources, query.group);
   for (const version of versions) {
     const found = resources.resources.find(
       (resource) =>
-        resource.group === query.group && resource.version === version && resource.kind === query.kind,
+        resource.group === query.group &&
+        resource.version === version &&
+        resource.kind === query.kind,
     );
     if (found) return found;
   }
@@ -41,7 +49,10 @@ export function findByKind(resources: ServerResources, query: KindQuery): Resour
  * or version and group (`deployments.v1.apps`). The preferred version of the first matching group
  * wins, core first, then groups in discovery order.
  */
-export function findByName(resources: ServerResources, text: string): ResourceDescriptor | undefined {
+export function findByName(
+  resources: ServerResources,
+  text: string,
+): ResourceDescriptor | undefined {
   const [name = '', ...rest] = text.split('.');
   const qualifier = rest.join('.');
   const lowered = name.toLowerCase();
@@ -62,10 +73,13 @@ export function findByName(resources: ServerResources, text: string): ResourceDe
   }
   for (const candidate of candidates) {
     const versions =
-      candidate.version !== undefined ? [candidate.version] : preferredFirst(resources, candidate.group);
+      candidate.version !== undefined
+        ? [candidate.version]
+        : preferredFirst(resources, candidate.group);
     for (const version of versions) {
       const found = resources.resources.find(
-        (resource) => resource.group === candidate.group && resource.version === version && matches(resource),
+        (resource) =>
+          resource.group === candidate.group && resource.version === version && matches(resource),
       );
       if (found) return found;
     }
@@ -85,7 +99,10 @@ export class RestMapper {
     this.discovery = discovery;
   }
 
-  async #lookup<T>(find: (resources: ServerResources) => T | undefined, miss: () => string): Promise<T> {
+  async #lookup<T>(
+    find: (resources: ServerResources) => T | undefined,
+    miss: () => string,
+  ): Promise<T> {
     const found = find(await this.discovery.serverResources());
     if (found !== undefined) return found;
     await this.discovery.invalidate();
@@ -100,7 +117,9 @@ export class RestMapper {
       (resources) => findByKind(resources, query),
       () =>
         `no matches for kind "${query.kind}" in ${
-          query.version === undefined ? `group "${query.group}"` : `version "${query.group === '' ? '' : `${query.group}/`}${query.version}"`
+          query.version === undefined
+            ? `group "${query.group}"`
+            : `version "${query.group === '' ? '' : `${query.group}/`}${query.version}"`
         }`,
     );
   }
@@ -109,7 +128,9 @@ export class RestMapper {
   mappingFor(apiVersion: string, kind: string): Promise<ResourceDescriptor> {
     const parsed = parseApiVersion(apiVersion);
     if (!parsed) {
-      return Promise.reject(new ClientsetError('ERR_NO_MAPPING', `invalid apiVersion "${apiVersion}"`));
+      return Promise.reject(
+        new ClientsetError('ERR_NO_MAPPING', `invalid apiVersion "${apiVersion}"`),
+      );
     }
     return this.resourceFor({ ...parsed, kind });
   }

@@ -8,7 +8,9 @@ import type { GroupVersionResource, ResourceDescriptor } from '../resource/resou
 /** DynamicResourceClient is a client of any resource, for untyped objects. */
 export type DynamicResourceClient = ResourceClient<UnstructuredObject>;
 
-function isDescriptor(value: GroupVersionResource | ResourceDescriptor): value is ResourceDescriptor {
+function isDescriptor(
+  value: GroupVersionResource | ResourceDescriptor,
+): value is ResourceDescriptor {
   return 'plural' in value;
 }
 
@@ -33,7 +35,10 @@ export class DynamicClient {
    * allowed) or a discovered descriptor (its verbs checked). With `namespace` the requests are
    * namespaced (`''`: every namespace); without it they are cluster-wide.
    */
-  resource(resource: GroupVersionResource | ResourceDescriptor, namespace?: string): DynamicResourceClient {
+  resource(
+    resource: GroupVersionResource | ResourceDescriptor,
+    namespace?: string,
+  ): DynamicResourceClient {
     const descriptor: ResourceDescriptor = isDescriptor(resource)
       ? resource
       : {
@@ -49,13 +54,20 @@ export class DynamicClient {
 
   #mapper(): RestMapper {
     if (!this.mapper) {
-      throw new ClientsetError('ERR_NO_MAPPING', 'this dynamic client has no REST mapper; name the resource instead');
+      throw new ClientsetError(
+        'ERR_NO_MAPPING',
+        'this dynamic client has no REST mapper; name the resource instead',
+      );
     }
     return this.mapper;
   }
 
   /** forKind returns the client of the resource that holds `kind` in `apiVersion`. */
-  async forKind(apiVersion: string, kind: string, namespace?: string): Promise<DynamicResourceClient> {
+  async forKind(
+    apiVersion: string,
+    kind: string,
+    namespace?: string,
+  ): Promise<DynamicResourceClient> {
     const descriptor = await this.#mapper().mappingFor(apiVersion, kind);
     return this.resource(descriptor, descriptor.namespaced ? (namespace ?? 'default') : undefined);
   }
@@ -64,7 +76,10 @@ export class DynamicClient {
    * forObject returns the client for an object's kind, scoped to its namespace (else
    * `defaultNamespace`, else `default`) when the resource is namespaced.
    */
-  async forObject(object: KubernetesObject, defaultNamespace?: string): Promise<DynamicResourceClient> {
+  async forObject(
+    object: KubernetesObject,
+    defaultNamespace?: string,
+  ): Promise<DynamicResourceClient> {
     if (!object.apiVersion || !object.kind) {
       throw new ClientsetError('ERR_INVALID_OBJECT', 'object has no apiVersion or kind');
     }

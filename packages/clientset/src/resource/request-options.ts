@@ -141,7 +141,9 @@ function dryRunParam(dryRun: DryRun | undefined): string | undefined {
 }
 
 /** selectionParams are the query keys of a {@link ListSelection}, omit-empty like client-go. */
-export function selectionParams(options: ListSelection & { limit?: number; continue?: string }): Params {
+export function selectionParams(
+  options: ListSelection & { limit?: number; continue?: string },
+): Params {
   return {
     labelSelector: labelSelectorText(options.labelSelector) || undefined,
     fieldSelector: options.fieldSelector || undefined,
@@ -166,7 +168,8 @@ export function writeParams(options: PatchOptions): Params {
 /** deleteOptionsBody is the `DeleteOptions` JSON body of a delete or deleteCollection. */
 export function deleteOptionsBody(options: DeleteOptions): Record<string, unknown> {
   const body: Record<string, unknown> = {};
-  if (options.gracePeriodSeconds !== undefined) body.gracePeriodSeconds = options.gracePeriodSeconds;
+  if (options.gracePeriodSeconds !== undefined)
+    body.gracePeriodSeconds = options.gracePeriodSeconds;
   if (options.preconditions !== undefined) body.preconditions = options.preconditions;
   if (options.propagationPolicy !== undefined) body.propagationPolicy = options.propagationPolicy;
   if (options.orphanDependents !== undefined) body.orphanDependents = options.orphanDependents;

@@ -3,7 +3,11 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { ApplyConflictError, ClientsetError } from '../errors.js';
 import { createAppsV1Client, deploymentsResource } from '../generated/apps/v1/index.js';
 import { createCoreV1Client } from '../generated/core/v1/index.js';
-import { json, startRecordingServer, type RecordingServer } from '../__fixtures__/recording-server.js';
+import {
+  json,
+  startRecordingServer,
+  type RecordingServer,
+} from '../__fixtures__/recording-server.js';
 import { ResourceClient } from './resource-client.js';
 
 let server: RecordingServer | undefined;
@@ -34,7 +38,10 @@ describe('the HTTP mapping of the typed clients (client-go table H1–H6)', () =
   it('H1: get is GET /apis/<group>/<version>/namespaces/<ns>/<plural>/<name>', async () => {
     server = await startRecordingServer();
     await createAppsV1Client(server.client).deployments('ns').get('d');
-    expect(last()).toMatchObject({ method: 'GET', url: '/apis/apps/v1/namespaces/ns/deployments/d' });
+    expect(last()).toMatchObject({
+      method: 'GET',
+      url: '/apis/apps/v1/namespaces/ns/deployments/d',
+    });
   });
 
   it('H2: list across namespaces omits the namespace; selectors are encoded', async () => {
@@ -89,15 +96,24 @@ describe('the HTTP mapping of the typed clients (client-go table H1–H6)', () =
       { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'd' } },
       { fieldManager: 'm', force: true, dryRun: 'All' },
     );
-    expect(last().url).toBe('/apis/apps/v1/namespaces/ns/deployments/d?dryRun=All&fieldManager=m&force=true');
+    expect(last().url).toBe(
+      '/apis/apps/v1/namespaces/ns/deployments/d?dryRun=All&fieldManager=m&force=true',
+    );
   });
 
   it('H6: delete sends DeleteOptions in the body', async () => {
     server = await startRecordingServer();
     await createAppsV1Client(server.client)
       .deployments('ns')
-      .delete('d', { propagationPolicy: 'Foreground', gracePeriodSeconds: 0, preconditions: { uid: 'u' } });
-    expect(last()).toMatchObject({ method: 'DELETE', url: '/apis/apps/v1/namespaces/ns/deployments/d' });
+      .delete('d', {
+        propagationPolicy: 'Foreground',
+        gracePeriodSeconds: 0,
+        preconditions: { uid: 'u' },
+      });
+    expect(last()).toMatchObject({
+      method: 'DELETE',
+      url: '/apis/apps/v1/namespaces/ns/deployments/d',
+    });
     expect(JSON.parse(last().body)).toEqual({
       gracePeriodSeconds: 0,
       preconditions: { uid: 'u' },
@@ -110,7 +126,10 @@ describe('the HTTP mapping of the typed clients (client-go table H1–H6)', () =
     await createCoreV1Client(server.client)
       .configMaps('ns')
       .deleteCollection({ labelSelector: 'a=b', dryRun: 'All' });
-    expect(last()).toMatchObject({ method: 'DELETE', url: '/api/v1/namespaces/ns/configmaps?labelSelector=a%3Db' });
+    expect(last()).toMatchObject({
+      method: 'DELETE',
+      url: '/api/v1/namespaces/ns/configmaps?labelSelector=a%3Db',
+    });
     expect(JSON.parse(last().body)).toEqual({ dryRun: ['All'] });
   });
 
@@ -122,19 +141,36 @@ describe('the HTTP mapping of the typed clients (client-go table H1–H6)', () =
       spec: { selector: {}, template: {} },
     };
     await deployments.update(deployment, { fieldManager: 'm' });
-    expect(last()).toMatchObject({ method: 'PUT', url: '/apis/apps/v1/namespaces/ns/deployments/d?fieldManager=m' });
+    expect(last()).toMatchObject({
+      method: 'PUT',
+      url: '/apis/apps/v1/namespaces/ns/deployments/d?fieldManager=m',
+    });
     await deployments.updateStatus(deployment);
-    expect(last()).toMatchObject({ method: 'PUT', url: '/apis/apps/v1/namespaces/ns/deployments/d/status' });
+    expect(last()).toMatchObject({
+      method: 'PUT',
+      url: '/apis/apps/v1/namespaces/ns/deployments/d/status',
+    });
     await deployments.getScale('d');
-    expect(last()).toMatchObject({ method: 'GET', url: '/apis/apps/v1/namespaces/ns/deployments/d/scale' });
+    expect(last()).toMatchObject({
+      method: 'GET',
+      url: '/apis/apps/v1/namespaces/ns/deployments/d/scale',
+    });
     await deployments.updateScale('d', { spec: { replicas: 3 } });
-    expect(last()).toMatchObject({ method: 'PUT', url: '/apis/apps/v1/namespaces/ns/deployments/d/scale' });
+    expect(last()).toMatchObject({
+      method: 'PUT',
+      url: '/apis/apps/v1/namespaces/ns/deployments/d/scale',
+    });
     expect(JSON.parse(last().body)).toEqual({ metadata: { name: 'd' }, spec: { replicas: 3 } });
     await deployments.patchScale('d', 'merge', { spec: { replicas: 4 } });
     expect(last().headers['content-type']).toBe('application/merge-patch+json');
     await deployments.applyScale(
       'd',
-      { apiVersion: 'autoscaling/v1', kind: 'Scale', metadata: { name: 'd' }, spec: { replicas: 1 } },
+      {
+        apiVersion: 'autoscaling/v1',
+        kind: 'Scale',
+        metadata: { name: 'd' },
+        spec: { replicas: 1 },
+      },
       { fieldManager: 'm' },
     );
     expect(last()).toMatchObject({
@@ -149,7 +185,10 @@ describe('the HTTP mapping of the typed clients (client-go table H1–H6)', () =
     await configMaps.patch('c', 'json', [{ op: 'replace', path: '/data/a', value: 'b' }]);
     expect(last().headers['content-type']).toBe('application/json-patch+json');
     await configMaps.patch('c', 'merge', { data: { a: null } }, { fieldManager: 'm' });
-    expect(last()).toMatchObject({ method: 'PATCH', url: '/api/v1/namespaces/ns/configmaps/c?fieldManager=m' });
+    expect(last()).toMatchObject({
+      method: 'PATCH',
+      url: '/api/v1/namespaces/ns/configmaps/c?fieldManager=m',
+    });
     expect(last().headers['content-type']).toBe('application/merge-patch+json');
     await configMaps.patch('c', 'strategic-merge', { data: { a: 'b' } });
     expect(last().headers['content-type']).toBe('application/strategic-merge-patch+json');
@@ -183,7 +222,9 @@ describe('the HTTP mapping of the typed clients (client-go table H1–H6)', () =
         items: [{ metadata: { name: page ? 'b' : 'a' } }],
       });
     });
-    const list = await createCoreV1Client(server.client).configMaps('ns').listAll({ pageSize: 1, labelSelector: 'x=y' });
+    const list = await createCoreV1Client(server.client)
+      .configMaps('ns')
+      .listAll({ pageSize: 1, labelSelector: 'x=y' });
     expect(list.items.map((item) => item.metadata?.name)).toEqual(['a', 'b']);
     expect(server.requests.map((request) => request.url)).toEqual([
       '/api/v1/namespaces/ns/configmaps?labelSelector=x%3Dy&limit=1',
@@ -202,7 +243,9 @@ describe('the HTTP mapping of the typed clients (client-go table H1–H6)', () =
     let text = '';
     for await (const chunk of stream) text += String(chunk);
     expect(text).toBe('line 1\nline 2\n');
-    expect(last().url).toBe('/api/v1/namespaces/ns/pods/p/log?container=c&tailLines=2&timestamps=true');
+    expect(last().url).toBe(
+      '/api/v1/namespaces/ns/pods/p/log?container=c&tailLines=2&timestamps=true',
+    );
   });
 
   it('cluster-scoped resources have no namespace segment', async () => {
@@ -227,7 +270,9 @@ describe('ResourceClient checks', () => {
     const error = await caught(() => namespaces.deleteCollection());
     expect(ClientsetError.isInstance(error) && error.code).toBe('ERR_VERB_NOT_SUPPORTED');
     expect((error as Error).message).toBe('namespaces does not support deletecollection');
-    await expect(caught(() => namespaces.updateStatus({ metadata: { name: 'n' } }))).resolves.toMatchObject({
+    await expect(
+      caught(() => namespaces.updateStatus({ metadata: { name: 'n' } })),
+    ).resolves.toMatchObject({
       message: 'namespaces/status does not support update',
     });
     expect(server.requests).toHaveLength(0);
@@ -236,15 +281,23 @@ describe('ResourceClient checks', () => {
   it('needs metadata.name to update and apply, and no managed fields to apply', async () => {
     server = await startRecordingServer();
     const configMaps = createCoreV1Client(server.client).configMaps('ns');
-    await expect(caught(() => configMaps.update({ data: {} }))).resolves.toMatchObject({ code: 'ERR_INVALID_OBJECT' });
+    await expect(caught(() => configMaps.update({ data: {} }))).resolves.toMatchObject({
+      code: 'ERR_INVALID_OBJECT',
+    });
     await expect(
       caught(() =>
         configMaps.apply(
-          { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c', managedFields: [{ manager: 'x' }] } },
+          {
+            apiVersion: 'v1',
+            kind: 'ConfigMap',
+            metadata: { name: 'c', managedFields: [{ manager: 'x' }] },
+          },
           { fieldManager: 'm' },
         ),
       ),
-    ).resolves.toMatchObject({ message: expect.stringMatching(/^cannot apply an object with managed fields/) });
+    ).resolves.toMatchObject({
+      message: expect.stringMatching(/^cannot apply an object with managed fields/) as unknown,
+    });
     expect(server.requests).toHaveLength(0);
   });
 
@@ -257,13 +310,19 @@ describe('ResourceClient checks', () => {
         reason: 'Conflict',
         code: 409,
         message: 'Apply failed with 1 conflict: conflict with "other": .data.a',
-        details: { causes: [{ reason: 'FieldManagerConflict', message: 'conflict with "other"', field: '.data.a' }] },
+        details: {
+          causes: [
+            { reason: 'FieldManagerConflict', message: 'conflict with "other"', field: '.data.a' },
+          ],
+        },
       }),
     );
     const configMaps = createCoreV1Client(server.client).configMaps('ns');
     const error = await caught(() =>
-      configMaps
-        .apply({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c' }, data: { a: 'b' } }, { fieldManager: 'm' }),
+      configMaps.apply(
+        { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c' }, data: { a: 'b' } },
+        { fieldManager: 'm' },
+      ),
     );
     expect(ApplyConflictError.isInstance(error)).toBe(true);
     expect(error).toBeInstanceOf(ApiError);
@@ -275,7 +334,11 @@ describe('ResourceClient checks', () => {
 
   it('a dynamic descriptor without verbs allows every verb', async () => {
     server = await startRecordingServer();
-    const client = new ResourceClient(server.client, { ...deploymentsResource, verbs: undefined, subresources: undefined }, 'ns');
+    const client = new ResourceClient(
+      server.client,
+      { ...deploymentsResource, verbs: undefined, subresources: undefined },
+      'ns',
+    );
     await client.getScale('d');
     expect(last().url).toBe('/apis/apps/v1/namespaces/ns/deployments/d/scale');
     expect(client.inNamespace('other').namespace).toBe('other');

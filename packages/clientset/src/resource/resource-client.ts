@@ -119,7 +119,11 @@ export class ResourceClient<
       .execute<R>();
   }
 
-  #update<R>(object: R & KubernetesObject, options: UpdateOptions, subresource?: Subresource): Promise<R> {
+  #update<R>(
+    object: R & KubernetesObject,
+    options: UpdateOptions,
+    subresource?: Subresource,
+  ): Promise<R> {
     const name = this.#nameOf(object, subresource ? `update ${subresource}` : 'update');
     return this.#target(this.rest.put(), options, name, subresource)
       .params(writeParams(options))
@@ -359,7 +363,11 @@ export class ResourceClient<
   }
 
   /** applyScale server-side applies a Scale to `name` (`{ apiVersion: 'autoscaling/v1', kind: 'Scale', … }`). */
-  applyScale(name: string, configuration: ApplyConfiguration<Scale>, options: ApplyOptions): Promise<Scale> {
+  applyScale(
+    name: string,
+    configuration: ApplyConfiguration<Scale>,
+    options: ApplyOptions,
+  ): Promise<Scale> {
     this.#check('patch', 'scale');
     return this.#apply<Scale>(configuration as KubernetesObject, options, 'scale', name);
   }

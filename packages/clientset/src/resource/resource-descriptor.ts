@@ -1,13 +1,6 @@
 /** ResourceVerb is a verb discovery lists for a resource or subresource. */
 export type ResourceVerb =
-  | 'get'
-  | 'list'
-  | 'watch'
-  | 'create'
-  | 'update'
-  | 'patch'
-  | 'delete'
-  | 'deletecollection';
+  'get' | 'list' | 'watch' | 'create' | 'update' | 'patch' | 'delete' | 'deletecollection';
 
 /**
  * ResourceDescriptor describes one API resource as discovery lists it: where it lives (group,
@@ -48,7 +41,10 @@ export interface GroupVersionKind {
 }
 
 /** apiVersionOf returns a descriptor's `apiVersion`: `v1` for core, else `<group>/<version>`. */
-export function apiVersionOf(resource: { readonly group: string; readonly version: string }): string {
+export function apiVersionOf(resource: {
+  readonly group: string;
+  readonly version: string;
+}): string {
   return resource.group === '' ? resource.version : `${resource.group}/${resource.version}`;
 }
 
@@ -56,7 +52,9 @@ export function apiVersionOf(resource: { readonly group: string; readonly versio
  * parseApiVersion splits an `apiVersion` into group and version: `v1` → core, `apps/v1` → apps.
  * Returns undefined for anything else (empty, more than one slash).
  */
-export function parseApiVersion(apiVersion: string): { group: string; version: string } | undefined {
+export function parseApiVersion(
+  apiVersion: string,
+): { group: string; version: string } | undefined {
   const parts = apiVersion.split('/');
   if (parts.length === 1 && parts[0]) return { group: '', version: parts[0] };
   if (parts.length === 2 && parts[0] && parts[1]) return { group: parts[0], version: parts[1] };

@@ -98,8 +98,10 @@ export type Verbs<D extends ResourceDescriptor> = D['verbs'] extends readonly (i
   : keyof VerbMethods<KubernetesObject, unknown>;
 
 /** SubresourceVerbs is the union of the verbs a descriptor lists for `subresource`. */
-export type SubresourceVerbs<D extends ResourceDescriptor, Subresource extends string> =
-  D['subresources'] extends { readonly [Key in Subresource]: readonly (infer V)[] } ? V : never;
+export type SubresourceVerbs<
+  D extends ResourceDescriptor,
+  Subresource extends string,
+> = D['subresources'] extends { readonly [Key in Subresource]: readonly (infer V)[] } ? V : never;
 
 type Methods<Map, Verb> = UnionToIntersection<Map[Extract<Verb, keyof Map>]>;
 

@@ -1,7 +1,4 @@
-import type {
-  APIGroupDiscoveryList,
-  APIResourceDiscovery,
-} from '../openapi/discovery-types.js';
+import type { APIGroupDiscoveryList, APIResourceDiscovery } from '../openapi/discovery-types.js';
 import type { OpenApiDocument, OpenApiSchema } from '../openapi/openapi-schema.js';
 import { docComment } from '../emit/doc-comment.js';
 import { ModuleReferences, type ReferencedType } from '../emit/module-references.js';
@@ -25,7 +22,6 @@ import { mergeSchemas, schemaLocation } from './schema-modules.js';
 export const CLIENTSET_DIRECTORY = 'packages/clientset';
 /** GENERATED_DIRECTORY is where the builtin generator writes, relative to the repository root. */
 export const GENERATED_DIRECTORY = `${CLIENTSET_DIRECTORY}/src/generated`;
-
 
 const SCHEMA_REF_PREFIX = '#/components/schemas/';
 
@@ -84,7 +80,9 @@ function servedGroupVersions(snapshot: Snapshot): GroupVersionResources[] {
         result.push({
           group: group.metadata?.name ?? '',
           version: version.version,
-          resources: [...(version.resources ?? [])].sort((a, b) => compareStrings(a.resource, b.resource)),
+          resources: [...(version.resources ?? [])].sort((a, b) =>
+            compareStrings(a.resource, b.resource),
+          ),
         });
       }
     }
@@ -112,7 +110,12 @@ export function buildModel(snapshot: Snapshot): BuiltinModel {
       byKind.set(kindKey(gvk.group, gvk.version, gvk.kind), name);
     }
   }
-  return { version: snapshot.version, schemas, groupVersions: servedGroupVersions(snapshot), byKind };
+  return {
+    version: snapshot.version,
+    schemas,
+    groupVersions: servedGroupVersions(snapshot),
+    byKind,
+  };
 }
 
 function locate(ref: string): ReferencedType {
@@ -127,7 +130,8 @@ const WELL_KNOWN = {
 
 function literalsFor(schema: OpenApiSchema): Record<string, string> | undefined {
   const kinds = schema['x-kubernetes-group-version-kind'] ?? [];
-  if (kinds.length !== 1 || !schema.properties?.apiVersion || !schema.properties.kind) return undefined;
+  if (kinds.length !== 1 || !schema.properties?.apiVersion || !schema.properties.kind)
+    return undefined;
   const [only] = kinds as [{ group: string; version: string; kind: string }];
   const apiVersion = only.group === '' ? only.version : `${only.group}/${only.version}`;
   return { apiVersion: tsString(apiVersion), kind: tsString(only.kind) };
@@ -217,7 +221,8 @@ function indexModule(
     const kindVersion = resource.responseKind?.version || version;
     const kind = resource.responseKind?.kind ?? '';
     const schemaName = model.byKind.get(kindKey(kindGroup, kindVersion, kind));
-    if (!schemaName) throw new Error(`no schema for ${resource.resource} (${kindGroup}/${kindVersion} ${kind})`);
+    if (!schemaName)
+      throw new Error(`no schema for ${resource.resource} (${kindGroup}/${kindVersion} ${kind})`);
     const listName = model.byKind.get(kindKey(kindGroup, kindVersion, `${kind}List`));
     const method = resourceMethodName(resource.resource, kind);
     if (methods.has(method)) throw new Error(`${title}: two resources are named ${method}`);
@@ -232,7 +237,12 @@ function indexModule(
     });
   }
   // The index declares no types of its own: it imports its module's types like any other's.
-  const references = new ModuleReferences({ module: '', localNames: new Set(), locate, wellKnown: WELL_KNOWN });
+  const references = new ModuleReferences({
+    module: '',
+    localNames: new Set(),
+    locate,
+    wellKnown: WELL_KNOWN,
+  });
   const interfaceName = groupVersionTypeName(group, version);
   const constant = groupVersionConstant(group, version);
   let descriptors = '';
@@ -257,7 +267,9 @@ function indexModule(
   text += `import { createGroupVersionClient, type GroupVersionDefinition } from '../../../group/group-version-client.js';\n`;
   text += `import type { ResourceDescriptor } from '../../../resource/resource-descriptor.js';\n`;
   text += `import type { ResourceClientFor } from '../../../resource/typed-resource-client.js';\n`;
-  text += references.importLines((target) => (target === module ? './types.js' : `../../${target}/types.js`));
+  text += references.importLines((target) =>
+    target === module ? './types.js' : `../../${target}/types.js`,
+  );
   text += `\nexport type * from './types.js';\n`;
   text += descriptors;
   text += `\n/** ${interfaceName} is the typed client of ${gvText}: one method per resource, with the verbs discovery lists. */\n`;
@@ -310,13 +322,19 @@ export function generateBuiltin(snapshot: Snapshot): BuiltinOutput {
     const schemaNames = (byModule.get(module) ?? []).sort((a, b) =>
       compareStrings(schemaLocation(a).name, schemaLocation(b).name),
     );
-    files.set(`${GENERATED_DIRECTORY}/${module}/types.ts`, typesModule(module, schemaNames, model, source));
+    files.set(
+      `${GENERATED_DIRECTORY}/${module}/types.ts`,
+      typesModule(module, schemaNames, model, source),
+    );
     files.set(
       `${GENERATED_DIRECTORY}/${module}/index.ts`,
       indexModule(module, servedByModule.get(module), model, source),
     );
   }
-  files.set(`${GENERATED_DIRECTORY}/groups.ts`, groupsModule(servedByModule, model.version, source));
+  files.set(
+    `${GENERATED_DIRECTORY}/groups.ts`,
+    groupsModule(servedByModule, model.version, source),
+  );
   files.set(`${GENERATED_DIRECTORY}/entries.ts`, entriesModule(modules, source));
   return { files, modules };
 }
@@ -363,7 +381,8 @@ export abstract class GroupVersionClients {${getters}
 
 function entriesModule(modules: string[], source: string): string {
   const lines = modules.map(
-    (module) => `  ${tsString(`${module}/index`)}: ${tsString(`src/generated/${module}/index.ts`)},\n`,
+    (module) =>
+      `  ${tsString(`${module}/index`)}: ${tsString(`src/generated/${module}/index.ts`)},\n`,
   );
   return `${header(source)}
 /** GENERATED_ENTRIES are the build entries of the subpath exports, one per generated module. */

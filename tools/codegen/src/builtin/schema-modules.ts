@@ -34,7 +34,9 @@ export function schemaLocation(schemaName: string): SchemaLocation {
   if (mapped) return { module: mapped, name };
   const match = /^io\.k8s\.api\.([a-z0-9]+)\.(v[0-9a-z]+)$/.exec(packageName);
   if (match) return { module: `${match[1]}/${match[2]}`, name };
-  throw new Error(`no generated module for the schema package ${packageName} (schema ${schemaName})`);
+  throw new Error(
+    `no generated module for the schema package ${packageName} (schema ${schemaName})`,
+  );
 }
 
 function mergeGroupVersionKinds(
@@ -60,7 +62,9 @@ function withoutGroupVersionKinds(schema: OpenApiSchema): string {
  * everywhere, except for the group-version-kind list (DeleteOptions and WatchEvent list the kinds
  * of the document's group), which is merged; any other difference is an error naming both places.
  */
-export function mergeSchemas(documents: ReadonlyMap<string, OpenApiDocument>): Map<string, OpenApiSchema> {
+export function mergeSchemas(
+  documents: ReadonlyMap<string, OpenApiDocument>,
+): Map<string, OpenApiSchema> {
   const merged = new Map<string, OpenApiSchema>();
   const origin = new Map<string, string>();
   for (const documentName of [...documents.keys()].sort(compareStrings)) {

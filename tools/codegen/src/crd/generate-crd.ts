@@ -2,7 +2,14 @@ import { parseAllDocuments } from 'yaml';
 import type { OpenApiSchema } from '../openapi/openapi-schema.js';
 import { docComment } from '../emit/doc-comment.js';
 import { ModuleReferences } from '../emit/module-references.js';
-import { kebabCase, lowerFirst, pascalCase, tsString, tsStrings, upperFirst } from '../emit/names.js';
+import {
+  kebabCase,
+  lowerFirst,
+  pascalCase,
+  tsString,
+  tsStrings,
+  upperFirst,
+} from '../emit/names.js';
 import { nestedTypeName, propertyLines, type TypeContext } from '../emit/type-emitter.js';
 import type { GeneratedFiles } from '../generated-files.js';
 import { compareStrings } from '../stable-json.js';
@@ -44,7 +51,16 @@ export interface CrdGeneratorOptions {
   source: string;
 }
 
-const STANDARD_VERBS = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];
+const STANDARD_VERBS = [
+  'create',
+  'delete',
+  'deletecollection',
+  'get',
+  'list',
+  'patch',
+  'update',
+  'watch',
+];
 
 /**
  * parseCrds reads the CustomResourceDefinitions of multi-document YAML (other kinds are skipped;
@@ -54,15 +70,24 @@ export function parseCrds(text: string, source: string): CustomResourceDefinitio
   const crds: CustomResourceDefinition[] = [];
   parseAllDocuments(text, { version: '1.1' }).forEach((document, index) => {
     if ('errors' in document && document.errors.length > 0) {
-      throw new Error(`${source}: document ${index + 1} is not valid yaml: ${document.errors[0]?.message ?? ''}`);
+      throw new Error(
+        `${source}: document ${index + 1} is not valid yaml: ${document.errors[0]?.message ?? ''}`,
+      );
     }
     const value = document.toJS() as { kind?: string; items?: unknown[] } | null;
     const items = value?.kind === 'List' && Array.isArray(value.items) ? value.items : [value];
     for (const item of items as ({ kind?: string } | null)[]) {
       if (item?.kind !== 'CustomResourceDefinition') continue;
       const crd = item as CustomResourceDefinition;
-      if (!crd.spec?.group || !crd.spec.names?.kind || !crd.spec.names.plural || !Array.isArray(crd.spec.versions)) {
-        throw new Error(`${source}: document ${index + 1} is a CustomResourceDefinition without group, names or versions`);
+      if (
+        !crd.spec?.group ||
+        !crd.spec.names?.kind ||
+        !crd.spec.names.plural ||
+        !Array.isArray(crd.spec.versions)
+      ) {
+        throw new Error(
+          `${source}: document ${index + 1} is a CustomResourceDefinition without group, names or versions`,
+        );
       }
       crds.push(crd);
     }
@@ -118,21 +143,31 @@ function versionModule(
     module: '',
     localNames: new Set([kind, listKind]),
     locate: (ref) => {
-      throw new Error(`${source}: ${kind} ${version.name}: $ref ${ref} is not allowed in a CRD schema`);
+      throw new Error(
+        `${source}: ${kind} ${version.name}: $ref ${ref} is not allowed in a CRD schema`,
+      );
     },
     wellKnown,
   });
   const typeReferences = {
     reference: (ref: string) => references.reference(ref),
     named: (name: 'IntOrString' | 'ObjectMeta') => references.named(name),
-    nested: (path: readonly string[], nestedSchema: OpenApiSchema) => nested.name(path, nestedSchema),
+    nested: (path: readonly string[], nestedSchema: OpenApiSchema) =>
+      nested.name(path, nestedSchema),
   };
   const root: OpenApiSchema = {
     ...schema,
     'x-kubernetes-preserve-unknown-fields': schema['x-kubernetes-preserve-unknown-fields'],
     properties: {
-      apiVersion: { type: 'string', description: 'APIVersion defines the versioned schema of this representation of an object.' },
-      kind: { type: 'string', description: 'Kind is a string value representing the REST resource this object represents.' },
+      apiVersion: {
+        type: 'string',
+        description: 'APIVersion defines the versioned schema of this representation of an object.',
+      },
+      kind: {
+        type: 'string',
+        description:
+          'Kind is a string value representing the REST resource this object represents.',
+      },
       ...schema.properties,
       metadata: { description: "Standard object's metadata." },
     },
@@ -140,14 +175,22 @@ function versionModule(
   const rootContext: TypeContext = {
     references: typeReferences,
     path: [kind],
-    literals: { apiVersion: tsString(apiVersion), kind: tsString(kind), metadata: references.named('ObjectMeta') },
+    literals: {
+      apiVersion: tsString(apiVersion),
+      kind: tsString(kind),
+      metadata: references.named('ObjectMeta'),
+    },
   };
   const rootLines = propertyLines(root, rootContext, '  ');
   let body = `\n${docComment(schema.description ?? `${kind} is a ${group} custom resource (${version.name}).`)}`;
   body += `export interface ${kind} {\n${rootLines.join('')}}\n`;
   for (let index = 0; index < nested.queue.length; index++) {
     const entry = nested.queue[index]!;
-    const lines = propertyLines(entry.schema, { references: typeReferences, path: entry.path }, '  ');
+    const lines = propertyLines(
+      entry.schema,
+      { references: typeReferences, path: entry.path },
+      '  ',
+    );
     body += `\n${docComment(entry.schema.description)}export interface ${entry.name} {\n${lines.join('')}}\n`;
   }
   body += `\n/** ${listKind} is a list of ${kind} objects. */\n`;
@@ -179,7 +222,13 @@ function versionModule(
     : `export function create${clientName}(rest: RestClient): ${clientName} {\n  return new ResourceClient<${kind}, ${listKind}>(rest, ${descriptorName}) as unknown as ${clientName};\n}\n`;
 
   const all = [
-    ...new Set(['ListMeta', 'ResourceClientFor', 'ResourceDescriptor', 'RestClient', ...references.specifiers(runtimeModule)]),
+    ...new Set([
+      'ListMeta',
+      'ResourceClientFor',
+      'ResourceDescriptor',
+      'RestClient',
+      ...references.specifiers(runtimeModule),
+    ]),
   ].sort(compareStrings);
   const importLine = `import { ResourceClient, ${all.map((name) => `type ${name}`).join(', ')} } from ${tsString(runtimeModule)};\n`;
   const header = `// Code generated by k-gen crd from ${source} (${crd.metadata.name}, ${version.name}). DO NOT EDIT.\n`;

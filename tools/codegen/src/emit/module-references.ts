@@ -49,7 +49,9 @@ export class ModuleReferences implements TypeReferences {
     const existing = this.#aliases.get(key);
     if (existing) return existing;
     const taken = new Set([...this.#localNames, ...this.#aliases.values()]);
-    const alias = taken.has(type.name) ? `${pascalCase(type.module.replace('/', '-'))}${type.name}` : type.name;
+    const alias = taken.has(type.name)
+      ? `${pascalCase(type.module.replace('/', '-'))}${type.name}`
+      : type.name;
     this.#aliases.set(key, alias);
     const names = this.#imports.get(type.module) ?? new Map<string, string>();
     names.set(type.name, alias);

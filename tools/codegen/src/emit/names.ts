@@ -45,7 +45,11 @@ export function pascalCase(text: string): string {
 export function resourceMethodName(plural: string, kind: string): string {
   const lowerKind = kind.toLowerCase();
   let common = 0;
-  while (common < lowerKind.length && common < plural.length && lowerKind[common] === plural[common]) {
+  while (
+    common < lowerKind.length &&
+    common < plural.length &&
+    lowerKind[common] === plural[common]
+  ) {
     common++;
   }
   if (common === 0) return lowerCamel(plural);
@@ -55,7 +59,8 @@ export function resourceMethodName(plural: string, kind: string): string {
 /** lowerLeadingAcronym lowercases a leading capital or acronym: `CSIDriver` → `csiDriver`, `APIService` → `apiService`. */
 export function lowerLeadingAcronym(text: string): string {
   const run = /^[A-Z]+/.exec(text)?.[0] ?? '';
-  if (run.length <= 1 || run.length === text.length) return text.slice(0, run.length).toLowerCase() + text.slice(run.length);
+  if (run.length <= 1 || run.length === text.length)
+    return text.slice(0, run.length).toLowerCase() + text.slice(run.length);
   const keep = /[a-z]/.test(text.charAt(run.length)) ? run.length - 1 : run.length;
   return text.slice(0, keep).toLowerCase() + text.slice(keep);
 }

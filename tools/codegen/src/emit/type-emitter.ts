@@ -164,7 +164,10 @@ export function declaration(name: string, schema: OpenApiSchema, context: TypeCo
     const lines = propertyLines(target, context, '  ');
     return `${doc}export interface ${name} {\n${lines.join('')}}\n`;
   }
-  const type = typeExpression(schema, { ...context, references: withoutNesting(context.references) });
+  const type = typeExpression(schema, {
+    ...context,
+    references: withoutNesting(context.references),
+  });
   return `${doc}export type ${name} = ${type};\n`;
 }
 

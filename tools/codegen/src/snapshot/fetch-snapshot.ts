@@ -51,8 +51,14 @@ async function getJson<T>(client: RestClient, path: string, accept?: string): Pr
  * groups served by CustomResourceDefinitions and by aggregated (non-local) APIServices, so a
  * snapshot taken from a used cluster still describes the release alone.
  */
-function builtinGroupsOnly(list: APIGroupDiscoveryList, excluded: Set<string>): APIGroupDiscoveryList {
-  return { ...list, items: list.items.filter((group) => !excluded.has(group.metadata?.name ?? '')) };
+function builtinGroupsOnly(
+  list: APIGroupDiscoveryList,
+  excluded: Set<string>,
+): APIGroupDiscoveryList {
+  return {
+    ...list,
+    items: list.items.filter((group) => !excluded.has(group.metadata?.name ?? '')),
+  };
 }
 
 async function nonBuiltinGroups(client: RestClient): Promise<Set<string>> {

@@ -33,7 +33,10 @@ async function listFiles(directory: string): Promise<string[]> {
  * readSnapshot reads `snapshot/<version>/` below `root`. A missing directory is an error that
  * names it and says how to fetch one (`npm run codegen -- --refresh`).
  */
-export async function readSnapshot(version: string, root: string = SNAPSHOT_ROOT): Promise<Snapshot> {
+export async function readSnapshot(
+  version: string,
+  root: string = SNAPSHOT_ROOT,
+): Promise<Snapshot> {
   const directory = snapshotDirectory(version, root);
   let paths: string[];
   try {
