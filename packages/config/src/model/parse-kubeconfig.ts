@@ -11,6 +11,7 @@ import {
 import { KubeconfigError } from '../errors.js';
 import { decodeKubeconfig } from './decode-kubeconfig.js';
 import type { Kubeconfig } from './kubeconfig.js';
+import { parseSimpleYaml } from './parse-simple-yaml.js';
 import { kubectlYamlTags } from './yaml-schema.js';
 
 /**
@@ -48,6 +49,21 @@ export interface KubeconfigFile {
  */
 export function parseKubeconfig(source: string | Uint8Array, path = '<input>'): KubeconfigFile {
   const text = typeof source === 'string' ? stripBom(source) : decodeText(source, path);
+  const simple = FORBIDDEN_CHARACTER.test(text) ? undefined : parseSimpleYaml(text);
+  if (simple) {
+    // The fast path reads only what the full parser reads the same way (checks on the text
+    // itself, like the one for control characters, must also guard it); the YAML document,
+    // needed to write back, is parsed when first asked for.
+    const config = decodeKubeconfig(simple.value, path);
+    let document: Document | undefined;
+    return {
+      path,
+      config,
+      get document() {
+        return (document ??= parseKubeconfigDocument(text, path));
+      },
+    };
+  }
   const document = parseKubeconfigDocument(text, path);
   let value: unknown;
   try {
