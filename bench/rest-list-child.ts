@@ -46,25 +46,35 @@ async function main(): Promise<void> {
   resetPeakRss();
   const baselineRss = process.memoryUsage.rss();
   let inHand: unknown[] = [];
-  const timeList = async (): Promise<number> => {
+  const timeList = async (): Promise<{ wallMs: number; cpuMs: number }> => {
+    const cpu = process.cpuUsage();
     const started = performance.now();
     inHand = await client.listPods();
-    const elapsed = performance.now() - started;
+    const wallMs = performance.now() - started;
+    const used = process.cpuUsage(cpu);
     if (inHand.length !== Number(process.env.BENCH_LIST_PODS ?? 5000)) {
       throw new Error(`listed ${inHand.length} pods`);
     }
-    return elapsed;
+    return { wallMs, cpuMs: (used.user + used.system) / 1000 };
   };
   // Peak RSS is read right after the cold list, its objects still in hand: later lists only add
   // garbage-collector timing noise.
-  const coldMs = await timeList();
+  const cold = await timeList();
   const peak = peakRss();
   inHand = [];
-  const warm: number[] = [];
+  const warm: { wallMs: number; cpuMs: number }[] = [];
   for (let run = 0; run < warmRuns; run += 1) warm.push(await timeList());
-  warm.sort((a, b) => a - b);
+  const middle = (values: number[]): number =>
+    values.sort((a, b) => a - b)[values.length >> 1] ?? 0;
   await client.close();
-  process.send?.({ coldMs, warmMs: warm[warm.length >> 1] ?? coldMs, baselineRss, peakRss: peak });
+  process.send?.({
+    coldMs: cold.wallMs,
+    coldCpuMs: cold.cpuMs,
+    warmMs: middle(warm.map((run) => run.wallMs)),
+    warmCpuMs: middle(warm.map((run) => run.cpuMs)),
+    baselineRss,
+    peakRss: peak,
+  });
 }
 
 main().catch((error: unknown) => {

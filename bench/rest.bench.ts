@@ -14,7 +14,7 @@
  * bench/results/rest.md.
  *
  * Environment: BENCH_REQUESTS (per workload and client, default 4000), BENCH_BATCHES (40),
- * BENCH_WATCH_BATCHES (9), BENCH_LIST_REPEATS (5),
+ * BENCH_WATCH_BATCHES (9), BENCH_LIST_REPEATS (7),
  * BENCH_CONCURRENCY (32), BENCH_LIST_PODS (5000), BENCH_LIST_WARM (5), BENCH_WATCH_EVENTS (20000),
  * BENCH_CLIENTS (comma-separated kinds, default all: raw-undici,k-rest,k-rest-transport,client-node).
  */
@@ -36,7 +36,9 @@ import {
 
 interface ListResult {
   coldMs: number;
+  coldCpuMs: number;
   warmMs: number;
+  warmCpuMs: number;
   baselineRss: number;
   peakRss: number;
   error?: string;
@@ -133,7 +135,7 @@ async function main(): Promise<void> {
   const requests = Number(process.env.BENCH_REQUESTS ?? 4000);
   const batches = Number(process.env.BENCH_BATCHES ?? 40);
   const watchBatches = Number(process.env.BENCH_WATCH_BATCHES ?? 9);
-  const listRepeats = Number(process.env.BENCH_LIST_REPEATS ?? 5);
+  const listRepeats = Number(process.env.BENCH_LIST_REPEATS ?? 7);
   const concurrency = Number(process.env.BENCH_CONCURRENCY ?? 32);
   const listPods = Number(process.env.BENCH_LIST_PODS ?? 5000);
   const watchEvents = Number(process.env.BENCH_WATCH_EVENTS ?? 20_000);
@@ -245,7 +247,9 @@ async function main(): Promise<void> {
     if (!all) return undefined;
     return {
       coldMs: median(all.map((result) => result.coldMs)),
+      coldCpuMs: median(all.map((result) => result.coldCpuMs)),
       warmMs: median(all.map((result) => result.warmMs)),
+      warmCpuMs: median(all.map((result) => result.warmCpuMs)),
       baselineRss: median(all.map((result) => result.baselineRss)),
       peakRss: median(all.map((result) => result.peakRss)),
     };
@@ -270,7 +274,9 @@ async function main(): Promise<void> {
     `${listRepeats} children each): cold = first list, warm = median of the next ${process.env.BENCH_LIST_WARM ?? 5}; RSS after connecting`,
     '("before": after a full GC; runtime, tsx and the client\'s modules) and the peak of the cold list',
     '(Linux VmHWM, reset just before the list, read with its objects in hand).',
-    '"client CPU per op" is the CPU time of the benchmark process (the server is elsewhere) per request or event.',
+    '"client CPU per op" is the CPU time of the benchmark process (the server is elsewhere) per request or',
+    'event (for LIST, per list, in its child); "CPU vs raw" is raw ÷ client. On a shared, busy machine wall',
+    "time includes waiting for a core, CPU time does not: it is the steadier measure of the layer's cost.",
     '"vs raw" is throughput ÷ raw undici (higher is better) for rates, and raw ÷ client for times',
     '(so 1.00x = raw speed, below 0.90x misses the target); for RSS it is client ÷ raw (lower is better),',
     'for the peak and, after "+:", for the growth over "before" — what the list itself cost.',
@@ -278,42 +284,48 @@ async function main(): Promise<void> {
   ];
   for (const { name: targetName } of targets) {
     lines.push(`## ${targetName}`, '');
-    lines.push('| workload | client | result | vs raw | client CPU per op |');
-    lines.push('| --- | --- | ---: | ---: | ---: |');
+    lines.push('| workload | client | result | vs raw | client CPU per op | CPU vs raw |');
+    lines.push('| --- | --- | ---: | ---: | ---: | ---: |');
     for (const workload of workloads) {
       const base = results.get(key(targetName, workload.name, baselineKind));
       for (const kind of kinds) {
         const value = results.get(key(targetName, workload.name, kind));
         if (!value || !base) continue;
         lines.push(
-          `| ${workload.name} | ${CLIENT_NAMES[kind]} | ${format(value.perSecond)} ${workload.unit} | ${format(value.perSecond / base.perSecond, 2)}x | ${format(value.cpuUsPerOperation, 1)} µs |`,
+          `| ${workload.name} | ${CLIENT_NAMES[kind]} | ${format(value.perSecond)} ${workload.unit} | ${format(value.perSecond / base.perSecond, 2)}x | ${format(value.cpuUsPerOperation, 1)} µs | ${format(base.cpuUsPerOperation / value.cpuUsPerOperation, 2)}x |`,
         );
       }
     }
     const baseList = listMedian(`${targetName}\u0000${baselineKind}`);
+    const times = (value: number): string => `${format(value, 2)}x`;
     const listRows = (
       label: string,
       cell: (list: ListResult) => string,
       ratio: (list: ListResult, base: ListResult) => string,
+      cpu?: (list: ListResult) => number,
     ) => {
       for (const kind of kinds) {
         const list = listMedian(`${targetName}\u0000${kind}`);
         if (!list || !baseList) continue;
+        const cpuCells = cpu
+          ? `${format(cpu(list))} ms | ${times(cpu(baseList) / cpu(list))}`
+          : ' | ';
         lines.push(
-          `| LIST ${format(listPods)} pods, ${label} | ${CLIENT_NAMES[kind]} | ${cell(list)} | ${ratio(list, baseList)} | |`,
+          `| LIST ${format(listPods)} pods, ${label} | ${CLIENT_NAMES[kind]} | ${cell(list)} | ${ratio(list, baseList)} | ${cpuCells} |`,
         );
       }
     };
-    const times = (value: number): string => `${format(value, 2)}x`;
     listRows(
       'cold',
       (list) => `${format(list.coldMs)} ms`,
       (list, base) => times(base.coldMs / list.coldMs),
+      (list) => list.coldCpuMs,
     );
     listRows(
       'warm',
       (list) => `${format(list.warmMs)} ms`,
       (list, base) => times(base.warmMs / list.warmMs),
+      (list) => list.warmCpuMs,
     );
     listRows(
       'peak RSS',
