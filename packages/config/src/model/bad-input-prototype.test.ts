@@ -5,6 +5,7 @@ import { resolveConfig } from '../resolve/resolve-config.js';
 import type { TempFiles } from '../testing/temp-files.js';
 import { createTempFiles } from '../testing/temp-files.js';
 import { expectParsed } from './__fixtures__/bad-input.js';
+import { parseSimpleYaml } from './parse-simple-yaml.js';
 
 /** Property runs and big inputs take seconds on a busy machine; 5 s is too tight. */
 const SLOW_TEST_TIMEOUT = 60_000;
@@ -131,6 +132,43 @@ describe.each(DANGEROUS)('the key %s', { timeout: SLOW_TEST_TIMEOUT }, (key) => 
     } finally {
       files.cleanup();
     }
+  });
+});
+
+describe('block style, through the fast path', { timeout: SLOW_TEST_TIMEOUT }, () => {
+  it.each(DANGEROUS)('keeps %s as data', (key) => {
+    const text = `clusters:
+- name: ${key}
+  cluster:
+    server: https://${key}.example
+    ${key}: polluted
+users:
+- name: ${key}
+  user:
+    as-user-extra:
+      ${key}:
+      - extra
+    auth-provider:
+      name: oidc
+      config:
+        ${key}: config
+contexts:
+- name: ${key}
+  context:
+    cluster: ${key}
+    user: ${key}
+${key}:
+  ${key}: polluted
+  polluted: true
+current-context: ${key}
+`;
+    expect(parseSimpleYaml(text)).toBeDefined();
+    const config = expectParsed(text);
+    expect(config.clusters.get(key)?.server).toBe(`https://${key}.example`);
+    expect(config.users.get(key)?.impersonateUserExtra).toEqual(new Map([[key, ['extra']]]));
+    expect(config.users.get(key)?.authProvider?.config).toEqual(new Map([[key, 'config']]));
+    expect(config.contexts.get(key)).toMatchObject({ cluster: key, user: key });
+    expect(config.currentContext).toBe(key);
   });
 });
 
