@@ -4,6 +4,7 @@ import type { ResolvedConfig } from '@k/config';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConnectionPools, createTransport } from '../src/index.js';
 import { resolvedContext, sendJson, whoAmI } from './support/cluster.js';
+import { createTestCertificates } from './support/test-certificates.js';
 import {
   startHttpConnectProxy,
   startSocks5Proxy,
@@ -61,6 +62,48 @@ describe('proxies in front of the real API server (small node:net proxies writte
     expect(error).toMatchObject({ code: 'ERR_TRANSPORT_PROXY' });
     expect(error.message).toContain('407');
     expect(error.message).not.toContain('wrong');
+  });
+
+  it('tunnels through an https proxy, verifying the proxy with the cluster CA bundle', async () => {
+    // Go (and so client-go) trusts the cluster's CA for an https proxy too; a CA bundle in the
+    // kubeconfig holding both the cluster CA and the proxy's CA is how a user makes that work.
+    const certificates = createTestCertificates(['IP:127.0.0.1']);
+    const proxy = await start(
+      startHttpConnectProxy(undefined, {
+        cert: certificates.serverCertPem,
+        key: certificates.serverKeyPem,
+      }),
+    );
+    const bundle = Buffer.concat([
+      Buffer.from(tester.tls.caData!),
+      Buffer.from(certificates.caPem),
+    ]);
+    const transport = createTransport(
+      { ...tester, proxyUrl: proxy.url, tls: { ...tester.tls, caData: new Uint8Array(bundle) } },
+      { connectionPools: new ConnectionPools() },
+    );
+    try {
+      expect((await whoAmI(transport)).username).toBe('tester');
+    } finally {
+      await transport.close();
+    }
+    expect(proxy.url.startsWith('https://')).toBe(true);
+    expect(proxy.tunnels).toEqual([`127.0.0.1:${port}`]);
+
+    const untrusted = createTransport(
+      { ...tester, proxyUrl: proxy.url },
+      { connectionPools: new ConnectionPools() },
+    );
+    try {
+      const error = await whoAmI(untrusted).then(
+        () => new Error('an untrusted https proxy was accepted'),
+        (caught: unknown) => caught as Error,
+      );
+      expect(error.message).not.toBe('an untrusted https proxy was accepted');
+      expect(proxy.tunnels).toHaveLength(1);
+    } finally {
+      await untrusted.close();
+    }
   });
 
   it('tunnels through a SOCKS5 proxy, without and with username/password', async () => {

@@ -1,5 +1,6 @@
 import { once } from 'node:events';
 import { connect, createServer, type AddressInfo, type Server, type Socket } from 'node:net';
+import { createServer as createTlsServer, type TlsOptions } from 'node:tls';
 
 /** TestProxy is a local proxy a test puts in front of a server, recording what it tunnelled. */
 export interface TestProxy {
@@ -44,13 +45,17 @@ function closer(server: Server, sockets: Set<Socket>): () => Promise<void> {
 /**
  * startHttpConnectProxy starts an HTTP proxy on loopback that only serves `CONNECT host:port`
  * (what the transport sends) and pipes bytes both ways; with `credentials` it answers 407 unless
- * `Proxy-Authorization: Basic` matches. A small node:net server written for tests.
+ * `Proxy-Authorization: Basic` matches; with `tls` it listens for TLS (an https proxy). A small
+ * node:net server written for tests.
  */
-export async function startHttpConnectProxy(credentials?: Credentials): Promise<TestProxy> {
+export async function startHttpConnectProxy(
+  credentials?: Credentials,
+  tls?: TlsOptions,
+): Promise<TestProxy> {
   const tunnels: string[] = [];
   const sockets = new Set<Socket>();
   let refused = 0;
-  const server = createServer((client) => {
+  const serve = (client: Socket) => {
     sockets.add(client);
     client.on('close', () => sockets.delete(client));
     let head = Buffer.alloc(0);
@@ -86,11 +91,13 @@ export async function startHttpConnectProxy(credentials?: Credentials): Promise<
       });
     };
     client.on('data', onData);
-  });
+  };
+  // With `tls` it is an https proxy: the client speaks TLS to the proxy, then TLS inside the tunnel.
+  const server = tls ? createTlsServer(tls, serve) : createServer(serve);
   const port = await listen(server);
   const auth = credentials ? `${credentials.username}:${credentials.password}@` : '';
   return {
-    url: `http://${auth}127.0.0.1:${port}`,
+    url: `${tls ? 'https' : 'http'}://${auth}127.0.0.1:${port}`,
     tunnels,
     get refused() {
       return refused;
