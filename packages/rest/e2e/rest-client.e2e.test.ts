@@ -80,6 +80,59 @@ async function compactEtcd(): Promise<void> {
   expect(compacted.status).toBe(200);
 }
 
+/** createCrd installs a namespaced `widgets.<group>` CRD and waits until it is Established. */
+async function createCrd(group: string): Promise<string> {
+  const name = `widgets.${group}`;
+  const crds = client.withGroupVersion('apiextensions.k8s.io/v1');
+  await crds
+    .post()
+    .resource('customresourcedefinitions')
+    .body({
+      apiVersion: 'apiextensions.k8s.io/v1',
+      kind: 'CustomResourceDefinition',
+      metadata: { name },
+      spec: {
+        group,
+        scope: 'Namespaced',
+        names: { plural: 'widgets', singular: 'widget', kind: 'Widget', listKind: 'WidgetList' },
+        versions: [
+          {
+            name: 'v1',
+            served: true,
+            storage: true,
+            schema: {
+              openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true },
+            },
+          },
+        ],
+      },
+    })
+    .execute();
+  for (let attempt = 0; attempt < 100; attempt += 1) {
+    const current = await crds
+      .get()
+      .resource('customresourcedefinitions')
+      .name(name)
+      .execute<{ status?: { conditions?: { type: string; status: string }[] } }>();
+    const established = current.status?.conditions?.some(
+      (condition) => condition.type === 'Established' && condition.status === 'True',
+    );
+    if (established) {
+      // Established is set before the new group is served; wait for its list to answer.
+      const served = await client
+        .withGroupVersion(`${group}/v1`)
+        .get()
+        .resource('widgets')
+        .execute()
+        .then(() => true)
+        .catch(() => false);
+      if (served) return name;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`CRD ${name} was not established in time`);
+}
+
 async function caught(promise: Promise<unknown>): Promise<unknown> {
   try {
     await promise;
@@ -300,23 +353,48 @@ describe('RestClient against the real API server', () => {
     ).toMatch(/^\d+$/);
   });
 
-  it('fails a read at a compacted resourceVersion with an isGone error (410 Expired)', async () => {
-    await client
-      .post()
-      .namespace(namespace.name)
-      .resource('configmaps')
-      .body(configMap('later'))
-      .execute();
-    // kube-apiserver compacts etcd every 5 minutes; compacting now expires old revisions without
-    // waiting. An exact read of revision 1 is older than any watch-cache snapshot, so etcd answers.
-    await compactEtcd();
-    const error = await caught(
-      configMaps().params({ resourceVersion: '1', resourceVersionMatch: 'Exact' }).execute(),
-    );
-    expect(isGone(error)).toBe(true);
-    expect(isResourceExpired(error)).toBe(true);
-    expect((error as ApiError).statusCode).toBe(410);
-    expect((error as Error).message).toBe('The resourceVersion for the provided list is too old.');
+  it('fails a watch and a read from a too-old resourceVersion with an isGone error (410 Expired)', async () => {
+    // A fresh CRD's watch cache starts at the current revision, so revision 1 is too old for it
+    // whatever the cluster's age; kube-apiserver compacts etcd every 5 minutes, and compacting now
+    // makes etcd refuse revision 1 too, wherever the request is served from.
+    const group = `rest-${Date.now().toString(36)}.k.test`;
+    const crd = await createCrd(group);
+    try {
+      await compactEtcd();
+      const widgets = client
+        .withGroupVersion(`${group}/v1`)
+        .get()
+        .namespace(namespace.name)
+        .resource('widgets');
+      const watchError = await caught(
+        (async () => {
+          const watch = await widgets.param('resourceVersion', '1').watch();
+          for await (const event of watch) throw new Error(`expected no events, got ${event.type}`);
+        })(),
+      );
+      expect(isGone(watchError)).toBe(true);
+      expect(isResourceExpired(watchError)).toBe(true);
+      expect((watchError as ApiError).statusCode).toBe(410);
+      expect((watchError as Error).message).toMatch(/too old/);
+
+      const listError = await caught(
+        client
+          .withGroupVersion(`${group}/v1`)
+          .get()
+          .namespace(namespace.name)
+          .resource('widgets')
+          .params({ resourceVersion: '1', resourceVersionMatch: 'Exact' })
+          .execute(),
+      );
+      expect(isGone(listError)).toBe(true);
+      expect((listError as ApiError).statusCode).toBe(410);
+    } finally {
+      await client
+        .delete()
+        .absPath('/apis/apiextensions.k8s.io/v1/customresourcedefinitions', crd)
+        .execute()
+        .catch(() => undefined);
+    }
   });
 
   it('pages through 1,100 ConfigMaps with limit/continue', async () => {
