@@ -6,13 +6,8 @@ import {
   type ConfigOverrides,
   type ResolvedConfig,
 } from '@k/config';
-import { REST_CLIENT, registerRest, type RegisterRestOptions } from '@k/rest';
-import {
-  CREDENTIAL_PROVIDER_FACTORY,
-  registerTransport,
-  type CredentialProviderFactory,
-  type RegisterTransportOptions,
-} from '@k/transport';
+import type { RegisterRestOptions } from '@k/rest';
+import type { CredentialProviderFactory, RegisterTransportOptions } from '@k/transport';
 import type * as TsyringeModule from 'tsyringe';
 import type { DependencyContainer } from 'tsyringe';
 import type { Clientset } from './clientset.js';
@@ -122,14 +117,17 @@ function discoveryCacheOption(options: CreateClientsetOptions): DiscoveryCache |
  * does), creates a child container of `options.container` (default tsyringe's root container,
  * which is left untouched), registers @k/transport (plus `credentialProviderFactories`), @k/rest
  * (one token bucket, `qps`/`burst` with client-go's rules, `retry`) and @k/clientset into it,
- * lets `configure` override any token, and resolves `CLIENTSET`. tsyringe is imported here only
- * (and reflect-metadata when no polyfill is loaded): see docs/decisions/0005. `close()` on the
- * result closes the transport. Fails with `ERR_DI_UNAVAILABLE` when tsyringe is not installed.
+ * lets `configure` override any token, and resolves `CLIENTSET`. tsyringe (and reflect-metadata
+ * when no polyfill is loaded), @k/transport and @k/rest are imported here, on first call, not when
+ * @k/clientset is: see docs/decisions/0005. `close()` on the result closes the transport. Fails
+ * with `ERR_DI_UNAVAILABLE` when tsyringe is not installed.
  */
 export async function createClientset(options: CreateClientsetOptions = {}): Promise<Clientset> {
   const throttle = throttleOption(options);
   const discoveryCache = discoveryCacheOption(options);
-  const tsyringe = await loadTsyringe();
+  // The transport and REST layers (and undici) load here, not when @k/clientset is imported.
+  const [tsyringe, { CREDENTIAL_PROVIDER_FACTORY, registerTransport }, { REST_CLIENT, registerRest }] =
+    await Promise.all([loadTsyringe(), import('@k/transport'), import('@k/rest')]);
   const config = await loadConfig(options);
   const container = (options.container ?? tsyringe.container).createChildContainer();
   registerTransport(container, { ...options.transport, config });

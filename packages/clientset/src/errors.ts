@@ -1,5 +1,12 @@
 import { KubeError } from '@k/config';
-import { ApiError, isConflict } from '@k/rest';
+import type {
+  ApiError,
+  ApiErrorCode,
+  ApiErrorRequest,
+  Status,
+  StatusDetails,
+  StatusReason,
+} from '@k/rest';
 
 const CLIENTSET_ERROR = Symbol.for('@k/clientset.ClientsetError');
 const APPLY_CONFLICT_ERROR = Symbol.for('@k/clientset.ApplyConflictError');
@@ -54,6 +61,14 @@ export interface FieldConflict {
   message: string;
 }
 
+// @k/rest's brand (Symbol.for, so every copy agrees): `ApiError.isInstance`, `isConflict` and the
+// other helpers of @k/rest recognise an ApplyConflictError as the ApiError it is.
+const API_ERROR = Symbol.for('@k/rest.ApiError');
+
+function isApiError(value: unknown): value is ApiError {
+  return typeof value === 'object' && value !== null && API_ERROR in value;
+}
+
 /** parseConflicts reads the `FieldManagerConflict` causes of an apply conflict's Status. */
 function parseConflicts(error: ApiError): FieldConflict[] {
   return (error.details?.causes ?? [])
@@ -66,22 +81,39 @@ function parseConflicts(error: ApiError): FieldConflict[] {
 }
 
 /**
- * ApplyConflictError is a server-side apply (409 Conflict) that failed because other field
+ * ApplyConflictError is a server-side apply that failed (409 Conflict) because other field
  * managers own some of the applied fields: `conflicts` lists each field and its owner. It is an
- * `ApiError` (`isConflict` is true). Resolve it by applying with `force: true` (taking the fields
- * over) or by not sending them.
+ * `ApiError` for every purpose of @k/rest — the same fields (`status`, `reason`, `details`, …),
+ * code `ERR_API_STATUS`, and its brand, so `ApiError.isInstance(error)` and `isConflict(error)`
+ * are true — and its `cause` is the `ApiError` @k/rest threw. (It does not inherit from the
+ * `ApiError` class, so that importing @k/clientset does not load @k/rest: test with
+ * `ApiError.isInstance`, not `instanceof`, as everywhere in k.) Resolve it by applying with
+ * `force: true` (taking the fields over) or by not sending them.
  */
-export class ApplyConflictError extends ApiError {
+export class ApplyConflictError extends KubeError implements ApiError {
+  declare readonly code: ApiErrorCode;
+  readonly status: Status;
+  readonly statusCode: number;
+  readonly httpStatusCode: number;
+  readonly reason: StatusReason;
+  readonly details: StatusDetails | undefined;
+  readonly retryAfterSeconds: number | undefined;
+  readonly request: ApiErrorRequest | undefined;
+  readonly contentType: string | undefined;
   readonly conflicts: readonly FieldConflict[];
 
   constructor(error: ApiError) {
-    super(error.status, {
-      httpStatusCode: error.httpStatusCode,
-      ...(error.request ? { request: error.request } : {}),
-      cause: error,
-    });
-    this.name = 'ApplyConflictError';
+    super(error.code, error.message, { cause: error });
+    this.status = error.status;
+    this.statusCode = error.statusCode;
+    this.httpStatusCode = error.httpStatusCode;
+    this.reason = error.reason;
+    this.details = error.details;
+    this.retryAfterSeconds = error.retryAfterSeconds;
+    this.request = error.request;
+    this.contentType = error.contentType;
     this.conflicts = parseConflicts(error);
+    Object.defineProperty(this, API_ERROR, { value: true });
     Object.defineProperty(this, APPLY_CONFLICT_ERROR, { value: true });
   }
 
@@ -90,9 +122,11 @@ export class ApplyConflictError extends ApiError {
     return typeof value === 'object' && value !== null && APPLY_CONFLICT_ERROR in value;
   }
 
-  /** from returns an ApplyConflictError for an apply conflict, else `error` unchanged. */
+  /** from returns an ApplyConflictError for an apply conflict (409 with field conflicts), else `error` unchanged. */
   static from(error: unknown): unknown {
-    return ApiError.isInstance(error) && isConflict(error) && parseConflicts(error).length > 0
+    return isApiError(error) &&
+      (error.reason === 'Conflict' || error.statusCode === 409) &&
+      parseConflicts(error).length > 0
       ? new ApplyConflictError(error)
       : error;
   }

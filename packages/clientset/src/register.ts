@@ -1,5 +1,5 @@
-import { REST_CLIENT } from '@k/rest';
-import type { DependencyContainer } from 'tsyringe';
+import type { RestClient } from '@k/rest';
+import type { DependencyContainer, InjectionToken } from 'tsyringe';
 import { Clientset } from './clientset.js';
 import { MemoryDiscoveryCache, type DiscoveryCache } from './discovery/discovery-cache.js';
 import { DiscoveryClient } from './discovery/discovery-client.js';
@@ -13,6 +13,13 @@ import {
   DYNAMIC_CLIENT,
   REST_MAPPER,
 } from './tokens.js';
+
+/**
+ * REST_CLIENT is @k/rest's `REST_CLIENT` token. Tokens are `Symbol.for` names, the same in every
+ * copy of a package, so it is spelled out here rather than imported: importing @k/clientset
+ * must not load @k/rest (and undici) until a client is actually built.
+ */
+const REST_CLIENT: InjectionToken<RestClient> = Symbol.for('@k/rest.RestClient');
 
 /** RegisterClientsetOptions configure {@link registerClientset}. */
 export interface RegisterClientsetOptions {

@@ -1,4 +1,4 @@
-import { ApiError, isConflict } from '@k/rest';
+import { ApiError, isConflict, reasonForError } from '@k/rest';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ApplyConflictError, ClientsetError } from '../errors.js';
 import { createAppsV1Client, deploymentsResource } from '../generated/apps/v1/index.js';
@@ -325,8 +325,10 @@ describe('ResourceClient checks', () => {
       ),
     );
     expect(ApplyConflictError.isInstance(error)).toBe(true);
-    expect(error).toBeInstanceOf(ApiError);
+    expect(ApiError.isInstance(error)).toBe(true);
     expect(isConflict(error)).toBe(true);
+    expect(reasonForError(error)).toBe('Conflict');
+    expect((error as ApplyConflictError).cause).toBeInstanceOf(ApiError);
     expect((error as ApplyConflictError).conflicts).toEqual([
       { field: '.data.a', manager: 'other', message: 'conflict with "other"' },
     ]);
