@@ -1,11 +1,12 @@
 import { defineConfig } from 'tsup';
 
 export default defineConfig({
-  entry: ['src/index.ts', 'src/cli/main.ts'],
+  entry: ['src/index.ts', 'src/errors.ts', 'src/cli/main.ts'],
   format: ['esm', 'cjs'],
   dts: true,
   sourcemap: true,
   clean: true,
   target: 'node20',
-  splitting: false,
+  // Shared chunks keep one copy of each class across entry points (instanceof works).
+  splitting: true,
 });

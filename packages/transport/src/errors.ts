@@ -1,4 +1,4 @@
-import { KubeError } from '@k/config';
+import { KubeError } from '@k/config/errors';
 
 // ---------------------------------------------------------------------------------------------
 // The transport core: TLS, credential provider selection, proxies, the dispatcher.

@@ -1,5 +1,5 @@
 import type { Readable } from 'node:stream';
-import { KubeError } from '@k/config';
+import { KubeError } from '@k/config/errors';
 import { ApiError, ConnectionError, RequestTimeoutError, type ApiErrorRequest } from '../errors.js';
 import type { Watch, WatchEvent } from '../request/request-builder.js';
 import { describeTransportFailure } from '../retry/transport-failure.js';

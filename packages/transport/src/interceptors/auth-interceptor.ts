@@ -1,6 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { KubeError } from '@k/config';
+import { KubeError } from '@k/config/errors';
 import type { Dispatcher } from 'undici';
 import type {
   ClientCertificate,

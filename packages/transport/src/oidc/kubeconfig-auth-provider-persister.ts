@@ -1,5 +1,3 @@
-import { loadKubeconfig, updateAuthProviderConfig } from '@k/config';
-
 /**
  * kubeconfigAuthProviderPersister returns a persister that writes a user's refreshed
  * auth-provider config into the kubeconfig file it came from (`origin`), as client-go's
@@ -15,6 +13,9 @@ export function kubeconfigAuthProviderPersister(
   userName: string,
 ): (config: Map<string, string>) => Promise<void> {
   return async (config) => {
+    // Loaded on first use: the kubeconfig reader (and its YAML parser) stays out of the import
+    // cost of every program that never refreshes an OIDC token.
+    const { loadKubeconfig, updateAuthProviderConfig } = await import('@k/config');
     const loaded = await loadKubeconfig({ explicitPath: origin, resolvePaths: false });
     await updateAuthProviderConfig(loaded, userName, Object.fromEntries(config));
   };
