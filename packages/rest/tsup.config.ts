@@ -7,5 +7,6 @@ export default defineConfig({
   sourcemap: true,
   clean: true,
   target: 'node20',
-  splitting: false,
+  // Shared chunks keep one copy of each class across entry points (instanceof works).
+  splitting: true,
 });
