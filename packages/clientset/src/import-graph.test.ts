@@ -13,14 +13,16 @@ async function sources(): Promise<string[]> {
 }
 
 // A static import of a value: `import { x } from 'm'` or `import x from 'm'` (not `import type`).
-const VALUE_IMPORT = /^(?:import|export) (?!type\b)[^;]*? from '(@k\/rest|@k\/transport|undici|tsyringe)'/gm;
+const VALUE_IMPORT =
+  /^(?:import|export) (?!type\b)[^;]*? from '(@k\/rest|@k\/transport|undici|tsyringe)'/gm;
 
 describe('the import graph of @k/clientset', () => {
   it('loads @k/rest, @k/transport, undici and tsyringe only when a client is built (createClientset)', async () => {
     const found: string[] = [];
     for (const path of await sources()) {
       const text = await readFile(path, 'utf8');
-      for (const match of text.matchAll(VALUE_IMPORT)) found.push(`${relative(source, path)}: ${match[1]}`);
+      for (const match of text.matchAll(VALUE_IMPORT))
+        found.push(`${relative(source, path)}: ${match[1]}`);
     }
     expect(found, 'use `import type`, or import() inside createClientset').toEqual([]);
   });
