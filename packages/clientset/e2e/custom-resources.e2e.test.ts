@@ -46,7 +46,7 @@ async function waitEstablished(name: string): Promise<CustomResourceDefinition> 
 beforeAll(async () => {
   cs = await clientsetFor();
   const manifest = await readFile(join(import.meta.dirname, 'fixtures', 'widget-crd.yaml'), 'utf8');
-  expect(parseManifests(manifest).map((object) => object.kind)).toEqual([
+  expect((await parseManifests(manifest)).map((object) => object.kind)).toEqual([
     'CustomResourceDefinition',
   ]);
   await cs.applyManifests(manifest, { fieldManager: 'clientset-e2e', force: true });

@@ -1,11 +1,5 @@
-import {
-  inferConfig,
-  loadInClusterConfig,
-  loadKubeconfig,
-  resolveConfig,
-  type ConfigOverrides,
-  type ResolvedConfig,
-} from '@k/config';
+import type * as ConfigModule from '@k/config';
+import type { ConfigOverrides, ResolvedConfig } from '@k/config';
 import type * as RestModule from '@k/rest';
 import type { RegisterRestOptions } from '@k/rest';
 import type * as TransportModule from '@k/transport';
@@ -56,9 +50,10 @@ export interface CreateClientsetOptions {
 
 type Tsyringe = typeof TsyringeModule;
 
-// The layers that send load on the first call only (docs/decisions/0005). The specifiers are
+// The kubeconfig reader and the layers that send load on the first call only (docs/decisions/0005). The specifiers are
 // constants, not literals, so the workspace's module-boundary rule does not count these layers as
 // lazy-loaded libraries — which it would then forbid the package's tests to import statically.
+const CONFIG_MODULE = '@k/config';
 const TRANSPORT_MODULE = '@k/transport';
 const REST_MODULE = '@k/rest';
 
@@ -84,6 +79,9 @@ async function loadTsyringe(): Promise<Tsyringe> {
 
 async function loadConfig(options: CreateClientsetOptions): Promise<ResolvedConfig> {
   if (options.config) return options.config;
+  const { inferConfig, loadInClusterConfig, loadKubeconfig, resolveConfig } = await (import(
+    CONFIG_MODULE
+  ) as Promise<typeof ConfigModule>);
   const overrides: ConfigOverrides = {
     ...options.overrides,
     ...(options.context !== undefined ? { context: options.context } : {}),
@@ -126,8 +124,8 @@ function discoveryCacheOption(options: CreateClientsetOptions): DiscoveryCache |
  * which is left untouched), registers @k/transport (plus `credentialProviderFactories`), @k/rest
  * (one token bucket, `qps`/`burst` with client-go's rules, `retry`) and @k/clientset into it,
  * lets `configure` override any token, and resolves `CLIENTSET`. tsyringe (and reflect-metadata
- * when no polyfill is loaded), @k/transport and @k/rest are imported here, on first call, not when
- * @k/clientset is: see docs/decisions/0005. `close()` on the result closes the transport. Fails
+ * when no polyfill is loaded), @k/config's readers, @k/transport and @k/rest are imported here, on
+ * first call, not when @k/clientset is: see docs/decisions/0005. `close()` on the result closes the transport. Fails
  * with `ERR_DI_UNAVAILABLE` when tsyringe is not installed.
  */
 export async function createClientset(options: CreateClientsetOptions = {}): Promise<Clientset> {

@@ -1,4 +1,4 @@
-import { KubeError } from '@k/config';
+import { KubeError } from '@k/config/errors';
 import type {
   ApiError,
   ApiErrorCode,

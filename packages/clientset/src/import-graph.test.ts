@@ -14,10 +14,10 @@ async function sources(): Promise<string[]> {
 
 // A static import of a value: `import { x } from 'm'` or `import x from 'm'` (not `import type`).
 const VALUE_IMPORT =
-  /^(?:import|export) (?!type\b)[^;]*? from '(@k\/rest|@k\/transport|undici|tsyringe)'/gm;
+  /^(?:import|export) (?!type\b)[^;]*? from '(@k\/rest|@k\/transport|@k\/config|undici|tsyringe|yaml)'/gm;
 
 describe('the import graph of @k/clientset', () => {
-  it('loads @k/rest, @k/transport, undici and tsyringe only when a client is built (createClientset)', async () => {
+  it('loads the kubeconfig readers, yaml, @k/rest, @k/transport, undici and tsyringe only when used', async () => {
     const found: string[] = [];
     for (const path of await sources()) {
       const text = await readFile(path, 'utf8');

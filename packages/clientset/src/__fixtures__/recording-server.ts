@@ -29,7 +29,12 @@ export interface RecordingServer {
 }
 
 /** json answers with a JSON body. */
-export function json(response: ServerResponse, status: number, body: unknown, contentType = 'application/json'): void {
+export function json(
+  response: ServerResponse,
+  status: number,
+  body: unknown,
+  contentType = 'application/json',
+): void {
   response.writeHead(status, { 'content-type': contentType });
   response.end(JSON.stringify(body));
 }

@@ -3,8 +3,8 @@ import { ClientsetError } from '../errors.js';
 import { parseManifests } from './apply-manifests.js';
 
 describe('parseManifests', () => {
-  it('reads every document in order, skips empty ones and expands lists', () => {
-    const objects = parseManifests(`
+  it('reads every document in order, skips empty ones and expands lists', async () => {
+    const objects = await parseManifests(`
 ---
 apiVersion: v1
 kind: ConfigMap
@@ -32,9 +32,9 @@ items:
     expect(objects[0]?.data).toEqual({ enabled: true });
   });
 
-  it('reads JSON too', () => {
+  it('reads JSON too', async () => {
     expect(
-      parseManifests('{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"n"}}'),
+      await parseManifests('{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"n"}}'),
     ).toHaveLength(1);
   });
 
@@ -49,10 +49,10 @@ items:
       'apiVersion: v1\nkind: ConfigMap\nmetadata: {}\n',
       /^document 1 \(ConfigMap\) has no metadata.name/,
     ],
-  ])('fails with ERR_MANIFEST naming the document: %j', (text, message) => {
+  ])('fails with ERR_MANIFEST naming the document: %j', async (text, message) => {
     let failure: unknown;
     try {
-      parseManifests(text);
+      await parseManifests(text);
     } catch (error) {
       failure = error;
     }

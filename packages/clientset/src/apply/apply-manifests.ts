@@ -1,5 +1,4 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { parseAllDocuments } from 'yaml';
 import { ClientsetError } from '../errors.js';
 import type { DynamicClient } from '../dynamic/dynamic-client.js';
 import type { ApplyConfiguration, UnstructuredObject } from '../resource/object-types.js';
@@ -34,9 +33,11 @@ function isObject(value: unknown): value is Record<string, unknown> {
  * parseManifests reads multi-document YAML (or JSON) into objects, in order: empty documents are
  * skipped and `kind: List` documents contribute their items, like kubectl. YAML 1.1 rules apply
  * (`yes` is a boolean), as in kubectl. A syntax error, or a document that is not an object with
- * `apiVersion`, `kind` and `metadata.name`, fails with `ERR_MANIFEST` naming the document.
+ * `apiVersion`, `kind` and `metadata.name`, fails with `ERR_MANIFEST` naming the document. The
+ * YAML parser is loaded on first use.
  */
-export function parseManifests(text: string): UnstructuredObject[] {
+export async function parseManifests(text: string): Promise<UnstructuredObject[]> {
+  const { parseAllDocuments } = await import('yaml');
   const objects: UnstructuredObject[] = [];
   const documents = parseAllDocuments(text, { version: '1.1', uniqueKeys: false });
   const list = Array.isArray(documents) ? documents : [documents];
@@ -105,7 +106,7 @@ export async function applyManifests(
   text: string,
   options: ApplyManifestsOptions,
 ): Promise<AppliedManifest[]> {
-  const objects = parseManifests(text);
+  const objects = await parseManifests(text);
   const { namespace: defaultNamespace, establishTimeoutMs = 30_000, ...applyOptions } = options;
   const defined: DefinedKind[] = [];
   const applied: AppliedManifest[] = [];
