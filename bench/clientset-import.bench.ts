@@ -13,13 +13,14 @@
  * 2. LIST 5,000 pods through the typed client (`clientset.coreV1.pods('default').list()` on
  *    @k/rest and @k/transport) against raw `undici.request` + `JSON.parse`, from a fake API server
  *    in its own process (bench/clientset-list-server.ts); each measurement is a child process of
- *    its own (bench/clientset-list-child.ts), so heaps never mix: time to decoded objects in hand
- *    (cold and warm) and peak RSS (Linux VmHWM, reset just before the cold list).
+ *    its own (bench/clientset-list-child.ts, on the built dist), so heaps never mix: time to
+ *    decoded objects in hand (cold and warm) and peak RSS of a list after the first (Linux
+ *    VmHWM, reset just before it).
  *
  *   npx tsx --conditions=@k/source bench/clientset-import.bench.ts [--no-build]
  *
  * It builds @k/config, @k/transport, @k/rest and @k/clientset first (nx, cached) unless
- * `--no-build`. Environment: BENCH_IMPORT_ROUNDS (default 15), BENCH_LIST_REPEATS (5),
+ * `--no-build`. Environment: BENCH_IMPORT_ROUNDS (default 15), BENCH_LIST_REPEATS (7),
  * BENCH_LIST_PODS (5000), BENCH_LIST_WARM (5). Writes bench/results/clientset.md.
  */
 import { fork, spawnSync } from 'node:child_process';
@@ -215,9 +216,14 @@ interface ListResult {
 }
 
 async function listOnce(kind: 'raw' | 'typed', origin: string): Promise<ListResult> {
+  const env = { ...process.env };
+  delete env.NODE_OPTIONS;
+  // tsx for the child's own TypeScript, but no source condition: the typed client is the built
+  // dist, as applications load it.
   const child = fork(join(benchDirectory, 'clientset-list-child.ts'), [kind, origin], {
     cwd: repositoryRoot,
-    execArgv: [...process.execArgv, '--expose-gc'],
+    env,
+    execArgv: ['--import', import.meta.resolve('tsx'), '--expose-gc'],
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
   const [message] = (await once(child, 'message')) as [ListResult];
@@ -277,7 +283,7 @@ async function measureLists(
 
 async function main(): Promise<void> {
   const rounds = Number(process.env.BENCH_IMPORT_ROUNDS ?? 15);
-  const repeats = Number(process.env.BENCH_LIST_REPEATS ?? 5);
+  const repeats = Number(process.env.BENCH_LIST_REPEATS ?? 7);
   if (!process.argv.includes('--no-build')) {
     const build = spawnSync('npx', ['nx', 'run', '@k/clientset:build', '--output-style=static'], {
       cwd: repositoryRoot,
