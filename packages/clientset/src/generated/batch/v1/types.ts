@@ -2,12 +2,7 @@
 
 import type { ObjectReference, PodTemplateSpec } from '../../core/v1/types.js';
 import type { LabelSelector, ListMeta, ObjectMeta, Time } from '../../meta/v1/types.js';
-import type {
-  WorkloadPodGroupDisruptionMode,
-  WorkloadPodGroupResourceClaim,
-  WorkloadPodGroupSchedulingConstraints,
-  WorkloadPodGroupSchedulingPolicy,
-} from '../../scheduling/v1alpha3/types.js';
+import type { WorkloadPodGroupDisruptionMode, WorkloadPodGroupResourceClaim, WorkloadPodGroupSchedulingConstraints, WorkloadPodGroupSchedulingPolicy } from '../../scheduling/v1alpha3/types.js';
 
 /** CronJob represents the configuration of a single cron job. */
 export interface CronJob {

@@ -151,31 +151,7 @@ export interface CertificateSigningRequestSpec {
    *  "ipsec end system", "ipsec tunnel", "ipsec user",
    *  "timestamping", "ocsp signing", "microsoft sgc", "netscape sgc"
    */
-  usages?: (
-    | 'any'
-    | 'cert sign'
-    | 'client auth'
-    | 'code signing'
-    | 'content commitment'
-    | 'crl sign'
-    | 'data encipherment'
-    | 'decipher only'
-    | 'digital signature'
-    | 'email protection'
-    | 'encipher only'
-    | 'ipsec end system'
-    | 'ipsec tunnel'
-    | 'ipsec user'
-    | 'key agreement'
-    | 'key encipherment'
-    | 'microsoft sgc'
-    | 'netscape sgc'
-    | 'ocsp signing'
-    | 's/mime'
-    | 'server auth'
-    | 'signing'
-    | 'timestamping'
-  )[];
+  usages?: ('any' | 'cert sign' | 'client auth' | 'code signing' | 'content commitment' | 'crl sign' | 'data encipherment' | 'decipher only' | 'digital signature' | 'email protection' | 'encipher only' | 'ipsec end system' | 'ipsec tunnel' | 'ipsec user' | 'key agreement' | 'key encipherment' | 'microsoft sgc' | 'netscape sgc' | 'ocsp signing' | 's/mime' | 'server auth' | 'signing' | 'timestamping')[];
   /**
    * username contains the name of the user that created the CertificateSigningRequest. Populated by the API server on creation and immutable.
    */
