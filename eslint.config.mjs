@@ -32,6 +32,9 @@ const testConstraints = [
   })),
 ];
 
+/** Lower layers that higher ones load on first use (to keep import cost low) and also import statically. */
+const lazyLoadedLayers = ['@k/config', '@k/transport', '@k/rest'];
+
 const testFiles = ['**/*.test.ts', '**/*.test-d.ts', '**/e2e/**/*.ts', '**/__fixtures__/**'];
 
 export default tseslint.config(
@@ -57,6 +60,7 @@ export default tseslint.config(
         'error',
         {
           allow: [],
+          checkDynamicDependenciesExceptions: lazyLoadedLayers,
           depConstraints: [...layerConstraints, ...appAndToolConstraints],
         },
       ],
@@ -65,8 +69,29 @@ export default tseslint.config(
   {
     files: testFiles,
     rules: {
-      '@nx/enforce-module-boundaries': ['error', { allow: [], depConstraints: testConstraints }],
+      '@nx/enforce-module-boundaries': [
+        'error',
+        {
+          allow: [],
+          checkDynamicDependenciesExceptions: lazyLoadedLayers,
+          depConstraints: testConstraints,
+        },
+      ],
       '@typescript-eslint/no-non-null-assertion': 'off',
+    },
+  },
+  {
+    // Examples are written as a user would: importing the package by its name.
+    files: ['**/examples/**/*.ts'],
+    rules: {
+      '@nx/enforce-module-boundaries': [
+        'error',
+        {
+          allow: ['@k/config', '@k/transport', '@k/rest', '@k/clientset'],
+          checkDynamicDependenciesExceptions: lazyLoadedLayers,
+          depConstraints: [...layerConstraints, ...appAndToolConstraints],
+        },
+      ],
     },
   },
   {

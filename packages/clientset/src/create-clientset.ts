@@ -1,8 +1,5 @@
-import type * as ConfigModule from '@k/config';
 import type { ConfigOverrides, ResolvedConfig } from '@k/config';
-import type * as RestModule from '@k/rest';
 import type { RegisterRestOptions } from '@k/rest';
-import type * as TransportModule from '@k/transport';
 import type { CredentialProviderFactory, RegisterTransportOptions } from '@k/transport';
 import type * as TsyringeModule from 'tsyringe';
 import type { DependencyContainer } from 'tsyringe';
@@ -50,13 +47,6 @@ export interface CreateClientsetOptions {
 
 type Tsyringe = typeof TsyringeModule;
 
-// The kubeconfig reader and the layers that send load on the first call only (docs/decisions/0005). The specifiers are
-// constants, not literals, so the workspace's module-boundary rule does not count these layers as
-// lazy-loaded libraries — which it would then forbid the package's tests to import statically.
-const CONFIG_MODULE = '@k/config';
-const TRANSPORT_MODULE = '@k/transport';
-const REST_MODULE = '@k/rest';
-
 const INSTALL_HINT =
   'createClientset needs the optional peer dependencies tsyringe and reflect-metadata (npm install tsyringe reflect-metadata); without DI use new Clientset(createRestClient(config))';
 
@@ -79,9 +69,7 @@ async function loadTsyringe(): Promise<Tsyringe> {
 
 async function loadConfig(options: CreateClientsetOptions): Promise<ResolvedConfig> {
   if (options.config) return options.config;
-  const { inferConfig, loadInClusterConfig, loadKubeconfig, resolveConfig } = await (import(
-    CONFIG_MODULE
-  ) as Promise<typeof ConfigModule>);
+  const { inferConfig, loadInClusterConfig, loadKubeconfig, resolveConfig } = await import('@k/config');
   const overrides: ConfigOverrides = {
     ...options.overrides,
     ...(options.context !== undefined ? { context: options.context } : {}),
@@ -125,7 +113,7 @@ function discoveryCacheOption(options: CreateClientsetOptions): DiscoveryCache |
  * (one token bucket, `qps`/`burst` with client-go's rules, `retry`) and @k/clientset into it,
  * lets `configure` override any token, and resolves `CLIENTSET`. tsyringe (and reflect-metadata
  * when no polyfill is loaded), @k/config's readers, @k/transport and @k/rest are imported here, on
- * first call, not when @k/clientset is: see docs/decisions/0005. `close()` on the result closes the transport. Fails
+ * first call, not when @k/clientset is: see docs/decisions/0007. `close()` on the result closes the transport. Fails
  * with `ERR_DI_UNAVAILABLE` when tsyringe is not installed.
  */
 export async function createClientset(options: CreateClientsetOptions = {}): Promise<Clientset> {
@@ -138,8 +126,8 @@ export async function createClientset(options: CreateClientsetOptions = {}): Pro
     { REST_CLIENT, registerRest },
   ] = await Promise.all([
     loadTsyringe(),
-    import(TRANSPORT_MODULE) as Promise<typeof TransportModule>,
-    import(REST_MODULE) as Promise<typeof RestModule>,
+    import('@k/transport'),
+    import('@k/rest'),
   ]);
   const config = await loadConfig(options);
   const container = (options.container ?? tsyringe.container).createChildContainer();
