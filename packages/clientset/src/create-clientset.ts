@@ -69,7 +69,8 @@ async function loadTsyringe(): Promise<Tsyringe> {
 
 async function loadConfig(options: CreateClientsetOptions): Promise<ResolvedConfig> {
   if (options.config) return options.config;
-  const { inferConfig, loadInClusterConfig, loadKubeconfig, resolveConfig } = await import('@k/config');
+  const { inferConfig, loadInClusterConfig, loadKubeconfig, resolveConfig } =
+    await import('@k/config');
   const overrides: ConfigOverrides = {
     ...options.overrides,
     ...(options.context !== undefined ? { context: options.context } : {}),
@@ -124,11 +125,7 @@ export async function createClientset(options: CreateClientsetOptions = {}): Pro
     tsyringe,
     { CREDENTIAL_PROVIDER_FACTORY, registerTransport },
     { REST_CLIENT, registerRest },
-  ] = await Promise.all([
-    loadTsyringe(),
-    import('@k/transport'),
-    import('@k/rest'),
-  ]);
+  ] = await Promise.all([loadTsyringe(), import('@k/transport'), import('@k/rest')]);
   const config = await loadConfig(options);
   const container = (options.container ?? tsyringe.container).createChildContainer();
   registerTransport(container, { ...options.transport, config });
