@@ -46,7 +46,7 @@ export default tseslint.config(
   {
     languageOptions: {
       parserOptions: {
-        projectService: { allowDefaultProject: ['*.ts', '*.mjs', 'bench/*.ts'] },
+        projectService: { allowDefaultProject: ['*.ts', '*.mjs'] },
         tsconfigRootDir: import.meta.dirname,
       },
     },

@@ -24,7 +24,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { generatePki } from '../tools/testenv/src/pki.js';
+import { generatePki } from '@k/testenv';
 import {
   CLIENT_KINDS,
   CLIENT_NAMES,

@@ -21,8 +21,8 @@ import { createServer } from 'node:https';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { ResolvedConfig } from '../packages/config/src/index.js';
-import { createTransport } from '../packages/transport/src/index.js';
+import type { ResolvedConfig } from '@k/config';
+import { createTransport } from '@k/transport';
 import * as clientNode from '@kubernetes/client-node';
 import { Agent, request } from 'undici';
 
