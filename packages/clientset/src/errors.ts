@@ -1,12 +1,5 @@
 import { KubeError } from '@k/config/errors';
-import type {
-  ApiError,
-  ApiErrorCode,
-  ApiErrorRequest,
-  Status,
-  StatusDetails,
-  StatusReason,
-} from '@k/rest';
+import { ApiError } from '@k/rest/errors';
 
 const CLIENTSET_ERROR = Symbol.for('@k/clientset.ClientsetError');
 const APPLY_CONFLICT_ERROR = Symbol.for('@k/clientset.ApplyConflictError');
@@ -61,14 +54,6 @@ export interface FieldConflict {
   message: string;
 }
 
-// @k/rest's brand (Symbol.for, so every copy agrees): `ApiError.isInstance`, `isConflict` and the
-// other helpers of @k/rest recognise an ApplyConflictError as the ApiError it is.
-const API_ERROR = Symbol.for('@k/rest.ApiError');
-
-function isApiError(value: unknown): value is ApiError {
-  return typeof value === 'object' && value !== null && API_ERROR in value;
-}
-
 /** parseConflicts reads the `FieldManagerConflict` causes of an apply conflict's Status. */
 function parseConflicts(error: ApiError): FieldConflict[] {
   return (error.details?.causes ?? [])
@@ -83,37 +68,24 @@ function parseConflicts(error: ApiError): FieldConflict[] {
 /**
  * ApplyConflictError is a server-side apply that failed (409 Conflict) because other field
  * managers own some of the applied fields: `conflicts` lists each field and its owner. It is an
- * `ApiError` for every purpose of @k/rest — the same fields (`status`, `reason`, `details`, …),
- * code `ERR_API_STATUS`, and its brand, so `ApiError.isInstance(error)` and `isConflict(error)`
- * are true — and its `cause` is the `ApiError` @k/rest threw. (It does not inherit from the
- * `ApiError` class, so that importing @k/clientset does not load @k/rest: test with
- * `ApiError.isInstance`, not `instanceof`, as everywhere in k.) Resolve it by applying with
- * `force: true` (taking the fields over) or by not sending them.
+ * `ApiError` (same `status`, `reason`, `details`, code `ERR_API_STATUS`; `isConflict` is true) and
+ * its `cause` is the `ApiError` @k/rest threw. Resolve it by applying with `force: true` (taking
+ * the fields over) or by not sending them.
  */
-export class ApplyConflictError extends KubeError implements ApiError {
-  declare readonly code: ApiErrorCode;
-  readonly status: Status;
-  readonly statusCode: number;
-  readonly httpStatusCode: number;
-  readonly reason: StatusReason;
-  readonly details: StatusDetails | undefined;
-  readonly retryAfterSeconds: number | undefined;
-  readonly request: ApiErrorRequest | undefined;
-  readonly contentType: string | undefined;
+export class ApplyConflictError extends ApiError {
   readonly conflicts: readonly FieldConflict[];
 
   constructor(error: ApiError) {
-    super(error.code, error.message, { cause: error });
-    this.status = error.status;
-    this.statusCode = error.statusCode;
-    this.httpStatusCode = error.httpStatusCode;
-    this.reason = error.reason;
-    this.details = error.details;
-    this.retryAfterSeconds = error.retryAfterSeconds;
-    this.request = error.request;
-    this.contentType = error.contentType;
+    super(error.status, {
+      httpStatusCode: error.httpStatusCode,
+      ...(error.request ? { request: error.request } : {}),
+      ...(error.retryAfterSeconds !== undefined
+        ? { retryAfterSeconds: error.retryAfterSeconds }
+        : {}),
+      ...(error.contentType !== undefined ? { contentType: error.contentType } : {}),
+      cause: error,
+    });
     this.conflicts = parseConflicts(error);
-    Object.defineProperty(this, API_ERROR, { value: true });
     Object.defineProperty(this, APPLY_CONFLICT_ERROR, { value: true });
   }
 
@@ -124,7 +96,7 @@ export class ApplyConflictError extends KubeError implements ApiError {
 
   /** from returns an ApplyConflictError for an apply conflict (409 with field conflicts), else `error` unchanged. */
   static from(error: unknown): unknown {
-    return isApiError(error) &&
+    return ApiError.isInstance(error) &&
       (error.reason === 'Conflict' || error.statusCode === 409) &&
       parseConflicts(error).length > 0
       ? new ApplyConflictError(error)

@@ -85,41 +85,8 @@ export type {
   WarningLoggerOptions,
 } from './response/warning-handler.js';
 
-// Errors and Status.
-export {
-  ApiError,
-  ConnectionError,
-  RequestBuildError,
-  RequestTimeoutError,
-  ResponseDecodeError,
-  RestConfigurationError,
-  WatchDecodeError,
-  isAlreadyExists,
-  isBadRequest,
-  isConflict,
-  isForbidden,
-  isGone,
-  isInternalError,
-  isInvalid,
-  isNotFound,
-  isResourceExpired,
-  isServerTimeout,
-  isServiceUnavailable,
-  isTimeout,
-  isTooManyRequests,
-  isUnauthorized,
-  reasonForError,
-  suggestsClientDelay,
-} from './errors.js';
-export type { ApiErrorCode, ApiErrorRequest, RequestTimeoutErrorCode } from './errors.js';
-export { genericStatus, isStatus, KNOWN_STATUS_REASONS } from './status.js';
-export type {
-  GenericStatusRequest,
-  Status,
-  StatusCause,
-  StatusDetails,
-  StatusReason,
-} from './status.js';
+// Errors and Status (also the `@k/rest/errors` entry point, which loads no HTTP client).
+export * from './error-exports.js';
 
 // Dependency injection.
 export {
