@@ -17,6 +17,7 @@ import {
   type WarningHeader,
   type WatchEvent,
 } from '../src/index.js';
+import { caught } from '../src/__fixtures__/caught.js';
 
 interface ConfigMap {
   apiVersion?: string;
@@ -131,15 +132,6 @@ async function createCrd(group: string): Promise<string> {
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   throw new Error(`CRD ${name} was not established in time`);
-}
-
-async function caught(promise: Promise<unknown>): Promise<unknown> {
-  try {
-    await promise;
-  } catch (error) {
-    return error;
-  }
-  throw new Error('expected a rejection');
 }
 
 describe('RestClient against the real API server', () => {

@@ -19,6 +19,7 @@ import {
   type TestClient,
 } from '../__fixtures__/fake-server.js';
 import type { RetryEvent } from './request-executor.js';
+import { caught } from '../__fixtures__/caught.js';
 
 const configMap = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c', namespace: 'ns' } };
 const path = '/api/v1/namespaces/ns/configmaps';
@@ -32,15 +33,6 @@ afterEach(async () => {
   rest = undefined;
   server = undefined;
 });
-
-async function caught(promise: Promise<unknown>): Promise<unknown> {
-  try {
-    await promise;
-  } catch (error) {
-    return error;
-  }
-  throw new Error('expected a rejection');
-}
 
 describe('faults from a fake API server (a real one cannot be made to produce them on demand)', () => {
   it('pauses the shared bucket on a 429 storm and retries each request once, after Retry-After', async () => {

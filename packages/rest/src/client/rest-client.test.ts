@@ -15,6 +15,7 @@ import {
   type FakeServer,
   type TestClient,
 } from '../__fixtures__/fake-server.js';
+import { caught } from '../__fixtures__/caught.js';
 
 let server: FakeServer | undefined;
 let rest: TestClient | undefined;
@@ -25,15 +26,6 @@ afterEach(async () => {
   rest = undefined;
   server = undefined;
 });
-
-async function caught(promise: Promise<unknown>): Promise<unknown> {
-  try {
-    await promise;
-  } catch (error) {
-    return error;
-  }
-  throw new Error('expected a rejection');
-}
 
 // These use a local fake server to see exactly what goes on the wire and to count connections;
 // behaviour against the real API server is covered by e2e/rest-client.e2e.test.ts.
