@@ -57,7 +57,7 @@ async function echoServer(): Promise<RecordingServer> {
   );
 }
 
-describe('registerClientset', () => {
+describe('registerClientset (recording fake server)', () => {
   it('resolves every exported token from a fresh container, wired to @k/rest and @k/transport', async () => {
     server = await echoServer();
     const container = rootContainer.createChildContainer();
@@ -106,7 +106,7 @@ describe('registerClientset', () => {
   });
 });
 
-describe('createClientset', () => {
+describe('createClientset (recording fake server)', () => {
   it('composes config → transport → rest → clientset in a child container and closes the transport', async () => {
     server = await echoServer();
     const parent = rootContainer.createChildContainer();

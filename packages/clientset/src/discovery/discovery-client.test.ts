@@ -62,7 +62,9 @@ afterEach(async () => {
     await rm(directory, { recursive: true, force: true });
 });
 
-describe('DiscoveryClient', () => {
+// A fake server answers discovery in either form (aggregated or legacy) and counts requests, so
+// the fallback and the caches can be seen; e2e/ runs discovery against the real server.
+describe('DiscoveryClient (fake discovery server)', () => {
   it('reads aggregated discovery in two requests, with verbs, scope and subresources', async () => {
     server = await discoveryServer('aggregated');
     const discovery = new DiscoveryClient(server.client);
@@ -189,7 +191,7 @@ describe('DiskDiscoveryCache', () => {
   });
 });
 
-describe('RestMapper', () => {
+describe('RestMapper (fake discovery server)', () => {
   it('maps kinds to resources (preferred version when none is given) and names to kinds', async () => {
     server = await discoveryServer('aggregated');
     const discovery = new DiscoveryClient(server.client);

@@ -34,7 +34,9 @@ function caught(run: () => unknown): Promise<unknown> {
     );
 }
 
-describe('the HTTP mapping of the typed clients (client-go table H1–H6)', () => {
+// A recording fake server shows the exact method, path, query and body on the wire, which the
+// real API server does not report; the verbs against the real server are in e2e/.
+describe('the HTTP mapping of the typed clients (client-go table H1–H6, recording fake server)', () => {
   it('H1: get is GET /apis/<group>/<version>/namespaces/<ns>/<plural>/<name>', async () => {
     server = await startRecordingServer();
     await createAppsV1Client(server.client).deployments('ns').get('d');
@@ -255,7 +257,7 @@ describe('the HTTP mapping of the typed clients (client-go table H1–H6)', () =
   });
 });
 
-describe('ResourceClient checks', () => {
+describe('ResourceClient checks (recording fake server)', () => {
   it('refuses a verb the descriptor does not list, before sending', async () => {
     server = await startRecordingServer();
     const namespaces = new ResourceClient(server.client, {
