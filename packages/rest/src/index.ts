@@ -45,8 +45,8 @@ export { ListPager, DEFAULT_PAGE_SIZE } from './client/list-pager.js';
 // Throttle.
 export { TokenBucket, DEFAULT_QPS, DEFAULT_BURST } from './throttle/token-bucket.js';
 export type { RateLimiter, TokenBucketOptions } from './throttle/token-bucket.js';
-export { systemClock, sleep } from './throttle/clock.js';
-export type { Clock } from './throttle/clock.js';
+export { systemClock, sleep } from './timers/clock.js';
+export type { Clock } from './timers/clock.js';
 
 // Retry.
 export { RetryPolicy, DEFAULT_MAX_RETRIES, parseRetryAfter } from './retry/retry-policy.js';

@@ -90,7 +90,12 @@ export async function startFakeServer(handler: FakeHandler): Promise<FakeServer>
 }
 
 /** json answers with a JSON body. */
-export function json(response: ServerResponse, statusCode: number, body: unknown, headers: Record<string, string> = {}): void {
+export function json(
+  response: ServerResponse,
+  statusCode: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): void {
   const text = JSON.stringify(body);
   response.writeHead(statusCode, {
     'content-type': 'application/json',

@@ -1,3 +1,4 @@
+import { getEventListeners } from 'node:events';
 import { setTimeout as delay } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
@@ -35,7 +36,7 @@ afterEach(async () => {
 });
 
 describe('faults from a fake API server (a real one cannot be made to produce them on demand)', () => {
-  it('pauses the shared bucket on a 429 storm and retries each request once, after Retry-After', async () => {
+  it('holds back the API group on a 429 storm and retries each request once, after Retry-After', async () => {
     let stormOver = false;
     server = await startFakeServer((_request, response, arrival) => {
       if (!stormOver) {
@@ -285,5 +286,122 @@ describe('faults from a fake API server (a real one cannot be made to produce th
     );
     const missing = await caught(rest.client.get().resource('pods').name('missing').execute());
     expect(isNotFound(missing)).toBe(true);
+  });
+});
+
+describe('bounded waits, from a fake API server (a real one will not send absurd Retry-After values)', () => {
+  const status429 = { kind: 'Status', apiVersion: 'v1', status: 'Failure', code: 429 };
+
+  it('holds back only the API group that was answered 429, not the rest of the client', async () => {
+    let metricsBusy = true;
+    server = await startFakeServer((request, response) => {
+      if (request.url?.startsWith('/apis/metrics.k8s.io/') && metricsBusy) {
+        json(response, 429, status429, { 'retry-after': '2' });
+        return;
+      }
+      json(response, 200, configMap);
+    });
+    rest = testClient(server.url);
+    const client = rest.client;
+    const metrics = client
+      .get()
+      .absPath('/apis/metrics.k8s.io/v1beta1/nodes')
+      .execute()
+      .then(() => performance.now());
+    while (server.arrivals.length < 1) await delay(2);
+    const pushedBackAt = performance.now();
+    metricsBusy = false;
+    // The core group and another named group go at once …
+    await client.get().namespace('ns').resource('configmaps').name('c').execute();
+    await client.withGroupVersion('apps/v1').get().resource('deployments').execute();
+    expect(performance.now() - pushedBackAt).toBeLessThan(1500);
+    // … while the group that was pushed back waits out its Retry-After, even for a new request.
+    const sibling = client
+      .get()
+      .absPath('/apis/metrics.k8s.io/v1beta1/pods')
+      .execute()
+      .then(() => performance.now());
+    const [metricsDone, siblingDone] = await Promise.all([metrics, sibling]);
+    expect(metricsDone - pushedBackAt).toBeGreaterThanOrEqual(1900);
+    expect(siblingDone - pushedBackAt).toBeGreaterThanOrEqual(1900);
+  });
+
+  it('does not wait for an absurd Retry-After: the 429 or 503 is returned at once', async () => {
+    server = await startFakeServer((request, response) => {
+      const code = request.url?.includes('busy') ? 503 : 429;
+      json(response, code, { ...status429, code }, { 'retry-after': '3000000' });
+    });
+    rest = testClient(server.url);
+    const throttled = await caught(rest.client.get().resource('pods').execute());
+    expect(isTooManyRequests(throttled)).toBe(true);
+    expect((throttled as ApiError).retryAfterSeconds).toBe(3_000_000);
+    const busy = await caught(rest.client.get().resource('pods').name('busy').execute());
+    expect(isServiceUnavailable(busy)).toBe(true);
+    expect(server.arrivals).toHaveLength(2);
+    // No pause was left behind: the next request goes at once.
+    const started = performance.now();
+    await caught(rest.client.get().resource('pods').execute());
+    expect(performance.now() - started).toBeLessThan(1000);
+  });
+
+  it('fails at once with the server answer when Retry-After would outlast the request timeout', async () => {
+    server = await startFakeServer((_request, response) => {
+      json(response, 503, { ...status429, code: 503 }, { 'retry-after': '5' });
+    });
+    rest = testClient(server.url);
+    const started = performance.now();
+    const error = await caught(rest.client.get().resource('pods').timeout(2000).execute());
+    expect(isServiceUnavailable(error)).toBe(true);
+    expect(error).not.toBeInstanceOf(RequestTimeoutError);
+    expect(performance.now() - started).toBeLessThan(1500);
+    expect(server.arrivals).toHaveLength(1);
+  });
+
+  it('takes a request timeout longer than Node timers allow (1000h) as a long one', async () => {
+    server = await startFakeServer((_request, response) => {
+      setTimeout(() => json(response, 200, configMap), 50);
+    });
+    rest = testClient(server.url, { client: { timeoutMs: 1000 * 60 * 60 * 1000 } });
+    const warnings: string[] = [];
+    const onWarning = (warning: Error): void => void warnings.push(warning.name);
+    process.on('warning', onWarning);
+    try {
+      await expect(
+        rest.client.get().namespace('ns').resource('configmaps').name('c').execute(),
+      ).resolves.toMatchObject({ kind: 'ConfigMap' });
+      expect(server.arrivals[0]?.url).toContain('timeout=1000h0m0s');
+      expect(warnings).not.toContain('TimeoutOverflowWarning');
+    } finally {
+      process.off('warning', onWarning);
+    }
+  });
+
+  it('lets any number of requests share one AbortSignal without a listener-leak warning', async () => {
+    server = await startFakeServer((_request, response) => {
+      setTimeout(() => json(response, 200, configMap), 20);
+    });
+    rest = testClient(server.url, { throttle: new TokenBucket({ qps: 100, burst: 5 }) });
+    const warnings: string[] = [];
+    const onWarning = (warning: Error): void => void warnings.push(warning.name);
+    process.on('warning', onWarning);
+    const controller = new AbortController();
+    try {
+      const requests = Array.from({ length: 40 }, (_, index) =>
+        rest!.client
+          .get()
+          .namespace('ns')
+          .resource('configmaps')
+          .name(`c${index}`)
+          .signal(controller.signal)
+          .execute(),
+      );
+      await delay(5);
+      expect(getEventListeners(controller.signal, 'abort').length).toBeLessThanOrEqual(1);
+      await Promise.all(requests);
+      expect(getEventListeners(controller.signal, 'abort')).toHaveLength(0);
+      expect(warnings).not.toContain('MaxListenersExceededWarning');
+    } finally {
+      process.off('warning', onWarning);
+    }
   });
 });

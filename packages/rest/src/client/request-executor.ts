@@ -7,7 +7,12 @@ import { parseWarningHeaders } from '../response/warning-handler.js';
 import { parseRetryAfter, type RetryPolicy, type RetryRequest } from '../retry/retry-policy.js';
 import { classifyTransportFailure, describeTransportFailure } from '../retry/transport-failure.js';
 import { genericStatus, isStatus } from '../status.js';
-import { sleep, type Clock } from '../throttle/clock.js';
+import { sleep, type Clock } from '../timers/clock.js';
+import {
+  apiGroupOf,
+  apiGroupPausesFor,
+  type ApiGroupPauses,
+} from '../throttle/api-group-pauses.js';
 import type { RateLimiter } from '../throttle/token-bucket.js';
 import { RequestScope } from './request-scope.js';
 
@@ -26,6 +31,8 @@ export interface ExecutorSettings {
   dispatcher: Dispatcher;
   /** origin is `scheme://host:port` of the server. */
   origin: string;
+  /** basePath is the server URL's path without a trailing slash (`''` for most servers). */
+  basePath: string;
   throttle: RateLimiter;
   retry: RetryPolicy;
   /** defaultTimeoutMs bounds a request without its own timeout (0: none). */
@@ -134,17 +141,22 @@ export function apiErrorFromResponse(
 }
 
 /**
- * RequestExecutor runs requests through throttle → retry → transport. For each attempt it takes a
- * throttle token (the first attempt of a watch excepted, as client-go), sends through the
+ * RequestExecutor runs requests through throttle → retry → transport. For each attempt it waits
+ * out a pause of the request's API group (the server answered one of them 429 with Retry-After),
+ * takes a throttle token (the first attempt of a watch excepted, as client-go), sends through the
  * dispatcher and lets the {@link RetryPolicy} judge the outcome; bodies of responses it retries
  * or rejects are always drained or destroyed so connections go back to the pool. A request
- * timeout covers every attempt, wait and (for buffered requests) body read. Safe for concurrent use.
+ * timeout covers every attempt, wait and (for buffered requests) body read, and a retry that
+ * would wait past it fails at once with the answer that caused it. Every wait keeps the process
+ * alive. Safe for concurrent use.
  */
 export class RequestExecutor {
   readonly settings: ExecutorSettings;
+  readonly #pauses: ApiGroupPauses;
 
   constructor(settings: ExecutorSettings) {
     this.settings = settings;
+    this.#pauses = apiGroupPausesFor(settings.throttle);
   }
 
   #handleWarnings(headers: HeaderMap): void {
@@ -209,7 +221,12 @@ export class RequestExecutor {
     };
     const maxRetries = request.maxRetries ?? retry.maxRetries;
     const path = request.query === '' ? request.path : request.path + request.query;
+    let group: string | undefined;
     for (let retries = 0; ; retries += 1) {
+      if (this.#pauses.active) {
+        group ??= apiGroupOf(request.path, this.settings.basePath);
+        await this.#waitForPause(group, scope);
+      }
       if (retries > 0 || mode !== 'watch') {
         // tryAcquire first: the common case takes a token without making an AbortSignal.
         if (!throttle.tryAcquire()) {
@@ -230,7 +247,9 @@ export class RequestExecutor {
       } catch (error) {
         scope.throwIfAborted();
         const decision = retry.decide(retryRequest, retries, { error }, maxRetries);
-        if (decision === undefined) throw this.#connectionError(request, error, retries + 1);
+        if (decision === undefined || decision.delayMs > scope.remainingMs()) {
+          throw this.#connectionError(request, error, retries + 1);
+        }
         await this.#wait(request, scope, retries, decision.delayMs, decision.reason);
         continue;
       }
@@ -249,7 +268,9 @@ export class RequestExecutor {
           response.body.destroy();
           scope.throwIfAborted();
           const decision = retry.decide(retryRequest, retries, { error }, maxRetries);
-          if (decision === undefined) throw this.#connectionError(request, error, retries + 1);
+          if (decision === undefined || decision.delayMs > scope.remainingMs()) {
+            throw this.#connectionError(request, error, retries + 1);
+          }
           await this.#wait(request, scope, retries, decision.delayMs, decision.reason);
           continue;
         }
@@ -264,7 +285,12 @@ export class RequestExecutor {
         },
         maxRetries,
       );
-      if (decision === undefined) {
+      // The pushback is remembered even when this request gives up, so the others hold back.
+      if (decision !== undefined && decision.pauseMs > 0) {
+        group ??= apiGroupOf(request.path, this.settings.basePath);
+        this.#pauses.pause(group, this.settings.clock.now() + decision.pauseMs);
+      }
+      if (decision === undefined || decision.delayMs > scope.remainingMs()) {
         let errorBody: Buffer;
         try {
           errorBody = await scope.guard(readLimited(response.body, MAX_ERROR_BODY_BYTES));
@@ -277,8 +303,16 @@ export class RequestExecutor {
         throw apiErrorFromResponse(request, statusCode, headers, errorBody);
       }
       response.body.dump({ limit: DRAIN_LIMIT_BYTES }).catch(() => undefined);
-      if (decision.pauseThrottleMs > 0) throttle.pause(decision.pauseThrottleMs);
       await this.#wait(request, scope, retries, decision.delayMs, decision.reason);
+    }
+  }
+
+  async #waitForPause(group: string, scope: RequestScope): Promise<void> {
+    const clock = this.settings.clock;
+    for (;;) {
+      const remaining = this.#pauses.remainingMs(group, clock.now());
+      if (remaining <= 0) return;
+      await scope.guard(sleep(clock, remaining, scope.signal));
     }
   }
 

@@ -1,5 +1,7 @@
 import { RequestTimeoutError } from '../errors.js';
 import type { RestRequest } from '../request/rest-request.js';
+import { onAbort } from '../timers/on-abort.js';
+import { startTimer, type Timer } from '../timers/timer.js';
 
 type AbortListener = () => void;
 
@@ -8,61 +10,66 @@ type AbortListener = () => void;
  * combined. undici accepts an EventEmitter-like `signal`, so the scope itself is what the
  * dispatcher listens to — an `AbortController` per request (and undici's EventTarget listener
  * bookkeeping) cost more than the rest of the client's per-request work together. A real
- * `AbortSignal` is made only when a wait (throttle, retry delay) needs one. One per request;
- * `release()` must be called when the request is finished.
+ * `AbortSignal` is made only when a wait (throttle, retry delay) needs one. The caller's signal
+ * gets at most one listener however many requests share it ({@link onAbort}), and undici never
+ * listens to it directly. The timeout timer is pending work: it holds the event loop open until
+ * `release()`. One per request; `release()` must be called when the request is finished.
  */
 export class RequestScope {
   aborted = false;
   reason: unknown = undefined;
   #listeners: AbortListener[] | undefined;
   #controller: AbortController | undefined;
-  readonly #timer: ReturnType<typeof setTimeout> | undefined;
+  readonly #timer: Timer | undefined;
+  readonly #deadline: number;
   readonly #callerSignal: AbortSignal | undefined;
-  readonly #onCallerAbort: AbortListener | undefined;
+  readonly #unsubscribe: (() => void) | undefined;
 
   constructor(request: RestRequest, timeoutMs: number) {
     const caller = request.signal;
     this.#callerSignal = caller;
+    this.#deadline = timeoutMs > 0 ? performance.now() + timeoutMs : Infinity;
     if (timeoutMs > 0) {
-      this.#timer = setTimeout(() => {
-        this.abort(
-          new RequestTimeoutError(
-            'ERR_REQUEST_TIMEOUT',
-            { method: request.method, path: request.path },
-            timeoutMs,
-          ),
-        );
-      }, timeoutMs);
-      this.#timer.unref();
+      this.#timer = startTimer(
+        () => {
+          this.abort(
+            new RequestTimeoutError(
+              'ERR_REQUEST_TIMEOUT',
+              { method: request.method, path: request.path },
+              timeoutMs,
+            ),
+          );
+        },
+        timeoutMs,
+        true,
+      );
     }
     if (caller) {
-      if (caller.aborted) {
-        this.abort(caller.reason);
-      } else {
-        this.#onCallerAbort = () => this.abort(caller.reason);
-        caller.addEventListener('abort', this.#onCallerAbort, { once: true });
-      }
+      if (caller.aborted) this.abort(caller.reason);
+      else this.#unsubscribe = onAbort(caller, () => this.abort(caller.reason));
     }
   }
 
-  /**
-   * dispatchSignal is what to hand undici: the caller's own signal when there is no timeout
-   * (nothing to combine), else this scope; undefined when nothing can abort the request.
-   */
+  /** dispatchSignal is what to hand undici: this scope, or undefined when nothing can abort the request. */
   get dispatchSignal(): AbortSignal | undefined {
-    if (this.#timer === undefined) return this.#callerSignal;
+    if (this.#timer === undefined && this.#callerSignal === undefined) return undefined;
     return this as unknown as AbortSignal;
   }
 
   /** signal is a real AbortSignal that aborts with the scope, for APIs that need one. */
   get signal(): AbortSignal | undefined {
-    if (this.#timer === undefined) return this.#callerSignal;
+    if (this.#timer === undefined && this.#callerSignal === undefined) return undefined;
     if (!this.#controller) {
       const controller = new AbortController();
       this.#controller = controller;
       if (this.aborted) controller.abort(this.reason);
     }
     return this.#controller.signal;
+  }
+
+  /** remainingMs is the time left before the request times out (`Infinity` without a timeout). */
+  remainingMs(): number {
+    return this.#deadline - performance.now();
   }
 
   abort(reason: unknown): void {
@@ -109,8 +116,8 @@ export class RequestScope {
   }
 
   release(): void {
-    if (this.#timer !== undefined) clearTimeout(this.#timer);
-    if (this.#onCallerAbort) this.#callerSignal?.removeEventListener('abort', this.#onCallerAbort);
+    this.#timer?.cancel();
+    this.#unsubscribe?.();
     this.#listeners = undefined;
   }
 }

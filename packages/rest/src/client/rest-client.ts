@@ -1,6 +1,12 @@
 import type { Readable } from 'node:stream';
 import type { Dispatcher } from 'undici';
-import { ApiError, RequestBuildError, ResponseDecodeError } from '../errors.js';
+import { describeValue } from '../describe-value.js';
+import {
+  ApiError,
+  RequestBuildError,
+  ResponseDecodeError,
+  RestConfigurationError,
+} from '../errors.js';
 import type { PatchType } from '../request/patch-type.js';
 import {
   RequestBuilder,
@@ -16,10 +22,11 @@ import type { HttpMethod, RestRequest } from '../request/rest-request.js';
 import { WarningLogger, type WarningHandler } from '../response/warning-handler.js';
 import type { RetryPolicy } from '../retry/retry-policy.js';
 import { isStatus } from '../status.js';
-import { systemClock, type Clock } from '../throttle/clock.js';
+import { systemClock, type Clock } from '../timers/clock.js';
 import type { RateLimiter } from '../throttle/token-bucket.js';
 import { WatchStream } from '../watch/watch-stream.js';
 import { ListPager } from './list-pager.js';
+import { ResponseBodyStream } from './response-body-stream.js';
 import { RequestExecutor, type BufferedResponse, type RetryEvent } from './request-executor.js';
 
 /**
@@ -78,6 +85,15 @@ export interface ApplyOptions {
 
 const sharedWarningLogger = new WarningLogger();
 
+function checkDuration(name: string, value: unknown): void {
+  if (value === undefined) return;
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) {
+    throw new RestConfigurationError(
+      `rest client ${name} must be a finite number of milliseconds ≥ 0, got ${describeValue(value)}`,
+    );
+  }
+}
+
 function splitServer(url: URL): { origin: string; basePath: string } {
   return { origin: url.origin, basePath: url.pathname.replace(/\/+$/, '') };
 }
@@ -121,6 +137,8 @@ export class RestClient implements RequestRunner {
     this.throttle = throttle;
     this.retry = retry;
     this.options = options;
+    checkDuration('timeoutMs', options.timeoutMs);
+    checkDuration('watchIdleTimeoutMs', options.watchIdleTimeoutMs);
     const { origin, basePath } = splitServer(this.server);
     const configured = options.timeoutMs;
     this.#defaults = {
@@ -132,6 +150,7 @@ export class RestClient implements RequestRunner {
     this.#executor = new RequestExecutor({
       dispatcher: this.dispatcher,
       origin,
+      basePath,
       throttle,
       retry,
       defaultTimeoutMs: configured ?? DEFAULT_REQUEST_TIMEOUT_MS,
@@ -255,7 +274,11 @@ export class RestClient implements RequestRunner {
   async stream(request: RestRequest): Promise<Readable> {
     const response = await this.#executor.open(request, false);
     response.body.once('close', response.done);
-    return response.body;
+    return new ResponseBodyStream(
+      response.body,
+      { method: request.method, path: request.path },
+      request.signal,
+    );
   }
 
   /** watch: see {@link RequestBuilder.watch}. */

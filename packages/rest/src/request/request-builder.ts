@@ -1,4 +1,5 @@
 import type { Readable } from 'node:stream';
+import { describeValue } from '../describe-value.js';
 import { RequestBuildError } from '../errors.js';
 import { formatGoDuration } from './go-duration.js';
 import {
@@ -173,9 +174,20 @@ export class RequestBuilder {
     return this;
   }
 
+  /** #notText records a mistake unless every value is a string (plain JavaScript callers). */
+  #notText(what: string, ...values: readonly unknown[]): boolean {
+    for (const value of values) {
+      if (typeof value !== 'string') {
+        this.#fail(`${what} must be a string, got ${describeValue(value)}`);
+        return true;
+      }
+    }
+    return false;
+  }
+
   /** groupVersion selects the API: `v1` (core, under `/api`) or `<group>/<version>` (under `/apis`). */
   groupVersion(groupVersion: string): this {
-    if (this.#error) return this;
+    if (this.#error || this.#notText('group version', groupVersion)) return this;
     if (this.#groupVersion !== undefined) {
       return this.#fail(
         `group version already set to ${quote(this.#groupVersion)}, cannot change to ${quote(groupVersion)}`,
@@ -198,7 +210,7 @@ export class RequestBuilder {
    * below the server's base path), for non-resource URLs such as `/version` or `/apis`.
    */
   absPath(...segments: string[]): this {
-    if (this.#error) return this;
+    if (this.#error || this.#notText('path segment', ...segments)) return this;
     const joined = segments
       .flatMap((segment) => segment.split('/'))
       .filter((segment) => segment !== '')
@@ -212,7 +224,7 @@ export class RequestBuilder {
 
   /** namespace scopes the request to a namespace; an empty namespace means all namespaces. */
   namespace(namespace: string): this {
-    if (this.#error) return this;
+    if (this.#error || this.#notText('namespace', namespace)) return this;
     if (this.#namespaceSet) {
       return this.#fail(
         `namespace already set to ${quote(this.#namespace)}, cannot change to ${quote(namespace)}`,
@@ -229,7 +241,7 @@ export class RequestBuilder {
 
   /** resource names the resource type, e.g. `pods` (lowercased in the path). */
   resource(resource: string): this {
-    if (this.#error) return this;
+    if (this.#error || this.#notText('resource', resource)) return this;
     if (this.#resource !== '') {
       return this.#fail(
         `resource already set to ${quote(this.#resource)}, cannot change to ${quote(resource)}`,
@@ -245,7 +257,7 @@ export class RequestBuilder {
 
   /** name names one object; it may not be empty. */
   name(name: string): this {
-    if (this.#error) return this;
+    if (this.#error || this.#notText('resource name', name)) return this;
     if (name === '') return this.#fail('resource name may not be empty');
     if (this.#nameSet) {
       return this.#fail(
@@ -263,7 +275,7 @@ export class RequestBuilder {
 
   /** subresource appends segments after the name, e.g. `status`, `scale`, `log`. */
   subresource(...segments: string[]): this {
-    if (this.#error) return this;
+    if (this.#error || this.#notText('subresource', ...segments)) return this;
     const joined = segments.join('/');
     if (this.#subresource.length > 0) {
       return this.#fail(
@@ -282,8 +294,13 @@ export class RequestBuilder {
 
   /** param adds a query parameter; calling it again with the same key adds another value. */
   param(key: string, value: string | number | boolean): this {
-    if (this.#error) return this;
+    if (this.#error || this.#notText('parameter name', key)) return this;
     if (key === '') return this.#fail('parameter name may not be empty');
+    if (typeof value !== 'string' && typeof value !== 'number' && typeof value !== 'boolean') {
+      return this.#fail(
+        `parameter ${quote(key)} must be a string, number or boolean, got ${describeValue(value)}`,
+      );
+    }
     this.#params.push([key, String(value)]);
     return this;
   }
@@ -293,6 +310,9 @@ export class RequestBuilder {
    * arrays repeat the key, booleans and numbers are written out, `undefined` is skipped.
    */
   params(options: Readonly<Record<string, ParamValue>>): this {
+    if (typeof options !== 'object' || options === null) {
+      return this.#fail(`params must be an object, got ${describeValue(options)}`);
+    }
     for (const key of Object.keys(options)) {
       const value = options[key];
       if (value === undefined) continue;
@@ -334,6 +354,7 @@ export class RequestBuilder {
 
   /** accept replaces the Accept header (default {@link DEFAULT_ACCEPT}). */
   accept(mediaTypes: string): this {
+    if (this.#notText('accept', mediaTypes)) return this;
     this.#accept = mediaTypes;
     return this;
   }
@@ -344,8 +365,10 @@ export class RequestBuilder {
    */
   timeout(milliseconds: number): this {
     if (this.#error) return this;
-    if (!Number.isFinite(milliseconds) || milliseconds < 0) {
-      return this.#fail(`invalid timeout ${milliseconds}`);
+    if (typeof milliseconds !== 'number' || !Number.isFinite(milliseconds) || milliseconds < 0) {
+      return this.#fail(
+        `timeout must be a finite number of milliseconds ≥ 0, got ${describeValue(milliseconds)}`,
+      );
     }
     this.#timeoutMs = milliseconds;
     return this;
@@ -353,12 +376,21 @@ export class RequestBuilder {
 
   /** signal aborts the request (and any wait or retry) when it fires; the error is its reason. */
   signal(signal: AbortSignal): this {
+    if (!(signal instanceof AbortSignal)) {
+      return this.#fail(`signal must be an AbortSignal, got ${describeValue(signal)}`);
+    }
     this.#signal = signal;
     return this;
   }
 
-  /** maxRetries overrides the retry policy's limit for this request (0 disables retries). */
+  /**
+   * maxRetries overrides the retry policy's limit for this request: a finite number, truncated;
+   * negative or 0 disables retries (client-go's `MaxRetries`).
+   */
   maxRetries(retries: number): this {
+    if (typeof retries !== 'number' || !Number.isFinite(retries)) {
+      return this.#fail(`maxRetries must be a finite number, got ${describeValue(retries)}`);
+    }
     this.#maxRetries = Math.max(0, Math.trunc(retries));
     return this;
   }
@@ -508,6 +540,15 @@ export class RequestBuilder {
    */
   async watch<T = unknown>(options: WatchOptions = {}): Promise<Watch<T>> {
     const runner = this.#runnerOrThrow();
+    if (typeof options !== 'object' || options === null) {
+      throw new RequestBuildError(`watch options must be an object, got ${describeValue(options)}`);
+    }
+    const idle = options.idleTimeoutMs;
+    if (idle !== undefined && (typeof idle !== 'number' || !Number.isFinite(idle) || idle < 0)) {
+      throw new RequestBuildError(
+        `watch idleTimeoutMs must be a finite number of milliseconds ≥ 0, got ${describeValue(idle)}`,
+      );
+    }
     const extra: [string, string][] = [['watch', 'true']];
     if (options.allowWatchBookmarks) extra.push(['allowWatchBookmarks', 'true']);
     return runner.watch<T>(this.build(extra), options);

@@ -1,5 +1,5 @@
 import { isConflict } from '../errors.js';
-import { sleep, systemClock, type Clock } from '../throttle/clock.js';
+import { sleep, systemClock, type Clock } from '../timers/clock.js';
 
 /**
  * Backoff is client-go's `wait.Backoff`: at most `steps` attempts; the wait after attempt n is

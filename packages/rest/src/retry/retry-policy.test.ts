@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { RestConfigurationError } from '../errors.js';
 import { parseRetryAfter, RetryPolicy, type RetryRequest } from './retry-policy.js';
 import { classifyTransportFailure } from './transport-failure.js';
 
@@ -17,7 +18,7 @@ const policy = new RetryPolicy({
 });
 
 describe('RetryPolicy decisions', () => {
-  it('retries a 429 with Retry-After, pausing the throttle (F7)', () => {
+  it('retries a 429 with Retry-After, pausing its API group (F7)', () => {
     const decision = policy.decide(get, 0, {
       statusCode: 429,
       retryAfter: '2',
@@ -25,18 +26,48 @@ describe('RetryPolicy decisions', () => {
     });
     expect(decision).toEqual({
       delayMs: 2000,
-      pauseThrottleMs: 2000,
+      pauseMs: 2000,
       reason:
         'retries: 1, retry-after: 2s - retry-reason: due to server-side throttling, FlowSchema UID: "fs-1"',
     });
   });
 
-  it('retries a 503 with Retry-After without pausing the throttle (F8)', () => {
+  it('retries a 503 with Retry-After without pausing (F8)', () => {
     expect(policy.decide(get, 0, { statusCode: 503, retryAfter: '3' })).toEqual({
       delayMs: 3000,
-      pauseThrottleMs: 0,
+      pauseMs: 0,
       reason: 'retries: 1, retry-after: 3s - retry-reason: 503',
     });
+  });
+
+  it('does not wait for a Retry-After longer than maxRetryAfterMs: the error is returned at once', () => {
+    const bounded = new RetryPolicy({ maxRetryAfterMs: 30_000 });
+    expect(bounded.decide(get, 0, { statusCode: 429, retryAfter: '30' })?.delayMs).toBe(30_000);
+    expect(bounded.decide(get, 0, { statusCode: 429, retryAfter: '31' })).toBeUndefined();
+    expect(bounded.decide(get, 0, { statusCode: 503, retryAfter: '3000000' })).toBeUndefined();
+    // The default bound: one minute.
+    expect(new RetryPolicy().decide(get, 0, { statusCode: 503, retryAfter: '61' })).toBeUndefined();
+    expect(
+      new RetryPolicy().decide(get, 0, { statusCode: 503, retryAfter: '99999999999999999999999' }),
+    ).toBeUndefined();
+  });
+
+  it('rejects retry options that are not finite, non-negative numbers', () => {
+    for (const options of [
+      { maxRetries: Number.NaN },
+      { maxRetries: Infinity },
+      { maxRetries: '3' as unknown as number },
+      { initialBackoffMs: -1 },
+      { maxBackoffMs: Number.NaN },
+      { maxRetryAfterMs: Infinity },
+      { jitter: -0.5 },
+    ]) {
+      expect(() => new RetryPolicy(options), JSON.stringify(options)).toThrow(
+        RestConfigurationError,
+      );
+    }
+    expect(new RetryPolicy({ maxRetries: -3 }).maxRetries).toBe(0);
+    expect(new RetryPolicy({ maxRetries: 2.7 }).maxRetries).toBe(2);
   });
 
   it('does not retry 429 or 5xx without Retry-After, nor other codes (F9)', () => {

@@ -1,3 +1,4 @@
+import { describeValue } from '../describe-value.js';
 import { RestConfigurationError } from '../errors.js';
 import type { HttpMethod } from '../request/rest-request.js';
 import { classifyTransportFailure, describeTransportFailure } from './transport-failure.js';
@@ -22,8 +23,11 @@ export type AttemptOutcome =
 /** RetryDecision says how long to wait before the next attempt and why. */
 export interface RetryDecision {
   delayMs: number;
-  /** pauseThrottleMs > 0 asks the shared throttle to pause (a 429 with Retry-After). */
-  pauseThrottleMs: number;
+  /**
+   * pauseMs > 0 holds back every request to the same API group for this long (a 429 with
+   * Retry-After: the server pushes back, so the others should not hit the same wall).
+   */
+  pauseMs: number;
   /** reason is client-go's retry reason, e.g. `retries: 1, retry-after: 2s - retry-reason: 503`. */
   reason: string;
 }
@@ -38,9 +42,18 @@ export interface RetryPolicyOptions {
   maxBackoffMs?: number;
   /** jitter adds up to this fraction of a step at random (default 0.5). */
   jitter?: number;
+  /**
+   * maxRetryAfterMs is the longest `Retry-After` the client waits for (default 60 000): a server
+   * asking for more is not retried, its `ApiError` (with `retryAfterSeconds`) is returned at once,
+   * so one misbehaving endpoint cannot park a request, or the requests behind it, for hours.
+   */
+  maxRetryAfterMs?: number;
   /** random returns a number in [0, 1); tests substitute a fixed one. */
   random?: () => number;
 }
+
+/** DEFAULT_MAX_RETRY_AFTER_MS is the longest Retry-After waited for by default (60 s). */
+export const DEFAULT_MAX_RETRY_AFTER_MS = 60_000;
 
 /** DEFAULT_MAX_RETRIES is client-go's `maxRetries` default. */
 export const DEFAULT_MAX_RETRIES = 10;
@@ -59,6 +72,16 @@ export function parseRetryAfter(value: string | readonly string[] | undefined): 
   return Math.max(0, Number.parseInt(trimmed, 10));
 }
 
+function durationOption(name: string, value: unknown, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) {
+    throw new RestConfigurationError(
+      `retry ${name} must be a finite number ≥ 0, got ${describeValue(value)}`,
+    );
+  }
+  return value;
+}
+
 function formatSeconds(ms: number): string {
   const seconds = ms / 1000;
   return Number.isInteger(seconds) ? `${seconds}s` : `${seconds.toFixed(3).replace(/0+$/, '')}s`;
@@ -68,9 +91,10 @@ function formatSeconds(ms: number): string {
  * RetryPolicy decides whether an attempt is replayed, how long to wait first, and whether the
  * shared throttle pauses. The rules (client-go's `with_retry.go`, made safe for replay):
  *
- * - A response with status 429 or ≥ 500 and an integer `Retry-After` is retried for every verb:
- *   the server says it did not do the work and asks for the retry. A 429 also pauses the throttle
- *   for the Retry-After time. 429/5xx without Retry-After are not retried.
+ * - A response with status 429 or ≥ 500 and an integer `Retry-After` of at most
+ *   `maxRetryAfterMs` is retried for every verb: the server says it did not do the work and asks
+ *   for the retry. A 429 also holds back the other requests to the same API group for the
+ *   Retry-After time. 429/5xx without Retry-After, or asking for longer, are not retried.
  * - A broken connection (reset, closed, truncated body) or a socket timeout is retried only for
  *   GET and HEAD (and watch establishment): a POST, PUT, PATCH or DELETE may have reached the
  *   server, so it is never replayed silently — it fails with a `ConnectionError`.
@@ -86,17 +110,26 @@ export class RetryPolicy {
   readonly #initialBackoffMs: number;
   readonly #maxBackoffMs: number;
   readonly #jitter: number;
+  readonly #maxRetryAfterMs: number;
   readonly #random: () => number;
 
   constructor(options: RetryPolicyOptions = {}) {
-    this.maxRetries = Math.max(0, Math.trunc(options.maxRetries ?? DEFAULT_MAX_RETRIES));
-    this.#initialBackoffMs = options.initialBackoffMs ?? 100;
-    this.#maxBackoffMs = options.maxBackoffMs ?? 10_000;
-    this.#jitter = options.jitter ?? 0.5;
-    this.#random = options.random ?? Math.random;
-    if (!(this.#initialBackoffMs >= 0) || !(this.#maxBackoffMs >= 0) || !(this.#jitter >= 0)) {
-      throw new RestConfigurationError('retry backoff and jitter must not be negative');
+    const maxRetries = options.maxRetries ?? DEFAULT_MAX_RETRIES;
+    if (typeof maxRetries !== 'number' || !Number.isFinite(maxRetries)) {
+      throw new RestConfigurationError(
+        `retry maxRetries must be a finite number, got ${describeValue(maxRetries)}`,
+      );
     }
+    this.maxRetries = Math.max(0, Math.trunc(maxRetries));
+    this.#initialBackoffMs = durationOption('initialBackoffMs', options.initialBackoffMs, 100);
+    this.#maxBackoffMs = durationOption('maxBackoffMs', options.maxBackoffMs, 10_000);
+    this.#maxRetryAfterMs = durationOption(
+      'maxRetryAfterMs',
+      options.maxRetryAfterMs,
+      DEFAULT_MAX_RETRY_AFTER_MS,
+    );
+    this.#jitter = durationOption('jitter', options.jitter, 0.5);
+    this.#random = options.random ?? Math.random;
   }
 
   /** never is a policy that makes exactly one attempt. */
@@ -130,7 +163,7 @@ export class RetryPolicy {
       const delayMs = this.backoffMs(retriesSoFar);
       return {
         delayMs,
-        pauseThrottleMs: 0,
+        pauseMs: 0,
         reason: `retries: ${retry}, retry-after: ${formatSeconds(delayMs)} - retry-reason: due to retryable error, error: ${describeTransportFailure(outcome.error)}`,
       };
     }
@@ -139,11 +172,12 @@ export class RetryPolicy {
     const retryAfterSeconds = parseRetryAfter(outcome.retryAfter);
     if (retryAfterSeconds === undefined) return undefined;
     const retryAfterMs = retryAfterSeconds * 1000;
+    if (retryAfterMs > this.#maxRetryAfterMs) return undefined;
     const delayMs = Math.max(retryAfterMs, this.backoffMs(retriesSoFar));
     const reason =
       statusCode === 429
         ? `retries: ${retry}, retry-after: ${formatSeconds(retryAfterMs)} - retry-reason: due to server-side throttling, FlowSchema UID: ${JSON.stringify(outcome.flowSchemaUid ?? '')}`
         : `retries: ${retry}, retry-after: ${formatSeconds(retryAfterMs)} - retry-reason: ${statusCode}`;
-    return { delayMs, pauseThrottleMs: statusCode === 429 ? retryAfterMs : 0, reason };
+    return { delayMs, pauseMs: statusCode === 429 ? retryAfterMs : 0, reason };
   }
 }

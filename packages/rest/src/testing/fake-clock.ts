@@ -1,4 +1,4 @@
-import type { Clock } from '../throttle/clock.js';
+import type { Clock } from '../timers/clock.js';
 
 interface Timer {
   at: number;

@@ -84,50 +84,40 @@ describe('TokenBucket (fake clock)', () => {
     await clock.advance(1000);
     expect(secondDone).toBe(true);
     const aborted = AbortSignal.abort(reason);
-    bucket.pause(10);
+    expect(bucket.tryAcquire()).toBe(false);
     await expect(bucket.acquire(aborted)!).rejects.toBe(reason);
   });
 
-  it('pauses everyone for the Retry-After time and accrues no tokens meanwhile', async () => {
-    const clock = new FakeClock();
-    const bucket = new TokenBucket({ qps: 10, burst: 5, clock });
-    bucket.pause(2000);
-    expect(bucket.tryAcquire()).toBe(false);
-    const order: number[] = [];
-    const all = Promise.all(acquireAll(bucket, 3, order));
-    await clock.advance(1999);
-    expect(order).toEqual([]);
-    await clock.advance(1);
-    // After the pause one request goes at once; the rest follow at qps, not as a burst.
-    expect(order).toEqual([0]);
-    await clock.advance(100);
-    expect(order).toEqual([0, 1]);
-    await clock.advance(100);
-    await all;
-    expect(order).toEqual([0, 1, 2]);
-  });
-
-  it('extends a pause but never shortens it', async () => {
-    const clock = new FakeClock();
-    const bucket = new TokenBucket({ qps: 100, burst: 1, clock });
-    bucket.pause(1000);
-    bucket.pause(100);
-    await clock.advance(500);
-    expect(bucket.tryAcquire()).toBe(false);
-    await clock.advance(500);
-    expect(bucket.tryAcquire()).toBe(true);
-  });
-
-  it('has an unlimited mode that still pauses', async () => {
+  it('has an unlimited mode', () => {
     const clock = new FakeClock();
     const bucket = new TokenBucket({ qps: -1, clock });
     for (let index = 0; index < 1000; index += 1) expect(bucket.acquire()).toBeUndefined();
-    bucket.pause(1000);
-    const waiting = bucket.acquire()!;
-    expect(waiting).toBeInstanceOf(Promise);
-    await clock.advance(1000);
-    await waiting;
     expect(TokenBucket.unlimited(clock).acquire()).toBeUndefined();
+  });
+
+  it('waits for a token at a tiny rate without a timer overflow', async () => {
+    const warnings: Error[] = [];
+    const onWarning = (warning: Error): void => void warnings.push(warning);
+    process.on('warning', onWarning);
+    try {
+      // One token per 2^32 seconds: the wait is far longer than Node's longest timer.
+      const bucket = new TokenBucket({ qps: 2 ** -32, burst: 1 });
+      expect(bucket.tryAcquire()).toBe(true);
+      const controller = new AbortController();
+      const waiting = bucket.acquire(controller.signal)!;
+      let settled = false;
+      void waiting.then(
+        () => (settled = true),
+        () => (settled = true),
+      );
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(settled).toBe(false);
+      controller.abort(new Error('done waiting'));
+      await expect(waiting).rejects.toThrow('done waiting');
+      expect(warnings.map((warning) => warning.name)).not.toContain('TimeoutOverflowWarning');
+    } finally {
+      process.off('warning', onWarning);
+    }
   });
 
   it('rejects an invalid burst', () => {

@@ -1,5 +1,7 @@
+import { describeValue } from '../describe-value.js';
 import { RestConfigurationError } from '../errors.js';
-import { systemClock, type Clock } from './clock.js';
+import { systemClock, type Clock } from '../timers/clock.js';
+import { onAbort } from '../timers/on-abort.js';
 
 /**
  * RateLimiter is the client-side throttle every request of a client passes before each attempt.
@@ -15,18 +17,14 @@ export interface RateLimiter {
   acquire(signal?: AbortSignal): Promise<void> | undefined;
   /** tryAcquire takes a token if one is available now and reports whether it did. */
   tryAcquire(): boolean;
-  /**
-   * pause stops handing out tokens for `durationMs` (the server answered 429 with Retry-After):
-   * every caller waits, instead of each hitting the same wall. Pauses extend, never shorten.
-   */
-  pause(durationMs: number): void;
 }
 
 /** TokenBucketOptions configure a {@link TokenBucket}; client-go's `QPS`/`Burst` rules apply. */
 export interface TokenBucketOptions {
   /**
    * qps is the refill rate in tokens per second: `undefined` or 0 means 5 (client-go's
-   * `DefaultQPS`); a negative value or `Infinity` means no limit (pauses still apply).
+   * `DefaultQPS`); a negative value or `Infinity` means no limit. Any tiny positive rate works
+   * (the wait for a token may be longer than Node's longest timer).
    */
   qps?: number;
   /** burst is the bucket size: `undefined` or 0 means 10 (client-go's `DefaultBurst`). */
@@ -45,16 +43,14 @@ const TOKEN_EPSILON = 1e-9;
 interface Waiter {
   resolve: () => void;
   reject: (reason: unknown) => void;
-  signal: AbortSignal | undefined;
-  onAbort: (() => void) | undefined;
+  unsubscribe: (() => void) | undefined;
 }
 
 /**
  * TokenBucket is client-go's token-bucket limiter (`golang.org/x/time/rate`): it starts full with
  * `burst` tokens, refills at `qps` per second up to `burst`, and serves waiters first come, first
- * served. Beyond client-go, {@link TokenBucket.pause} halts it while the server pushes back: no
- * tokens are handed out and none accrue, so after a pause at most one request goes at once and
- * the rest follow at `qps`. Safe for concurrent use; one instance is shared per configuration.
+ * served. A waiter's wake-up timer keeps the process alive (its request is pending work); with no
+ * waiter there is no timer. Safe for concurrent use; one instance is shared per configuration.
  */
 export class TokenBucket implements RateLimiter {
   readonly qps: number;
@@ -63,7 +59,6 @@ export class TokenBucket implements RateLimiter {
   readonly #unlimited: boolean;
   #tokens: number;
   #last: number;
-  #pausedUntil = 0;
   #waiters: Waiter[] = [];
   #head = 0;
   #timer: unknown = undefined;
@@ -72,9 +67,13 @@ export class TokenBucket implements RateLimiter {
     const qps = options.qps === undefined || options.qps === 0 ? DEFAULT_QPS : options.qps;
     const burst =
       options.burst === undefined || options.burst === 0 ? DEFAULT_BURST : options.burst;
-    if (Number.isNaN(qps)) throw new RestConfigurationError('qps must be a number');
-    if (!(burst > 0) || !Number.isFinite(burst)) {
-      throw new RestConfigurationError(`burst must be a positive number, got ${burst}`);
+    if (typeof qps !== 'number' || Number.isNaN(qps)) {
+      throw new RestConfigurationError(`qps must be a number, got ${describeValue(qps)}`);
+    }
+    if (typeof burst !== 'number' || !(burst > 0) || !Number.isFinite(burst)) {
+      throw new RestConfigurationError(
+        `burst must be a positive number, got ${describeValue(burst)}`,
+      );
     }
     this.#unlimited = qps < 0 || qps === Infinity;
     this.qps = this.#unlimited ? Infinity : qps;
@@ -84,7 +83,7 @@ export class TokenBucket implements RateLimiter {
     this.#last = this.#clock.now();
   }
 
-  /** unlimited returns a bucket with no rate limit that still honours {@link pause}. */
+  /** unlimited returns a bucket with no rate limit. */
   static unlimited(clock?: Clock): TokenBucket {
     return new TokenBucket({ qps: Infinity, ...(clock ? { clock } : {}) });
   }
@@ -98,11 +97,6 @@ export class TokenBucket implements RateLimiter {
   }
 
   #take(): boolean {
-    if (this.#pausedUntil !== 0) {
-      const now = this.#clock.now();
-      if (now < this.#pausedUntil) return false;
-      this.#pausedUntil = 0;
-    }
     if (this.#unlimited) return true;
     this.#refill(this.#clock.now());
     if (this.#tokens >= 1 - TOKEN_EPSILON) {
@@ -117,11 +111,8 @@ export class TokenBucket implements RateLimiter {
     if (this.#head === this.#waiters.length && this.#take()) return undefined;
     if (signal?.aborted) return Promise.reject(signal.reason as Error);
     return new Promise<void>((resolve, reject) => {
-      const waiter: Waiter = { resolve, reject, signal, onAbort: undefined };
-      if (signal) {
-        waiter.onAbort = () => this.#cancel(waiter);
-        signal.addEventListener('abort', waiter.onAbort, { once: true });
-      }
+      const waiter: Waiter = { resolve, reject, unsubscribe: undefined };
+      if (signal) waiter.unsubscribe = onAbort(signal, () => this.#cancel(waiter, signal.reason));
       this.#waiters.push(waiter);
       this.#schedule();
     });
@@ -132,36 +123,20 @@ export class TokenBucket implements RateLimiter {
     return this.#head === this.#waiters.length && this.#take();
   }
 
-  /** pause: see {@link RateLimiter.pause}. */
-  pause(durationMs: number): void {
-    if (!(durationMs > 0)) return;
-    const now = this.#clock.now();
-    const until = now + durationMs;
-    if (until <= this.#pausedUntil) return;
-    this.#refill(now);
-    this.#pausedUntil = until;
-    if (!this.#unlimited) {
-      this.#tokens = Math.min(this.#tokens, 1);
-      this.#last = until;
-    }
-    this.#reschedule();
-  }
-
   /** waiting is how many callers are queued for a token (for tests and metrics). */
   get waiting(): number {
     return this.#waiters.length - this.#head;
   }
 
-  #cancel(waiter: Waiter): void {
+  #cancel(waiter: Waiter, reason: unknown): void {
     const index = this.#waiters.indexOf(waiter, this.#head);
     if (index === -1) return;
     this.#waiters.splice(index, 1);
-    waiter.reject(waiter.signal?.reason);
+    waiter.reject(reason);
     if (this.waiting === 0) this.#clearTimer();
   }
 
   #delayUntilNextToken(now: number): number {
-    if (this.#pausedUntil > now) return this.#pausedUntil - now;
     if (this.#unlimited) return 0;
     this.#refill(now);
     if (this.#tokens >= 1 - TOKEN_EPSILON) return 0;
@@ -173,12 +148,6 @@ export class TokenBucket implements RateLimiter {
       this.#clock.clearTimeout(this.#timer);
       this.#timer = undefined;
     }
-  }
-
-  #reschedule(): void {
-    if (this.waiting === 0) return;
-    this.#clearTimer();
-    this.#schedule();
   }
 
   #schedule(): void {
@@ -194,7 +163,7 @@ export class TokenBucket implements RateLimiter {
       const waiter = this.#waiters[this.#head] as Waiter;
       this.#waiters[this.#head] = undefined as unknown as Waiter;
       this.#head += 1;
-      if (waiter.onAbort) waiter.signal?.removeEventListener('abort', waiter.onAbort);
+      waiter.unsubscribe?.();
       waiter.resolve();
     }
     if (this.#head === this.#waiters.length) {

@@ -3,7 +3,11 @@ import { KubeError } from '@k/config/errors';
 import { ApiError, ConnectionError, RequestTimeoutError, type ApiErrorRequest } from '../errors.js';
 import type { Watch, WatchEvent } from '../request/request-builder.js';
 import { describeTransportFailure } from '../retry/transport-failure.js';
+import { onAbort } from '../timers/on-abort.js';
+import { startTimer, type Timer } from '../timers/timer.js';
 import { WatchDecoder, type DecodedWatchEvent } from './watch-decoder.js';
+
+const ignoreError = (): void => {};
 
 /** WatchStreamOptions configure a {@link WatchStream}. */
 export interface WatchStreamOptions {
@@ -30,16 +34,15 @@ export class WatchStream<T> implements Watch<T> {
   readonly #options: WatchStreamOptions;
   #iterated = false;
   #closed = false;
-  #onAbort: (() => void) | undefined;
+  #unsubscribe: (() => void) | undefined;
 
   constructor(body: Readable, options: WatchStreamOptions) {
     this.#body = body;
     this.#options = options;
     const signal = options.signal;
     if (signal) {
-      this.#onAbort = () => this.#close(signal.reason);
-      if (signal.aborted) this.#onAbort();
-      else signal.addEventListener('abort', this.#onAbort, { once: true });
+      if (signal.aborted) this.#close(signal.reason);
+      else this.#unsubscribe = onAbort(signal, () => this.#close(signal.reason));
     }
   }
 
@@ -51,7 +54,9 @@ export class WatchStream<T> implements Watch<T> {
   #close(reason: unknown): void {
     if (this.#closed) return;
     this.#closed = true;
-    if (this.#onAbort) this.#options.signal?.removeEventListener('abort', this.#onAbort);
+    this.#unsubscribe?.();
+    // undici's body reports a destroy as an error event; closing a watch early must be quiet.
+    this.#body.on('error', ignoreError);
     this.#body.destroy(reason instanceof Error ? reason : undefined);
     this.#options.onClose?.();
   }
@@ -78,22 +83,19 @@ export class WatchStream<T> implements Watch<T> {
     // when the timeout could have passed and re-arms for the rest if something arrived meanwhile.
     let lastActivity = performance.now();
     let inLoopBody = false;
-    let timer: ReturnType<typeof setTimeout> | undefined;
+    // The idle check is housekeeping: the open connection is what keeps the process alive.
+    let timer: Timer | undefined;
     const onIdle = (): void => {
       const now = performance.now();
       const remaining = inLoopBody ? idleTimeoutMs : lastActivity + idleTimeoutMs - now;
       if (remaining > 0) {
-        timer = setTimeout(onIdle, Math.ceil(remaining));
-        timer.unref();
+        timer = startTimer(onIdle, Math.ceil(remaining), false);
         return;
       }
       idleError = new RequestTimeoutError('ERR_WATCH_IDLE_TIMEOUT', request, idleTimeoutMs);
       body.destroy(idleError);
     };
-    if (idleTimeoutMs > 0) {
-      timer = setTimeout(onIdle, idleTimeoutMs);
-      timer.unref();
-    }
+    if (idleTimeoutMs > 0) timer = startTimer(onIdle, idleTimeoutMs, false);
     try {
       if (this.#closed) return;
       for await (const chunk of body as AsyncIterable<Buffer>) {
@@ -129,7 +131,7 @@ export class WatchStream<T> implements Watch<T> {
         { request, attempts: 1, mayHaveReachedServer: true, cause: error },
       );
     } finally {
-      if (timer !== undefined) clearTimeout(timer);
+      timer?.cancel();
       this.#close(undefined);
     }
   }
