@@ -86,4 +86,30 @@ console.log('done');`,
     );
     expect(result).toMatchObject({ exitCode: 0, stdout: 'done\n', timedOut: false });
   });
+
+  it('ends a stream and a watch early, before and while reading, without an error event', async () => {
+    const result = await runNodeProgram(
+      restProgram(`
+const configMaps = () => client.get().namespace(process.argv[2]).resource('configmaps');
+await client.post().namespace(process.argv[2]).resource('configmaps')
+  .body({ metadata: { name: 'one' } }).execute();
+// destroy() is how a reader of logs or any stream stops early.
+const untouched = await configMaps().param('watch', 'true').stream();
+untouched.destroy();
+const read = await configMaps().param('watch', 'true').stream();
+await new Promise((resolve) => read.once('data', resolve));
+read.destroy();
+// A watch closed before and after its first event.
+const idle = await configMaps().watch();
+idle.close();
+const watch = await configMaps().watch();
+for await (const event of watch) break;
+await new Promise((resolve) => setTimeout(resolve, 200));
+console.log('quiet', untouched.destroyed && read.destroyed);`),
+      kind,
+      { env: { KUBECONFIG: controlPlane().kubeconfigPath }, args: [namespace.name] },
+    );
+    expect(result.stderr).toBe('');
+    expect(result).toMatchObject({ exitCode: 0, stdout: 'quiet true\n' });
+  });
 });

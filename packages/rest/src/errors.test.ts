@@ -19,7 +19,10 @@ import {
   isUnauthorized,
   RequestBuildError,
   suggestsClientDelay,
+  WatchDecodeError,
 } from './errors.js';
+import { apiErrorFromResponse } from './client/request-executor.js';
+import { WatchDecoder } from './watch/watch-decoder.js';
 import { genericStatus, isStatus } from './status.js';
 
 function generic(
@@ -162,5 +165,49 @@ describe('error classes', () => {
     expect(isStatus({ kind: 'Status', status: 'Failure' })).toBe(true);
     expect(isStatus({ status: 'Failure', code: 404 })).toBe(false);
     expect(isStatus({ kind: 'Status', apiVersion: 'apps/v1' })).toBe(false);
+  });
+
+  it('isStatus rejects a Status with a mistyped field, as client-go cannot decode it', () => {
+    for (const field of [
+      { code: '404' },
+      { code: 404.5 },
+      { reason: 404 },
+      { message: { text: 'x' } },
+      { status: true },
+      { details: 'x' },
+      { details: { retryAfterSeconds: '5' } },
+      { details: { causes: 'x' } },
+      { details: { causes: [{ field: 3 }] } },
+      { metadata: [] },
+    ]) {
+      expect(isStatus({ kind: 'Status', status: 'Failure', ...field }), JSON.stringify(field)).toBe(
+        false,
+      );
+    }
+  });
+
+  it('a 404 whose Status says code "404" is still NotFound, by its HTTP code', () => {
+    const error = apiErrorFromResponse(
+      { method: 'GET', path: '/api/v1/pods/p', group: '', resource: 'pods', name: 'p' } as never,
+      404,
+      { 'content-type': 'application/json' },
+      Buffer.from(
+        JSON.stringify({ kind: 'Status', status: 'Failure', code: '404', reason: 'Mystery' }),
+      ),
+    );
+    expect(isNotFound(error)).toBe(true);
+    expect(error.statusCode).toBe(404);
+  });
+});
+
+describe('watch ERROR events', () => {
+  it('are rejected when their object is not a Status', () => {
+    const decoder = new WatchDecoder();
+    expect(() =>
+      decoder.push(Buffer.from('{"type":"ERROR","object":{"code":"410","reason":"Gone"}}\n')),
+    ).toThrow(WatchDecodeError);
+    expect(
+      decoder.push(Buffer.from('{"type":"ERROR","object":{"code":410,"reason":"Gone"}}\n')),
+    ).toHaveLength(1);
   });
 });

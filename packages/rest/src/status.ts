@@ -82,18 +82,56 @@ export interface Status {
   code?: number;
 }
 
+const STATUS_API_VERSIONS = new Set([undefined, 'v1', 'meta.k8s.io/v1']);
+
+function optional(value: unknown, type: 'string' | 'number' | 'object'): boolean {
+  if (value === undefined) return true;
+  if (type === 'object')
+    return typeof value === 'object' && value !== null && !Array.isArray(value);
+  return typeof value === type;
+}
+
+function isStatusCause(value: unknown): boolean {
+  if (!optional(value, 'object') || value === undefined) return false;
+  const { reason, message, field } = value as Record<string, unknown>;
+  return optional(reason, 'string') && optional(message, 'string') && optional(field, 'string');
+}
+
+function isStatusDetails(value: unknown): boolean {
+  if (value === undefined) return true;
+  if (!optional(value, 'object')) return false;
+  const { name, group, kind, uid, causes, retryAfterSeconds } = value as Record<string, unknown>;
+  return (
+    optional(name, 'string') &&
+    optional(group, 'string') &&
+    optional(kind, 'string') &&
+    optional(uid, 'string') &&
+    (retryAfterSeconds === undefined || Number.isInteger(retryAfterSeconds)) &&
+    (causes === undefined || (Array.isArray(causes) && causes.every(isStatusCause)))
+  );
+}
+
 /**
- * isStatus reports whether a decoded JSON body is a `Status` (client-go requires `kind: Status`;
- * a missing `apiVersion` is taken as `v1`).
+ * isStatus reports whether a decoded JSON body is a `Status`: `kind: Status` (a missing
+ * `apiVersion` is taken as `v1`) with every field it has of the type `metav1.Status` declares.
+ * A body with a mistyped field (`"code": "404"`) is not a Status — client-go cannot decode it
+ * either — so the caller falls back to the HTTP status code instead of trusting it.
  */
 export function isStatus(value: unknown): value is Status {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+  const { kind, apiVersion, status, message, reason, code, details, metadata } = value as Record<
+    string,
+    unknown
+  >;
   return (
-    typeof value === 'object' &&
-    value !== null &&
-    (value as { kind?: unknown }).kind === 'Status' &&
-    ((value as { apiVersion?: unknown }).apiVersion === undefined ||
-      (value as { apiVersion?: unknown }).apiVersion === 'v1' ||
-      (value as { apiVersion?: unknown }).apiVersion === 'meta.k8s.io/v1')
+    kind === 'Status' &&
+    STATUS_API_VERSIONS.has(apiVersion as string | undefined) &&
+    optional(status, 'string') &&
+    optional(message, 'string') &&
+    optional(reason, 'string') &&
+    (code === undefined || Number.isInteger(code)) &&
+    optional(metadata, 'object') &&
+    isStatusDetails(details)
   );
 }
 

@@ -61,10 +61,8 @@ export {
 } from './interceptors/impersonation-interceptor.js';
 export { userAgentInterceptor, defaultUserAgent } from './interceptors/user-agent-interceptor.js';
 export type { UserAgentOptions } from './interceptors/user-agent-interceptor.js';
-export {
-  compressionInterceptor,
-  GzipDecodingHandler,
-} from './interceptors/compression-interceptor.js';
+export { compressionInterceptor } from './interceptors/compression-interceptor.js';
+export { GzipDecodingHandler } from './handlers/gzip-decoding-handler.js';
 
 // TLS and proxies (src/tls, src/proxy).
 export { loadTlsOptions } from './tls/load-tls-options.js';

@@ -248,6 +248,8 @@ describe('the HTTP mapping of the typed clients (client-go table H1–H6, record
     expect(last().url).toBe(
       '/api/v1/namespaces/ns/pods/p/log?container=c&tailLines=2&timestamps=true',
     );
+    // What kubectl logs sends (seen with kubectl logs -v=9); the kubelet answers text either way.
+    expect(last().headers.accept).toBe('application/json, */*');
   });
 
   it('cluster-scoped resources have no namespace segment', async () => {

@@ -375,13 +375,11 @@ export class ResourceClient<
   /**
    * logs streams the log of a pod's container (GET …/pods/<name>/log) once the server answered;
    * with `follow` it stays open as the container writes. The caller owns the stream: read it to
-   * the end or destroy it to free the connection.
+   * the end or `destroy()` it to stop early and free the connection (quietly: no error event). The
+   * request sends the Accept header kubectl sends (JSON, then anything); the log itself is text.
    */
   logs(name: string, options: LogOptions = {}): Promise<Readable> {
     this.#check('get', 'log');
-    return this.#target(this.rest.get(), options, name, 'log')
-      .accept('text/plain, */*')
-      .params(logParams(options))
-      .stream();
+    return this.#target(this.rest.get(), options, name, 'log').params(logParams(options)).stream();
   }
 }

@@ -1,5 +1,7 @@
 import type { ResolvedConfig } from '@k/config';
 import { createTransport, type TransportOptions } from '@k/transport';
+import { describeValue } from '../describe-value.js';
+import { RestConfigurationError } from '../errors.js';
 import { RetryPolicy, type RetryPolicyOptions } from '../retry/retry-policy.js';
 import {
   TokenBucket,
@@ -28,6 +30,33 @@ export function createRestClient(
   config: ResolvedConfig,
   options: CreateRestClientOptions = {},
 ): RestClient {
+  if (typeof config !== 'object' || config === null) {
+    throw new RestConfigurationError(
+      `createRestClient needs a resolved configuration (from @k/config's resolveConfig or inferConfig), got ${describeValue(config)}`,
+    );
+  }
+  if (typeof options !== 'object' || options === null) {
+    throw new RestConfigurationError(
+      `createRestClient options must be an object, got ${describeValue(options)}`,
+    );
+  }
+  if (
+    options.throttle !== undefined &&
+    options.throttle !== 'off' &&
+    (typeof options.throttle !== 'object' || options.throttle === null)
+  ) {
+    throw new RestConfigurationError(
+      `throttle must be 'off', token bucket options or a rate limiter, got ${describeValue(options.throttle)}`,
+    );
+  }
+  if (
+    options.retry !== undefined &&
+    (typeof options.retry !== 'object' || options.retry === null)
+  ) {
+    throw new RestConfigurationError(
+      `retry must be retry policy options or a RetryPolicy, got ${describeValue(options.retry)}`,
+    );
+  }
   const { throttle, retry, transport: transportOptions, ...clientOptions } = options;
   const limiter =
     throttle === 'off'

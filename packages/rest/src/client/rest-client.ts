@@ -125,6 +125,26 @@ export class RestClient implements RequestRunner {
     retry: RetryPolicy,
     options: RestClientOptions = {},
   ) {
+    if (typeof transport !== 'object' || transport === null) {
+      throw new RestConfigurationError(
+        `RestClient needs a transport (a @k/transport Transport, or { dispatcher, server }), got ${describeValue(transport)}`,
+      );
+    }
+    if (typeof throttle?.tryAcquire !== 'function' || typeof throttle.acquire !== 'function') {
+      throw new RestConfigurationError(
+        `RestClient needs a rate limiter (e.g. new TokenBucket()), got ${describeValue(throttle)}`,
+      );
+    }
+    if (typeof retry?.decide !== 'function') {
+      throw new RestConfigurationError(
+        `RestClient needs a retry policy (e.g. new RetryPolicy()), got ${describeValue(retry)}`,
+      );
+    }
+    if (typeof options !== 'object' || options === null) {
+      throw new RestConfigurationError(
+        `RestClient options must be an object, got ${describeValue(options)}`,
+      );
+    }
     this.transport = transport;
     if (isServerDispatcher(transport)) {
       this.dispatcher = transport;

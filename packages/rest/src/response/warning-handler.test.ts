@@ -66,4 +66,18 @@ describe('WarningLogger', () => {
     logger.handleWarning({ code: 299, agent: '-', text: 'again' });
     expect(lines).toHaveLength(2);
   });
+
+  it('remembers a bounded number of distinct texts, forgetting the oldest first', () => {
+    const lines: string[] = [];
+    const logger = new WarningLogger({ write: (line) => lines.push(line) });
+    for (let index = 0; index < 1025; index += 1) {
+      logger.handleWarning({ code: 299, agent: '-', text: `warning ${index}` });
+    }
+    logger.handleWarning({ code: 299, agent: '-', text: 'warning 1024' });
+    logger.handleWarning({ code: 299, agent: '-', text: 'warning 1' });
+    expect(lines).toHaveLength(1025);
+    // The oldest was forgotten when the 1025th arrived, so it prints again.
+    logger.handleWarning({ code: 299, agent: '-', text: 'warning 0' });
+    expect(lines.at(-1)).toBe('Warning: warning 0\n');
+  });
 });

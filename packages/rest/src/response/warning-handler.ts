@@ -138,22 +138,30 @@ export function parseWarningHeaders(headers: string | readonly string[] | undefi
 export interface WarningLoggerOptions {
   /** deduplicate prints each distinct text once per logger (default true). */
   deduplicate?: boolean;
+  /**
+   * maxRemembered bounds how many distinct texts deduplication remembers (default 1024); past
+   * it the oldest is forgotten (and would print again), so a server that puts changing text in
+   * its warnings cannot grow a long-running process without bound.
+   */
+  maxRemembered?: number;
   /** write receives each line, `Warning: <text>\n` (default: standard error). */
   write?: (line: string) => void;
 }
 
 /**
  * WarningLogger is the default {@link WarningHandler}: it writes `Warning: <text>` for warnings
- * with code 299 and non-empty text (client-go's rule), each distinct text once by default.
- * Remembered texts are kept for the logger's lifetime.
+ * with code 299 and non-empty text (client-go's rule), each distinct text once by default
+ * (among the last `maxRemembered` distinct texts).
  */
 export class WarningLogger implements WarningHandler {
   readonly #seen = new Set<string>();
   readonly #deduplicate: boolean;
+  readonly #maxRemembered: number;
   readonly #write: (line: string) => void;
 
   constructor(options: WarningLoggerOptions = {}) {
     this.#deduplicate = options.deduplicate ?? true;
+    this.#maxRemembered = Math.max(1, Math.trunc(options.maxRemembered ?? 1024));
     this.#write = options.write ?? ((line) => process.stderr.write(line));
   }
 
@@ -162,6 +170,10 @@ export class WarningLogger implements WarningHandler {
     if (this.#deduplicate) {
       if (this.#seen.has(warning.text)) return;
       this.#seen.add(warning.text);
+      // A Set iterates in insertion order: the first entry is the oldest.
+      if (this.#seen.size > this.#maxRemembered) {
+        this.#seen.delete(this.#seen.values().next().value as string);
+      }
     }
     this.#write(`Warning: ${warning.text}\n`);
   }

@@ -1,5 +1,5 @@
 import { WatchDecodeError } from '../errors.js';
-import type { Status } from '../status.js';
+import { isStatus, type Status } from '../status.js';
 
 /** DecodedWatchEvent is one frame of a watch stream: a change, a bookmark, or an ERROR Status. */
 export type DecodedWatchEvent =
@@ -111,6 +111,12 @@ function decodeLine(buffer: Buffer, start: number, end: number): DecodedWatchEve
   if (typeof object !== 'object' || object === null) {
     throw new WatchDecodeError(
       `unable to decode an event from the watch stream: ${type} event has no object`,
+    );
+  }
+  // An ERROR carries a Status; one with mistyped fields would make the error predicates lie.
+  if (type === 'ERROR' && !isStatus({ ...object, kind: 'Status' })) {
+    throw new WatchDecodeError(
+      'unable to decode an event from the watch stream: ERROR event object is not a Status',
     );
   }
   return frame as DecodedWatchEvent;

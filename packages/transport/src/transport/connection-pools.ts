@@ -11,7 +11,12 @@ import { ServerConnector } from '../tls/server-connector.js';
  */
 export const DEFAULT_KEEP_ALIVE_TIMEOUT_MS = 60_000;
 
-/** PoolSettings tune a pool's connections; they are part of its identity. */
+/**
+ * PoolSettings tune a pool's connections; they are part of its identity. Pools never time out a
+ * response body (undici's default would cut a quiet watch or `logs --follow` after 300 s, as
+ * Go's transport never does): a stream's idle check and a buffered request's own timeout
+ * (@k/rest) bound them instead. The wait for response headers keeps undici's 300 s default.
+ */
 export interface PoolSettings {
   /** keepAliveTimeoutMs is the idle time after which a connection is closed. */
   keepAliveTimeoutMs?: number;
@@ -103,6 +108,7 @@ export class ConnectionPools {
           connect: connector.connect,
           keepAliveTimeout,
           keepAliveMaxTimeout: Math.max(keepAliveTimeout, 600_000),
+          bodyTimeout: 0,
           connections: identity.settings.maxConnections ?? null,
         }),
         references: 0,

@@ -1,0 +1,152 @@
+import { randomBytes } from 'node:crypto';
+import { once } from 'node:events';
+import { createServer, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { setTimeout as delay } from 'node:timers/promises';
+import { gzipSync } from 'node:zlib';
+import type { ResolvedConfig } from '@k/config';
+import { afterEach, describe, expect, it } from 'vitest';
+import { ConnectionPools } from '../transport/connection-pools.js';
+import { createTransport } from '../transport/create-transport.js';
+import type { Transport } from '../transport/transport.js';
+
+// The real API server does not gzip watch streams; a fake one streaming gzip as fast as the
+// socket takes it is the only way to see whether a slow consumer holds the sender back.
+
+// One gzip member of ~1 MiB of watch-like lines (each with a random uid, so it compresses about
+// as well as real objects do); gzip members concatenate, so the server sends it over and over.
+const DECODED = Array.from(
+  { length: 4000 },
+  () =>
+    `{"type":"MODIFIED","object":{"kind":"ConfigMap","metadata":{"name":"c","uid":"${randomBytes(16).toString('hex')}","resourceVersion":"${randomBytes(4).readUInt32LE()}"},"data":{"k":"${randomBytes(48).toString('base64')}"}}}\n`,
+).join('');
+const MEMBER = gzipSync(DECODED);
+const MEMBER_DECODED_BYTES = Buffer.byteLength(DECODED);
+
+interface StreamingServer {
+  server: Server;
+  origin: string;
+  /** written is how many compressed bytes the server got into its socket so far. */
+  written: () => number;
+  close: () => Promise<void>;
+}
+
+async function startStreamingServer(): Promise<StreamingServer> {
+  let written = 0;
+  const responses = new Set<ServerResponse>();
+  const server = createServer((_request, response) => {
+    responses.add(response);
+    response.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'gzip' });
+    const pump = (): void => {
+      while (!response.destroyed && written < 4 * 2 ** 30) {
+        written += MEMBER.length;
+        if (!response.write(MEMBER)) {
+          response.once('drain', pump);
+          return;
+        }
+      }
+    };
+    pump();
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  return {
+    server,
+    origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    written: () => written,
+    close: async () => {
+      for (const response of responses) response.destroy();
+      server.closeAllConnections();
+      server.close();
+      await once(server, 'close');
+    },
+  };
+}
+
+function config(server: string): ResolvedConfig {
+  return {
+    server,
+    contextName: 'c',
+    clusterName: 'c',
+    userName: 'u',
+    namespace: 'default',
+    namespaceExplicit: false,
+    tls: { insecure: false },
+    auth: { kind: 'none' },
+    disableCompression: false,
+    source: 'kubeconfig',
+  };
+}
+
+let streaming: StreamingServer | undefined;
+let transport: Transport | undefined;
+
+afterEach(async () => {
+  await transport?.close();
+  await streaming?.close();
+  transport = undefined;
+  streaming = undefined;
+});
+
+describe('GzipDecodingHandler back-pressure', () => {
+  it('stops the sender while the consumer of a gzip stream pauses, then resumes it', async () => {
+    const warnings: string[] = [];
+    const onWarning = (warning: Error): void => void warnings.push(warning.name);
+    process.on('warning', onWarning);
+    try {
+      streaming = await startStreamingServer();
+      transport = createTransport(config(streaming.origin), {
+        connectionPools: new ConnectionPools(),
+      });
+      const response = await transport.request({ method: 'GET', path: '/watch' });
+      expect(response.headers['content-encoding']).toBeUndefined();
+      try {
+        const chunks = response.body[Symbol.asyncIterator]();
+        const read = async (bytes: number): Promise<void> => {
+          for (let decoded = 0; decoded < bytes;) {
+            decoded += ((await chunks.next()).value as Buffer).length;
+          }
+        };
+        await read(MEMBER_DECODED_BYTES);
+        // A slow consumer: nothing is read for a while.
+        const before = process.memoryUsage().arrayBuffers;
+        await delay(400);
+        const writtenAfterFirstPause = streaming.written();
+        await delay(600);
+        const stalled = streaming.written() - writtenAfterFirstPause;
+        const grown = process.memoryUsage().arrayBuffers - before;
+        // Only socket and decoder buffers fill: a few MiB, not hundreds.
+        expect(grown).toBeLessThan(24 << 20);
+        expect(stalled).toBeLessThan(2 * MEMBER.length);
+        // Reading again lets the sender go on, well past what the socket buffers held.
+        const resumedFrom = streaming.written();
+        await read(200 * MEMBER_DECODED_BYTES);
+        expect(streaming.written() - resumedFrom).toBeGreaterThan(100 * MEMBER.length);
+        expect(warnings).not.toContain('MaxListenersExceededWarning');
+      } finally {
+        response.body.destroy();
+      }
+    } finally {
+      process.off('warning', onWarning);
+    }
+  });
+
+  it('passes a plain response through untouched, pausing it directly', async () => {
+    const server = createServer((_request, response) => {
+      response.writeHead(200, { 'content-type': 'text/plain' });
+      response.end('plain body');
+    });
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    try {
+      transport = createTransport(
+        config(`http://127.0.0.1:${(server.address() as AddressInfo).port}`),
+        { connectionPools: new ConnectionPools() },
+      );
+      const response = await transport.request({ method: 'GET', path: '/' });
+      expect(await response.body.text()).toBe('plain body');
+    } finally {
+      server.close();
+    }
+  });
+});
