@@ -93,19 +93,24 @@ console.log('done');`,
 const configMaps = () => client.get().namespace(process.argv[2]).resource('configmaps');
 await client.post().namespace(process.argv[2]).resource('configmaps')
   .body({ metadata: { name: 'one' } }).execute();
-// destroy() is how a reader of logs or any stream stops early.
+// destroy() is how a reader of logs or any stream stops early: before reading, from a 'data'
+// listener while the body flows, and while piped somewhere.
 const untouched = await configMaps().param('watch', 'true').stream();
 untouched.destroy();
 const read = await configMaps().param('watch', 'true').stream();
-await new Promise((resolve) => read.once('data', resolve));
-read.destroy();
+await new Promise((resolve) => read.on('data', () => { read.destroy(); resolve(); }));
+const piped = await configMaps().param('watch', 'true').stream();
+const { PassThrough } = await import('node:stream');
+piped.pipe(new PassThrough().resume());
+await new Promise((resolve) => piped.once('data', resolve));
+piped.destroy();
 // A watch closed before and after its first event.
 const idle = await configMaps().watch();
 idle.close();
 const watch = await configMaps().watch();
 for await (const event of watch) break;
 await new Promise((resolve) => setTimeout(resolve, 200));
-console.log('quiet', untouched.destroyed && read.destroyed);`),
+console.log('quiet', untouched.destroyed && read.destroyed && piped.destroyed);`),
       kind,
       { env: { KUBECONFIG: controlPlane().kubeconfigPath }, args: [namespace.name] },
     );
