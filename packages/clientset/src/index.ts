@@ -108,7 +108,7 @@ export type { AppliedManifest, ApplyManifestsOptions } from './apply/apply-manif
 export type { RestClient } from '@k/rest';
 
 // Errors.
-export { ClientsetError, ApplyConflictError } from './errors.js';
+export { ClientsetError, ApplyConflictError, ManifestError } from './errors.js';
 export type { ClientsetErrorCode, FieldConflict } from './errors.js';
 
 // The most used meta/v1 types (all of them: `@k/clientset/meta/v1`).
