@@ -86,7 +86,11 @@ export {
   defaultDiscoveryCacheDirectory,
 } from './discovery/discovery-cache.js';
 export type { DiscoveryCache } from './discovery/discovery-cache.js';
-export { fromAggregated, fromResourceList } from './discovery/discovery-documents.js';
+export {
+  fromAggregated,
+  fromResourceList,
+  isServerResources,
+} from './discovery/discovery-documents.js';
 export type {
   AggregatedDiscoveryList,
   APIGroupList,
