@@ -12,6 +12,17 @@ import {
   createGroupVersionClient,
   type GroupVersionDefinition,
 } from './group/group-version-client.js';
+import { FUNCTION, REST_CLIENT, withMethods } from './validation/argument-rules.js';
+import { checkArgument, checkOptions, type OptionRules } from './validation/check-arguments.js';
+
+const CLIENTSET_OPTIONS: OptionRules = {
+  rules: {
+    discovery: withMethods('a DiscoveryClient', 'serverResources', 'refresh', 'invalidate'),
+    mapper: withMethods('a RestMapper', 'mappingFor', 'resourceFor', 'kindFor'),
+    dynamic: withMethods('a DynamicClient', 'resource', 'forKind', 'forObject'),
+    onClose: FUNCTION,
+  },
+};
 
 /** ClientsetOptions supply a clientset's parts instead of the defaults made from its `RestClient`. */
 export interface ClientsetOptions {
@@ -41,6 +52,8 @@ export class Clientset extends GroupVersionClients {
   #closed: Promise<void> | undefined;
 
   constructor(rest: RestClient, options: ClientsetOptions = {}) {
+    checkArgument(rest, REST_CLIENT, 'rest', { where: 'Clientset' });
+    checkOptions(options, CLIENTSET_OPTIONS, { where: 'Clientset' });
     super();
     this.rest = rest;
     this.discovery = options.discovery ?? new DiscoveryClient(rest);
@@ -58,7 +71,10 @@ export class Clientset extends GroupVersionClients {
     return client;
   }
 
-  /** applyManifests server-side applies multi-document YAML (see {@link applyManifests}). */
+  /**
+   * applyManifests server-side applies multi-document YAML (see {@link applyManifests}); the
+   * options need `fieldManager`.
+   */
   applyManifests(text: string, options: ApplyManifestsOptions): Promise<AppliedManifest[]> {
     return applyManifests(this.dynamic, text, options);
   }

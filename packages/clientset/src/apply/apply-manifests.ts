@@ -6,6 +6,14 @@ import type { DynamicClient } from '../dynamic/dynamic-client.js';
 import type { ApplyConfiguration, UnstructuredObject } from '../resource/object-types.js';
 import type { ApplyOptions } from '../resource/request-options.js';
 import type { ResourceDescriptor } from '../resource/resource-descriptor.js';
+import { REQUEST_OPTION_RULES } from '../resource/option-rules.js';
+import {
+  NON_NEGATIVE_NUMBER,
+  STRING,
+  withMethods,
+  type ArgumentRule,
+} from '../validation/argument-rules.js';
+import { checkArgument, checkOptions, type OptionRules } from '../validation/check-arguments.js';
 
 /** ApplyManifestsOptions configure {@link applyManifests}. */
 export interface ApplyManifestsOptions extends ApplyOptions {
@@ -20,6 +28,15 @@ export interface ApplyManifestsOptions extends ApplyOptions {
    */
   establishTimeoutMs?: number;
 }
+
+const MANIFEST_TEXT: ArgumentRule = { ...STRING, expected: 'a string of YAML or JSON manifests' };
+
+const DYNAMIC_CLIENT = withMethods('a DynamicClient with a REST mapper', 'forKind');
+
+const APPLY_MANIFESTS_OPTIONS: OptionRules = {
+  rules: { ...REQUEST_OPTION_RULES, namespace: STRING, establishTimeoutMs: NON_NEGATIVE_NUMBER },
+  required: ['fieldManager'],
+};
 
 /** AppliedManifest is one applied object: as the server answered, and the resource it went to. */
 export interface AppliedManifest {
@@ -239,6 +256,7 @@ async function readManifests(text: string): Promise<ManifestEntry[]> {
  * `apiVersion`, `kind` and `metadata.name`. The YAML parser is loaded on first use.
  */
 export async function parseManifests(text: string): Promise<UnstructuredObject[]> {
+  checkArgument(text, MANIFEST_TEXT, 'text', { where: 'parseManifests' });
   return (await readManifests(text)).map((entry) => entry.object);
 }
 
@@ -261,14 +279,19 @@ function definedKind(object: UnstructuredObject): DefinedKind | undefined {
  * objects without a namespace go to `options.namespace` (default `default`), and `fieldManager`,
  * `force` (always sent, default false) and `dryRun` apply to every object. A kind defined by a
  * CRD earlier in the same text is waited for until the API server serves it. It stops at the
- * first failure (an `ApplyConflictError`, an `ApiError`, `ERR_NO_MAPPING`); objects before it
- * stay applied.
+ * first failure (an `ApplyConflictError`, an `ApiError`, `ERR_NO_MAPPING`, a
+ * {@link ManifestError}); objects before it stay applied. Arguments are checked at runtime
+ * (`ERR_INVALID_ARGUMENT`: `fieldManager` is required) before the text is read.
  */
 export async function applyManifests(
   dynamic: DynamicClient,
   text: string,
   options: ApplyManifestsOptions,
 ): Promise<AppliedManifest[]> {
+  const context = { where: 'applyManifests' };
+  checkArgument(dynamic, DYNAMIC_CLIENT, 'dynamic', context);
+  checkArgument(text, MANIFEST_TEXT, 'text', context);
+  checkOptions(options, APPLY_MANIFESTS_OPTIONS, context);
   const entries = await readManifests(text);
   const { namespace: defaultNamespace, establishTimeoutMs = 30_000, ...applyOptions } = options;
   const defined: DefinedKind[] = [];

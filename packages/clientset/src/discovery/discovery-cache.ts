@@ -3,7 +3,21 @@ import { constants } from 'node:fs';
 import { mkdir, open, rename, rm, writeFile, type FileHandle } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
+import { FUNCTION, NON_EMPTY_STRING, type ArgumentRule } from '../validation/argument-rules.js';
+import { checkOptions, type OptionRules } from '../validation/check-arguments.js';
 import { isServerResources, type ServerResources } from './discovery-documents.js';
+
+/** A time to live: a number of milliseconds, `Infinity` for never. */
+const TTL: ArgumentRule = {
+  expected: 'a number of 0 or more',
+  test: (value) => typeof value === 'number' && value >= 0,
+};
+
+const MEMORY_CACHE_OPTIONS: OptionRules = { rules: { ttlMs: TTL, now: FUNCTION } };
+
+const DISK_CACHE_OPTIONS: OptionRules = {
+  rules: { directory: NON_EMPTY_STRING, ttlMs: TTL, now: FUNCTION },
+};
 
 /**
  * DiscoveryCache keeps what discovery found, per server URL. `get` returns undefined when it has
@@ -26,6 +40,7 @@ export class MemoryDiscoveryCache implements DiscoveryCache {
   readonly #entries = new Map<string, { resources: ServerResources; storedAt: number }>();
 
   constructor(options: { ttlMs?: number; now?: () => number } = {}) {
+    checkOptions(options, MEMORY_CACHE_OPTIONS, { where: 'MemoryDiscoveryCache' });
     this.#ttlMs = options.ttlMs ?? Infinity;
     this.#now = options.now ?? Date.now;
   }
@@ -136,6 +151,7 @@ export class DiskDiscoveryCache implements DiscoveryCache {
   readonly #memory: MemoryDiscoveryCache;
 
   constructor(options: { directory?: string; ttlMs?: number; now?: () => number } = {}) {
+    checkOptions(options, DISK_CACHE_OPTIONS, { where: 'DiskDiscoveryCache' });
     this.directory = options.directory ?? defaultDiscoveryCacheDirectory();
     this.#ttlMs = options.ttlMs ?? DEFAULT_DISK_CACHE_TTL_MS;
     this.#now = options.now ?? Date.now;

@@ -27,9 +27,49 @@ import {
   type UpdateOptions,
   type WatchOptions,
 } from './request-options.js';
+import {
+  checkArgument,
+  checkOptions,
+  type ArgumentContext,
+} from '../validation/check-arguments.js';
+import {
+  isPlainObject,
+  NON_EMPTY_STRING,
+  oneOf,
+  PLAIN_OBJECT,
+  STRING,
+  REST_CLIENT,
+  type ArgumentRule,
+} from '../validation/argument-rules.js';
+import type { OptionRules } from '../validation/check-arguments.js';
+import { APPLY_OPTIONS, OPTIONS } from './option-rules.js';
 import { apiVersionOf, resourceName, type ResourceDescriptor } from './resource-descriptor.js';
 
 type Subresource = 'status' | 'scale';
+
+const PATCH_TYPE = oneOf('json', 'merge', 'strategic-merge');
+
+const PATCH_BODY: Readonly<Record<NamedPatchType, ArgumentRule>> = {
+  json: { expected: 'an array of JSON patch operations', test: Array.isArray },
+  merge: { expected: 'an object (a merge patch)', test: isPlainObject },
+  'strategic-merge': { expected: 'an object (a strategic merge patch)', test: isPlainObject },
+};
+
+const DESCRIPTOR: ArgumentRule = {
+  expected: 'a resource descriptor ({ group, version, kind, plural, namespaced })',
+  test: (value) =>
+    isPlainObject(value) &&
+    typeof value.group === 'string' &&
+    typeof value.version === 'string' &&
+    value.version !== '' &&
+    typeof value.plural === 'string' &&
+    value.plural !== '',
+};
+
+const OPTIONAL_STRING: ArgumentRule = {
+  expected: 'a string',
+  test: (value) => value === undefined || typeof value === 'string',
+};
 
 /**
  * ResourceClient is the one client behind every typed and dynamic resource client: it sends the
@@ -53,16 +93,51 @@ export class ResourceClient<
   readonly namespace: string | undefined;
   readonly #apiVersion: string;
 
+  readonly #name: string;
+
   constructor(rest: RestClient, descriptor: ResourceDescriptor, namespace?: string) {
+    checkArgument(descriptor, DESCRIPTOR, 'descriptor', { where: 'ResourceClient' });
+    const name = resourceName(descriptor);
+    checkArgument(rest, REST_CLIENT, 'rest', { where: name, resource: name });
+    checkArgument(namespace, OPTIONAL_STRING, 'namespace', { where: name, resource: name });
     this.rest = rest;
     this.descriptor = descriptor;
     this.namespace = namespace;
     this.#apiVersion = apiVersionOf(descriptor);
+    this.#name = name;
   }
 
   /** inNamespace returns the same client scoped to `namespace` (`''`: every namespace). */
   inNamespace(namespace: string): ResourceClient<T, L> {
+    checkArgument(namespace, STRING, 'namespace', this.#context('inNamespace'));
     return new ResourceClient<T, L>(this.rest, this.descriptor, namespace);
+  }
+
+  /**
+   * The runtime checks below are for plain-JavaScript callers (the types already forbid what
+   * they refuse); every typed and dynamic client goes through them, so generated code stays
+   * as it is. Each fails with `ERR_INVALID_ARGUMENT` (`ERR_INVALID_OBJECT` for the object a call
+   * sends), naming the call and what to pass, before anything is sent.
+   */
+  #context(call: string, code?: ArgumentContext['code']): ArgumentContext {
+    return { where: `${this.#name} ${call}`, resource: this.#name, ...(code ? { code } : {}) };
+  }
+
+  #checkName(name: unknown, call: string): void {
+    checkArgument(name, NON_EMPTY_STRING, 'name', this.#context(call));
+  }
+
+  #checkOptions(options: unknown, call: string, rules: OptionRules = OPTIONS): void {
+    checkOptions(options, rules, this.#context(call));
+  }
+
+  #checkObject(object: unknown, call: string, what = 'the object'): void {
+    checkArgument(object, PLAIN_OBJECT, what, this.#context(call, 'ERR_INVALID_OBJECT'));
+  }
+
+  #checkPatch(type: unknown, body: unknown, call: string): void {
+    checkArgument(type, PATCH_TYPE, 'type', this.#context(call));
+    checkArgument(body, PATCH_BODY[type as NamedPatchType], 'body', this.#context(call));
   }
 
   #check(verb: string, subresource?: string): void {
@@ -96,21 +171,17 @@ export class ResourceClient<
     return builder;
   }
 
-  #nameOf(object: KubernetesObject | undefined, verb: string): string {
-    if (object === undefined || object === null || typeof object !== 'object') {
-      throw new ClientsetError('ERR_INVALID_OBJECT', `object provided to ${verb} must not be nil`, {
-        resource: resourceName(this.descriptor),
-      });
-    }
+  #nameOf(object: KubernetesObject, call: string): string {
     const name = object.metadata?.name;
-    if (!name) {
-      throw new ClientsetError(
-        'ERR_INVALID_OBJECT',
-        `${verb}: metadata.name must be provided (${resourceName(this.descriptor)})`,
-        { resource: resourceName(this.descriptor) },
+    if (typeof name !== 'string' || name === '') {
+      checkArgument(
+        name,
+        NON_EMPTY_STRING,
+        'metadata.name',
+        this.#context(call, 'ERR_INVALID_OBJECT'),
       );
     }
-    return name;
+    return name as string;
   }
 
   #get<R>(name: string, options: GetOptions, subresource?: Subresource): Promise<R> {
@@ -138,11 +209,6 @@ export class ResourceClient<
     options: PatchOptions,
     subresource?: Subresource,
   ): Promise<R> {
-    if (!name) {
-      throw new ClientsetError('ERR_INVALID_OBJECT', 'name is required', {
-        resource: resourceName(this.descriptor),
-      });
-    }
     return this.#target(this.rest.patch(type), options, name, subresource)
       .params(writeParams({ ...options, force: undefined }))
       .body(body)
@@ -155,7 +221,8 @@ export class ResourceClient<
     subresource?: Subresource,
     name?: string,
   ): Promise<R> {
-    const objectName = name ?? this.#nameOf(configuration, 'apply');
+    const objectName =
+      name ?? this.#nameOf(configuration, subresource ? `apply ${subresource}` : 'apply');
     if (configuration.metadata?.managedFields !== undefined) {
       throw new ClientsetError(
         'ERR_INVALID_OBJECT',
@@ -182,8 +249,10 @@ export class ResourceClient<
   }
 
   /** get reads one object by name (GET …/<plural>/<name>). */
-  get(name: string, options: GetOptions = {}): Promise<T> {
+  async get(name: string, options: GetOptions = {}): Promise<T> {
     this.#check('get');
+    this.#checkName(name, 'get');
+    this.#checkOptions(options, 'get');
     return this.#get<T>(name, options);
   }
 
@@ -191,8 +260,9 @@ export class ResourceClient<
    * list reads the objects the selection matches (GET …/<plural>), one page when `limit` is set;
    * `timeoutSeconds` also bounds the call on the client, as client-go does.
    */
-  list(options: ListOptions = {}): Promise<L> {
+  async list(options: ListOptions = {}): Promise<L> {
     this.#check('list');
+    this.#checkOptions(options, 'list');
     const builder = this.#target(this.rest.get(), options).params(selectionParams(options));
     if (options.timeoutSeconds !== undefined && options.timeoutMs === undefined) {
       builder.timeout(options.timeoutSeconds * 1000);
@@ -202,6 +272,7 @@ export class ResourceClient<
 
   #pager(options: ListAllOptions) {
     this.#check('list');
+    this.#checkOptions(options, 'list');
     const { pageSize, ...selection } = options;
     return this.#target(this.rest.get(), options)
       .params(selectionParams(selection))
@@ -217,7 +288,10 @@ export class ResourceClient<
     return (await this.#pager(options).list()) as unknown as L;
   }
 
-  /** listPages yields the pages of a paged list one at a time (see `ListPage.restarted`). */
+  /**
+   * listPages yields the pages of a paged list one at a time (see `ListPage.restarted`). It
+   * returns an iterable, not a promise, so a verb or argument it refuses is thrown at once.
+   */
   listPages(options: ListAllOptions = {}): AsyncIterable<ListPage<T>> {
     return this.#pager(options);
   }
@@ -227,8 +301,9 @@ export class ResourceClient<
    * iterate it for typed ADDED, MODIFIED, DELETED and BOOKMARK events. An ERROR event is thrown
    * as an `ApiError` (410 Gone: list again and watch from the new resourceVersion).
    */
-  watch(options: WatchOptions = {}): Promise<Watch<T>> {
+  async watch(options: WatchOptions = {}): Promise<Watch<T>> {
     this.#check('watch');
+    this.#checkOptions(options, 'watch');
     const builder = this.#target(this.rest.get(), options).params({
       ...selectionParams(options),
       sendInitialEvents: options.sendInitialEvents,
@@ -243,11 +318,10 @@ export class ResourceClient<
   }
 
   /** create creates `object` (POST …/<plural>) and returns it as stored (or as it would be, with dryRun). */
-  create(object: T, options: CreateOptions = {}): Promise<T> {
+  async create(object: T, options: CreateOptions = {}): Promise<T> {
     this.#check('create');
-    if (object === undefined || object === null) {
-      throw new ClientsetError('ERR_INVALID_OBJECT', 'object provided to create must not be nil');
-    }
+    this.#checkObject(object, 'create');
+    this.#checkOptions(options, 'create');
     return this.#target(this.rest.post(), options)
       .params(writeParams(options))
       .body(object)
@@ -258,8 +332,10 @@ export class ResourceClient<
    * update replaces the object named by `object.metadata.name` (PUT). Send the
    * `metadata.resourceVersion` you read to fail with a conflict instead of overwriting a change.
    */
-  update(object: T, options: UpdateOptions = {}): Promise<T> {
+  async update(object: T, options: UpdateOptions = {}): Promise<T> {
     this.#check('update');
+    this.#checkObject(object, 'update');
+    this.#checkOptions(options, 'update');
     return this.#update<T>(object, options);
   }
 
@@ -267,24 +343,29 @@ export class ResourceClient<
    * patch changes the object `name` with a patch of the named type: `'json'` (RFC 6902 operations),
    * `'merge'` (RFC 7386) or `'strategic-merge'` (built-in kinds). The Content-Type follows the type.
    */
-  patch<Type extends NamedPatchType>(
+  async patch<Type extends NamedPatchType>(
     name: string,
     type: Type,
     body: PatchBody<T, Type>,
     options: PatchOptions = {},
   ): Promise<T> {
     this.#check('patch');
+    this.#checkName(name, 'patch');
+    this.#checkPatch(type, body, 'patch');
+    this.#checkOptions(options, 'patch');
     return this.#patch<T>(name, type, body, options);
   }
 
   /**
    * apply is server-side apply (PATCH `application/apply-patch+yaml`, `fieldManager` and `force`
    * always sent, `force=false` by default): the server merges the fields sent into the object
-   * (creating it when missing) and records `fieldManager` as their owner. Fields another manager
-   * owns fail with an {@link ApplyConflictError}, unless `force` takes them over.
+   * (creating it when missing) and records `fieldManager` (required) as their owner. Fields
+   * another manager owns fail with an {@link ApplyConflictError}, unless `force` takes them over.
    */
-  apply(configuration: ApplyConfiguration<T>, options: ApplyOptions): Promise<T> {
+  async apply(configuration: ApplyConfiguration<T>, options: ApplyOptions): Promise<T> {
     this.#check('patch');
+    this.#checkObject(configuration, 'apply', 'the configuration');
+    this.#checkOptions(options, 'apply', APPLY_OPTIONS);
     return this.#apply<T>(configuration as KubernetesObject, options);
   }
 
@@ -293,16 +374,19 @@ export class ResourceClient<
    * the object (still there while finalizers run, or as it was) or a `Status`, depending on the
    * resource.
    */
-  delete(name: string, options: DeleteOptions = {}): Promise<T | Status> {
+  async delete(name: string, options: DeleteOptions = {}): Promise<T | Status> {
     this.#check('delete');
+    this.#checkName(name, 'delete');
+    this.#checkOptions(options, 'delete');
     return this.#target(this.rest.delete(), options, name)
       .body(deleteOptionsBody(options))
       .execute<T | Status>();
   }
 
   /** deleteCollection deletes every object the selection matches (DELETE …/<plural>). */
-  deleteCollection(options: DeleteCollectionOptions = {}): Promise<L | Status> {
+  async deleteCollection(options: DeleteCollectionOptions = {}): Promise<L | Status> {
     this.#check('deletecollection');
+    this.#checkOptions(options, 'deletecollection');
     return this.#target(this.rest.delete(), options)
       .params(selectionParams(options))
       .body(deleteOptionsBody(options))
@@ -310,65 +394,85 @@ export class ResourceClient<
   }
 
   /** getStatus reads the `status` subresource of `name`. */
-  getStatus(name: string, options: GetOptions = {}): Promise<T> {
+  async getStatus(name: string, options: GetOptions = {}): Promise<T> {
     this.#check('get', 'status');
+    this.#checkName(name, 'get status');
+    this.#checkOptions(options, 'get status');
     return this.#get<T>(name, options, 'status');
   }
 
   /** updateStatus replaces the status of `object` (PUT …/<name>/status); other changes are ignored. */
-  updateStatus(object: T, options: UpdateOptions = {}): Promise<T> {
+  async updateStatus(object: T, options: UpdateOptions = {}): Promise<T> {
     this.#check('update', 'status');
+    this.#checkObject(object, 'update status');
+    this.#checkOptions(options, 'update status');
     return this.#update<T>(object, options, 'status');
   }
 
   /** patchStatus patches the `status` subresource of `name`. */
-  patchStatus<Type extends NamedPatchType>(
+  async patchStatus<Type extends NamedPatchType>(
     name: string,
     type: Type,
     body: PatchBody<T, Type>,
     options: PatchOptions = {},
   ): Promise<T> {
     this.#check('patch', 'status');
+    this.#checkName(name, 'patch status');
+    this.#checkPatch(type, body, 'patch status');
+    this.#checkOptions(options, 'patch status');
     return this.#patch<T>(name, type, body, options, 'status');
   }
 
   /** applyStatus server-side applies the status fields of `configuration` (see {@link apply}). */
-  applyStatus(configuration: ApplyConfiguration<T>, options: ApplyOptions): Promise<T> {
+  async applyStatus(configuration: ApplyConfiguration<T>, options: ApplyOptions): Promise<T> {
     this.#check('patch', 'status');
+    this.#checkObject(configuration, 'apply status', 'the configuration');
+    this.#checkOptions(options, 'apply status', APPLY_OPTIONS);
     return this.#apply<T>(configuration as KubernetesObject, options, 'status');
   }
 
   /** getScale reads the `scale` subresource of `name` (an `autoscaling/v1` Scale). */
-  getScale(name: string, options: GetOptions = {}): Promise<Scale> {
+  async getScale(name: string, options: GetOptions = {}): Promise<Scale> {
     this.#check('get', 'scale');
+    this.#checkName(name, 'get scale');
+    this.#checkOptions(options, 'get scale');
     return this.#get<Scale>(name, options, 'scale');
   }
 
   /** updateScale replaces the scale of `name` (PUT …/<name>/scale with an `autoscaling/v1` Scale). */
-  updateScale(name: string, scale: Scale, options: UpdateOptions = {}): Promise<Scale> {
+  async updateScale(name: string, scale: Scale, options: UpdateOptions = {}): Promise<Scale> {
     this.#check('update', 'scale');
+    this.#checkName(name, 'update scale');
+    this.#checkObject(scale, 'update scale', 'the scale');
+    this.#checkOptions(options, 'update scale');
     const named: Scale = { ...scale, metadata: { ...scale.metadata, name } };
     return this.#update<Scale>(named, options, 'scale');
   }
 
   /** patchScale patches the scale of `name`, e.g. `patchScale(name, 'merge', { spec: { replicas: 3 } })`. */
-  patchScale<Type extends NamedPatchType>(
+  async patchScale<Type extends NamedPatchType>(
     name: string,
     type: Type,
     body: PatchBody<Scale, Type>,
     options: PatchOptions = {},
   ): Promise<Scale> {
     this.#check('patch', 'scale');
+    this.#checkName(name, 'patch scale');
+    this.#checkPatch(type, body, 'patch scale');
+    this.#checkOptions(options, 'patch scale');
     return this.#patch<Scale>(name, type, body, options, 'scale');
   }
 
   /** applyScale server-side applies a Scale to `name` (`{ apiVersion: 'autoscaling/v1', kind: 'Scale', … }`). */
-  applyScale(
+  async applyScale(
     name: string,
     configuration: ApplyConfiguration<Scale>,
     options: ApplyOptions,
   ): Promise<Scale> {
     this.#check('patch', 'scale');
+    this.#checkName(name, 'apply scale');
+    this.#checkObject(configuration, 'apply scale', 'the configuration');
+    this.#checkOptions(options, 'apply scale', APPLY_OPTIONS);
     return this.#apply<Scale>(configuration as KubernetesObject, options, 'scale', name);
   }
 
