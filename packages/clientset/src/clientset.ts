@@ -12,6 +12,7 @@ import {
   createGroupVersionClient,
   type GroupVersionDefinition,
 } from './group/group-version-client.js';
+import { closeWatches } from './resource/open-watches.js';
 import { FUNCTION, REST_CLIENT, withMethods } from './validation/argument-rules.js';
 import { checkArgument, checkOptions, type OptionRules } from './validation/check-arguments.js';
 
@@ -80,12 +81,25 @@ export class Clientset extends GroupVersionClients {
   }
 
   /**
-   * close releases what the clientset owns: with `createClientset`, its transport (connections
-   * close once in-flight requests finish). A clientset made with `new` owns nothing unless given
-   * `onClose`. Calling it again returns the same promise.
+   * close releases what the clientset owns: with `createClientset`, its transport. Watches
+   * opened through its clients end first (their loops end normally: a watch would otherwise hold
+   * the transport open until the server ends it, up to an hour); requests in flight finish,
+   * idle connections close, and later requests fail. A clientset made with `new` owns nothing
+   * (and ends no watch) unless given `onClose`. Calling it again returns the same promise.
+   *
+   * Nothing @k/clientset leaves behind keeps a process alive once it is idle: idle pooled
+   * connections do not hold Node's event loop, so a program that never calls `close()` still
+   * exits when its work is done. An open watch (or a followed log stream) does hold it, as an
+   * open connection should.
    */
   close(): Promise<void> {
-    this.#closed ??= this.#onClose ? this.#onClose() : Promise.resolve();
+    this.#closed ??= this.#release();
     return this.#closed;
+  }
+
+  async #release(): Promise<void> {
+    if (!this.#onClose) return;
+    closeWatches(this.rest);
+    await this.#onClose();
   }
 }

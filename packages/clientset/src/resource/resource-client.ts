@@ -42,6 +42,7 @@ import {
   type ArgumentRule,
 } from '../validation/argument-rules.js';
 import type { OptionRules } from '../validation/check-arguments.js';
+import { trackWatch } from './open-watches.js';
 import { APPLY_OPTIONS, OPTIONS } from './option-rules.js';
 import { apiVersionOf, resourceName, type ResourceDescriptor } from './resource-descriptor.js';
 
@@ -299,7 +300,9 @@ export class ResourceClient<
   /**
    * watch opens a watch (GET …/<plural>?watch=true) and resolves once the server accepted it;
    * iterate it for typed ADDED, MODIFIED, DELETED and BOOKMARK events. An ERROR event is thrown
-   * as an `ApiError` (410 Gone: list again and watch from the new resourceVersion).
+   * as an `ApiError` (410 Gone: list again and watch from the new resourceVersion). An open
+   * watch keeps the process alive (its connection is in use) until it ends: leave the loop, call
+   * `close()`, or close the clientset that owns the transport, which ends it.
    */
   async watch(options: WatchOptions = {}): Promise<Watch<T>> {
     this.#check('watch');
@@ -311,10 +314,11 @@ export class ResourceClient<
     if (options.timeoutSeconds !== undefined && options.timeoutMs === undefined) {
       builder.timeout(options.timeoutSeconds * 1000);
     }
-    return builder.watch<T>({
+    const watch = await builder.watch<T>({
       ...(options.allowWatchBookmarks ? { allowWatchBookmarks: true } : {}),
       ...(options.idleTimeoutMs !== undefined ? { idleTimeoutMs: options.idleTimeoutMs } : {}),
     });
+    return trackWatch(this.rest, watch);
   }
 
   /** create creates `object` (POST …/<plural>) and returns it as stored (or as it would be, with dryRun). */
