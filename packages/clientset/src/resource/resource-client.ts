@@ -27,50 +27,11 @@ import {
   type UpdateOptions,
   type WatchOptions,
 } from './request-options.js';
-import {
-  checkArgument,
-  checkOptions,
-  type ArgumentContext,
-} from '../validation/check-arguments.js';
-import {
-  isPlainObject,
-  NON_EMPTY_STRING,
-  oneOf,
-  PLAIN_OBJECT,
-  STRING,
-  REST_CLIENT,
-  type ArgumentRule,
-} from '../validation/argument-rules.js';
-import type { OptionRules } from '../validation/check-arguments.js';
 import { trackWatch } from './open-watches.js';
-import { APPLY_OPTIONS, OPTIONS } from './option-rules.js';
+import { ResourceArguments } from './resource-arguments.js';
 import { apiVersionOf, resourceName, type ResourceDescriptor } from './resource-descriptor.js';
 
 type Subresource = 'status' | 'scale';
-
-const PATCH_TYPE = oneOf('json', 'merge', 'strategic-merge');
-
-const PATCH_BODY: Readonly<Record<NamedPatchType, ArgumentRule>> = {
-  json: { expected: 'an array of JSON patch operations', test: Array.isArray },
-  merge: { expected: 'an object (a merge patch)', test: isPlainObject },
-  'strategic-merge': { expected: 'an object (a strategic merge patch)', test: isPlainObject },
-};
-
-const DESCRIPTOR: ArgumentRule = {
-  expected: 'a resource descriptor ({ group, version, kind, plural, namespaced })',
-  test: (value) =>
-    isPlainObject(value) &&
-    typeof value.group === 'string' &&
-    typeof value.version === 'string' &&
-    value.version !== '' &&
-    typeof value.plural === 'string' &&
-    value.plural !== '',
-};
-
-const OPTIONAL_STRING: ArgumentRule = {
-  expected: 'a string',
-  test: (value) => value === undefined || typeof value === 'string',
-};
 
 /**
  * ResourceClient is the one client behind every typed and dynamic resource client: it sends the
@@ -79,7 +40,9 @@ const OPTIONAL_STRING: ArgumentRule = {
  * Content-Type, delete DELETE with `DeleteOptions` in the body, list/watch GET). Bodies are JSON
  * parsed once into plain objects typed `T` — never converted, so a timestamp is the same string
  * from a get, a list or a watch. A verb the descriptor does not list fails with
- * `ERR_VERB_NOT_SUPPORTED` before anything is sent. Stateless and safe for concurrent use.
+ * `ERR_VERB_NOT_SUPPORTED`, and an argument of the wrong type (plain JavaScript) with
+ * `ERR_INVALID_ARGUMENT` or `ERR_INVALID_OBJECT` ({@link ResourceArguments}), before anything is
+ * sent; methods that return a promise reject. Stateless and safe for concurrent use.
  *
  * Generated clients expose it through {@link ResourceClientFor}, which keeps only the verbs
  * discovery lists; the dynamic client exposes all of it.
@@ -93,52 +56,22 @@ export class ResourceClient<
   /** namespace scopes requests: a name, `''` (all namespaces) or undefined (cluster-scoped). */
   readonly namespace: string | undefined;
   readonly #apiVersion: string;
-
-  readonly #name: string;
+  readonly #arguments: ResourceArguments;
 
   constructor(rest: RestClient, descriptor: ResourceDescriptor, namespace?: string) {
-    checkArgument(descriptor, DESCRIPTOR, 'descriptor', { where: 'ResourceClient' });
-    const name = resourceName(descriptor);
-    checkArgument(rest, REST_CLIENT, 'rest', { where: name, resource: name });
-    checkArgument(namespace, OPTIONAL_STRING, 'namespace', { where: name, resource: name });
+    const checks = new ResourceArguments(descriptor);
+    checks.client(rest, namespace);
     this.rest = rest;
     this.descriptor = descriptor;
     this.namespace = namespace;
     this.#apiVersion = apiVersionOf(descriptor);
-    this.#name = name;
+    this.#arguments = checks;
   }
 
   /** inNamespace returns the same client scoped to `namespace` (`''`: every namespace). */
   inNamespace(namespace: string): ResourceClient<T, L> {
-    checkArgument(namespace, STRING, 'namespace', this.#context('inNamespace'));
+    this.#arguments.namespace(namespace);
     return new ResourceClient<T, L>(this.rest, this.descriptor, namespace);
-  }
-
-  /**
-   * The runtime checks below are for plain-JavaScript callers (the types already forbid what
-   * they refuse); every typed and dynamic client goes through them, so generated code stays
-   * as it is. Each fails with `ERR_INVALID_ARGUMENT` (`ERR_INVALID_OBJECT` for the object a call
-   * sends), naming the call and what to pass, before anything is sent.
-   */
-  #context(call: string, code?: ArgumentContext['code']): ArgumentContext {
-    return { where: `${this.#name} ${call}`, resource: this.#name, ...(code ? { code } : {}) };
-  }
-
-  #checkName(name: unknown, call: string): void {
-    checkArgument(name, NON_EMPTY_STRING, 'name', this.#context(call));
-  }
-
-  #checkOptions(options: unknown, call: string, rules: OptionRules = OPTIONS): void {
-    checkOptions(options, rules, this.#context(call));
-  }
-
-  #checkObject(object: unknown, call: string, what = 'the object'): void {
-    checkArgument(object, PLAIN_OBJECT, what, this.#context(call, 'ERR_INVALID_OBJECT'));
-  }
-
-  #checkPatch(type: unknown, body: unknown, call: string): void {
-    checkArgument(type, PATCH_TYPE, 'type', this.#context(call));
-    checkArgument(body, PATCH_BODY[type as NamedPatchType], 'body', this.#context(call));
   }
 
   #check(verb: string, subresource?: string): void {
@@ -172,19 +105,6 @@ export class ResourceClient<
     return builder;
   }
 
-  #nameOf(object: KubernetesObject, call: string): string {
-    const name = object.metadata?.name;
-    if (typeof name !== 'string' || name === '') {
-      checkArgument(
-        name,
-        NON_EMPTY_STRING,
-        'metadata.name',
-        this.#context(call, 'ERR_INVALID_OBJECT'),
-      );
-    }
-    return name as string;
-  }
-
   #get<R>(name: string, options: GetOptions, subresource?: Subresource): Promise<R> {
     return this.#target(this.rest.get(), options, name, subresource)
       .params({ resourceVersion: options.resourceVersion || undefined })
@@ -196,7 +116,10 @@ export class ResourceClient<
     options: UpdateOptions,
     subresource?: Subresource,
   ): Promise<R> {
-    const name = this.#nameOf(object, subresource ? `update ${subresource}` : 'update');
+    const name = this.#arguments.objectName(
+      object,
+      subresource ? `update ${subresource}` : 'update',
+    );
     return this.#target(this.rest.put(), options, name, subresource)
       .params(writeParams(options))
       .body(object)
@@ -223,7 +146,8 @@ export class ResourceClient<
     name?: string,
   ): Promise<R> {
     const objectName =
-      name ?? this.#nameOf(configuration, subresource ? `apply ${subresource}` : 'apply');
+      name ??
+      this.#arguments.objectName(configuration, subresource ? `apply ${subresource}` : 'apply');
     if (configuration.metadata?.managedFields !== undefined) {
       throw new ClientsetError(
         'ERR_INVALID_OBJECT',
@@ -252,8 +176,8 @@ export class ResourceClient<
   /** get reads one object by name (GET …/<plural>/<name>). */
   async get(name: string, options: GetOptions = {}): Promise<T> {
     this.#check('get');
-    this.#checkName(name, 'get');
-    this.#checkOptions(options, 'get');
+    this.#arguments.name(name, 'get');
+    this.#arguments.options(options, 'get');
     return this.#get<T>(name, options);
   }
 
@@ -263,7 +187,7 @@ export class ResourceClient<
    */
   async list(options: ListOptions = {}): Promise<L> {
     this.#check('list');
-    this.#checkOptions(options, 'list');
+    this.#arguments.options(options, 'list');
     const builder = this.#target(this.rest.get(), options).params(selectionParams(options));
     if (options.timeoutSeconds !== undefined && options.timeoutMs === undefined) {
       builder.timeout(options.timeoutSeconds * 1000);
@@ -273,7 +197,7 @@ export class ResourceClient<
 
   #pager(options: ListAllOptions) {
     this.#check('list');
-    this.#checkOptions(options, 'list');
+    this.#arguments.options(options, 'list');
     const { pageSize, ...selection } = options;
     return this.#target(this.rest.get(), options)
       .params(selectionParams(selection))
@@ -306,7 +230,7 @@ export class ResourceClient<
    */
   async watch(options: WatchOptions = {}): Promise<Watch<T>> {
     this.#check('watch');
-    this.#checkOptions(options, 'watch');
+    this.#arguments.options(options, 'watch');
     const builder = this.#target(this.rest.get(), options).params({
       ...selectionParams(options),
       sendInitialEvents: options.sendInitialEvents,
@@ -324,8 +248,8 @@ export class ResourceClient<
   /** create creates `object` (POST …/<plural>) and returns it as stored (or as it would be, with dryRun). */
   async create(object: T, options: CreateOptions = {}): Promise<T> {
     this.#check('create');
-    this.#checkObject(object, 'create');
-    this.#checkOptions(options, 'create');
+    this.#arguments.object(object, 'create');
+    this.#arguments.options(options, 'create');
     return this.#target(this.rest.post(), options)
       .params(writeParams(options))
       .body(object)
@@ -338,8 +262,8 @@ export class ResourceClient<
    */
   async update(object: T, options: UpdateOptions = {}): Promise<T> {
     this.#check('update');
-    this.#checkObject(object, 'update');
-    this.#checkOptions(options, 'update');
+    this.#arguments.object(object, 'update');
+    this.#arguments.options(options, 'update');
     return this.#update<T>(object, options);
   }
 
@@ -354,9 +278,9 @@ export class ResourceClient<
     options: PatchOptions = {},
   ): Promise<T> {
     this.#check('patch');
-    this.#checkName(name, 'patch');
-    this.#checkPatch(type, body, 'patch');
-    this.#checkOptions(options, 'patch');
+    this.#arguments.name(name, 'patch');
+    this.#arguments.patch(type, body, 'patch');
+    this.#arguments.options(options, 'patch');
     return this.#patch<T>(name, type, body, options);
   }
 
@@ -368,8 +292,8 @@ export class ResourceClient<
    */
   async apply(configuration: ApplyConfiguration<T>, options: ApplyOptions): Promise<T> {
     this.#check('patch');
-    this.#checkObject(configuration, 'apply', 'the configuration');
-    this.#checkOptions(options, 'apply', APPLY_OPTIONS);
+    this.#arguments.object(configuration, 'apply', 'the configuration');
+    this.#arguments.applyOptions(options, 'apply');
     return this.#apply<T>(configuration as KubernetesObject, options);
   }
 
@@ -380,8 +304,8 @@ export class ResourceClient<
    */
   async delete(name: string, options: DeleteOptions = {}): Promise<T | Status> {
     this.#check('delete');
-    this.#checkName(name, 'delete');
-    this.#checkOptions(options, 'delete');
+    this.#arguments.name(name, 'delete');
+    this.#arguments.options(options, 'delete');
     return this.#target(this.rest.delete(), options, name)
       .body(deleteOptionsBody(options))
       .execute<T | Status>();
@@ -390,7 +314,7 @@ export class ResourceClient<
   /** deleteCollection deletes every object the selection matches (DELETE …/<plural>). */
   async deleteCollection(options: DeleteCollectionOptions = {}): Promise<L | Status> {
     this.#check('deletecollection');
-    this.#checkOptions(options, 'deletecollection');
+    this.#arguments.options(options, 'deletecollection');
     return this.#target(this.rest.delete(), options)
       .params(selectionParams(options))
       .body(deleteOptionsBody(options))
@@ -400,16 +324,16 @@ export class ResourceClient<
   /** getStatus reads the `status` subresource of `name`. */
   async getStatus(name: string, options: GetOptions = {}): Promise<T> {
     this.#check('get', 'status');
-    this.#checkName(name, 'get status');
-    this.#checkOptions(options, 'get status');
+    this.#arguments.name(name, 'get status');
+    this.#arguments.options(options, 'get status');
     return this.#get<T>(name, options, 'status');
   }
 
   /** updateStatus replaces the status of `object` (PUT …/<name>/status); other changes are ignored. */
   async updateStatus(object: T, options: UpdateOptions = {}): Promise<T> {
     this.#check('update', 'status');
-    this.#checkObject(object, 'update status');
-    this.#checkOptions(options, 'update status');
+    this.#arguments.object(object, 'update status');
+    this.#arguments.options(options, 'update status');
     return this.#update<T>(object, options, 'status');
   }
 
@@ -421,34 +345,34 @@ export class ResourceClient<
     options: PatchOptions = {},
   ): Promise<T> {
     this.#check('patch', 'status');
-    this.#checkName(name, 'patch status');
-    this.#checkPatch(type, body, 'patch status');
-    this.#checkOptions(options, 'patch status');
+    this.#arguments.name(name, 'patch status');
+    this.#arguments.patch(type, body, 'patch status');
+    this.#arguments.options(options, 'patch status');
     return this.#patch<T>(name, type, body, options, 'status');
   }
 
   /** applyStatus server-side applies the status fields of `configuration` (see {@link apply}). */
   async applyStatus(configuration: ApplyConfiguration<T>, options: ApplyOptions): Promise<T> {
     this.#check('patch', 'status');
-    this.#checkObject(configuration, 'apply status', 'the configuration');
-    this.#checkOptions(options, 'apply status', APPLY_OPTIONS);
+    this.#arguments.object(configuration, 'apply status', 'the configuration');
+    this.#arguments.applyOptions(options, 'apply status');
     return this.#apply<T>(configuration as KubernetesObject, options, 'status');
   }
 
   /** getScale reads the `scale` subresource of `name` (an `autoscaling/v1` Scale). */
   async getScale(name: string, options: GetOptions = {}): Promise<Scale> {
     this.#check('get', 'scale');
-    this.#checkName(name, 'get scale');
-    this.#checkOptions(options, 'get scale');
+    this.#arguments.name(name, 'get scale');
+    this.#arguments.options(options, 'get scale');
     return this.#get<Scale>(name, options, 'scale');
   }
 
   /** updateScale replaces the scale of `name` (PUT …/<name>/scale with an `autoscaling/v1` Scale). */
   async updateScale(name: string, scale: Scale, options: UpdateOptions = {}): Promise<Scale> {
     this.#check('update', 'scale');
-    this.#checkName(name, 'update scale');
-    this.#checkObject(scale, 'update scale', 'the scale');
-    this.#checkOptions(options, 'update scale');
+    this.#arguments.name(name, 'update scale');
+    this.#arguments.object(scale, 'update scale', 'the scale');
+    this.#arguments.options(options, 'update scale');
     const named: Scale = { ...scale, metadata: { ...scale.metadata, name } };
     return this.#update<Scale>(named, options, 'scale');
   }
@@ -461,9 +385,9 @@ export class ResourceClient<
     options: PatchOptions = {},
   ): Promise<Scale> {
     this.#check('patch', 'scale');
-    this.#checkName(name, 'patch scale');
-    this.#checkPatch(type, body, 'patch scale');
-    this.#checkOptions(options, 'patch scale');
+    this.#arguments.name(name, 'patch scale');
+    this.#arguments.patch(type, body, 'patch scale');
+    this.#arguments.options(options, 'patch scale');
     return this.#patch<Scale>(name, type, body, options, 'scale');
   }
 
@@ -474,9 +398,9 @@ export class ResourceClient<
     options: ApplyOptions,
   ): Promise<Scale> {
     this.#check('patch', 'scale');
-    this.#checkName(name, 'apply scale');
-    this.#checkObject(configuration, 'apply scale', 'the configuration');
-    this.#checkOptions(options, 'apply scale', APPLY_OPTIONS);
+    this.#arguments.name(name, 'apply scale');
+    this.#arguments.object(configuration, 'apply scale', 'the configuration');
+    this.#arguments.applyOptions(options, 'apply scale');
     return this.#apply<Scale>(configuration as KubernetesObject, options, 'scale', name);
   }
 
