@@ -75,6 +75,22 @@ describe.each(MODULE_KINDS)('the lifetime of a plain %s program using @k/clients
     expectCleanExit(result, '[]');
   });
 
+  it('more requests than the default burst (10): throttle waits hold the loop until all are done', async () => {
+    const result = await run(
+      kind,
+      `${CONNECT}
+      let done = 0;
+      for (let request = 0; request < 13; request += 1) {
+        await cs.coreV1.namespaces().get('default');
+        done += 1;
+      }
+      console.log('done', done);
+      ${PRINT_HOLDING}`,
+    );
+    expectCleanExit(result, '[]');
+    expect(result.stdout).toBe('done 13\n[]\n');
+  });
+
   it('close() ends a watch still open, so its loop ends and the program exits', async () => {
     const result = await run(
       kind,
