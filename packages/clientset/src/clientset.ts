@@ -12,6 +12,18 @@ import {
   createGroupVersionClient,
   type GroupVersionDefinition,
 } from './group/group-version-client.js';
+import { closeWatches } from './resource/open-watches.js';
+import { FUNCTION, REST_CLIENT, withMethods } from './validation/argument-rules.js';
+import { checkArgument, checkOptions, type OptionRules } from './validation/check-arguments.js';
+
+const CLIENTSET_OPTIONS: OptionRules = {
+  rules: {
+    discovery: withMethods('a DiscoveryClient', 'serverResources', 'refresh', 'invalidate'),
+    mapper: withMethods('a RestMapper', 'mappingFor', 'resourceFor', 'kindFor'),
+    dynamic: withMethods('a DynamicClient', 'resource', 'forKind', 'forObject'),
+    onClose: FUNCTION,
+  },
+};
 
 /** ClientsetOptions supply a clientset's parts instead of the defaults made from its `RestClient`. */
 export interface ClientsetOptions {
@@ -41,6 +53,8 @@ export class Clientset extends GroupVersionClients {
   #closed: Promise<void> | undefined;
 
   constructor(rest: RestClient, options: ClientsetOptions = {}) {
+    checkArgument(rest, REST_CLIENT, 'rest', { where: 'Clientset' });
+    checkOptions(options, CLIENTSET_OPTIONS, { where: 'Clientset' });
     super();
     this.rest = rest;
     this.discovery = options.discovery ?? new DiscoveryClient(rest);
@@ -58,18 +72,34 @@ export class Clientset extends GroupVersionClients {
     return client;
   }
 
-  /** applyManifests server-side applies multi-document YAML (see {@link applyManifests}). */
+  /**
+   * applyManifests server-side applies multi-document YAML (see {@link applyManifests}); the
+   * options need `fieldManager`.
+   */
   applyManifests(text: string, options: ApplyManifestsOptions): Promise<AppliedManifest[]> {
     return applyManifests(this.dynamic, text, options);
   }
 
   /**
-   * close releases what the clientset owns: with `createClientset`, its transport (connections
-   * close once in-flight requests finish). A clientset made with `new` owns nothing unless given
-   * `onClose`. Calling it again returns the same promise.
+   * close releases what the clientset owns: with `createClientset`, its transport. Watches
+   * opened through its clients end first (their loops end normally: a watch would otherwise hold
+   * the transport open until the server ends it, up to an hour); requests in flight finish,
+   * idle connections close, and later requests fail. A clientset made with `new` owns nothing
+   * (and ends no watch) unless given `onClose`. Calling it again returns the same promise.
+   *
+   * Nothing @k/clientset leaves behind keeps a process alive once it is idle: idle pooled
+   * connections do not hold Node's event loop, so a program that never calls `close()` still
+   * exits when its work is done. An open watch (or a followed log stream) does hold it, as an
+   * open connection should.
    */
   close(): Promise<void> {
-    this.#closed ??= this.#onClose ? this.#onClose() : Promise.resolve();
+    this.#closed ??= this.#release();
     return this.#closed;
+  }
+
+  async #release(): Promise<void> {
+    if (!this.#onClose) return;
+    closeWatches(this.rest);
+    await this.#onClose();
   }
 }

@@ -8,6 +8,52 @@ import { DiskDiscoveryCache, type DiscoveryCache } from './discovery/discovery-c
 import { ClientsetError } from './errors.js';
 import { registerClientset } from './register.js';
 import { CLIENTSET } from './tokens.js';
+import {
+  anyOf,
+  ARRAY,
+  BOOLEAN,
+  DISCOVERY_CACHE,
+  FUNCTION,
+  isPlainObject,
+  NON_EMPTY_STRING,
+  NON_NEGATIVE_INTEGER,
+  NON_NEGATIVE_NUMBER,
+  OBJECT,
+  oneOf,
+  PLAIN_OBJECT,
+  withMethods,
+  type ArgumentRule,
+} from './validation/argument-rules.js';
+import { checkOptions, type OptionRules } from './validation/check-arguments.js';
+
+const CONFIG: ArgumentRule = {
+  expected: 'a ResolvedConfig from @k/config',
+  test: (value) => isPlainObject(value) && typeof value.server === 'string',
+};
+
+/** The rules of {@link CreateClientsetOptions}; the parts' own options are checked where they are used. */
+const CREATE_CLIENTSET_OPTIONS: OptionRules = {
+  rules: {
+    config: CONFIG,
+    kubeconfig: NON_EMPTY_STRING,
+    context: NON_EMPTY_STRING,
+    overrides: PLAIN_OBJECT,
+    inCluster: BOOLEAN,
+    qps: NON_NEGATIVE_NUMBER,
+    burst: NON_NEGATIVE_INTEGER,
+    throttle: anyOf(oneOf('off'), OBJECT),
+    retry: OBJECT,
+    client: OBJECT,
+    transport: OBJECT,
+    credentialProviderFactories: ARRAY,
+    discoveryCache: {
+      expected: 'a DiscoveryCache or { directory, ttlMs }',
+      test: (value) => DISCOVERY_CACHE.test(value) || isPlainObject(value),
+    },
+    container: withMethods('a tsyringe DependencyContainer', 'createChildContainer'),
+    configure: FUNCTION,
+  },
+};
 
 /** CreateClientsetOptions configure {@link createClientset}; everything is optional. */
 export interface CreateClientsetOptions {
@@ -103,7 +149,9 @@ function throttleOption(options: CreateClientsetOptions): RegisterRestOptions['t
 function discoveryCacheOption(options: CreateClientsetOptions): DiscoveryCache | undefined {
   const cache = options.discoveryCache;
   if (cache === undefined) return undefined;
-  return 'get' in cache ? cache : new DiskDiscoveryCache(cache);
+  return DISCOVERY_CACHE.test(cache)
+    ? (cache as DiscoveryCache)
+    : new DiskDiscoveryCache(cache as { directory?: string; ttlMs?: number });
 }
 
 /**
@@ -115,9 +163,11 @@ function discoveryCacheOption(options: CreateClientsetOptions): DiscoveryCache |
  * lets `configure` override any token, and resolves `CLIENTSET`. tsyringe (and reflect-metadata
  * when no polyfill is loaded), @k/config's readers, @k/transport and @k/rest are imported here, on
  * first call, not when @k/clientset is: see docs/decisions/0007. `close()` on the result closes the transport. Fails
- * with `ERR_DI_UNAVAILABLE` when tsyringe is not installed.
+ * with `ERR_DI_UNAVAILABLE` when tsyringe is not installed, and with `ERR_INVALID_ARGUMENT`,
+ * before anything is loaded, when an option has the wrong type (plain-JavaScript callers).
  */
 export async function createClientset(options: CreateClientsetOptions = {}): Promise<Clientset> {
+  checkOptions(options, CREATE_CLIENTSET_OPTIONS, { where: 'createClientset' });
   const throttle = throttleOption(options);
   const discoveryCache = discoveryCacheOption(options);
   // The transport and REST layers (and undici) load here, not when @k/clientset is imported.

@@ -2,6 +2,7 @@ import { KubeError } from '@k/config/errors';
 import { ApiError } from '@k/rest/errors';
 
 const CLIENTSET_ERROR = Symbol.for('@k/clientset.ClientsetError');
+const MANIFEST_ERROR = Symbol.for('@k/clientset.ManifestError');
 const APPLY_CONFLICT_ERROR = Symbol.for('@k/clientset.ApplyConflictError');
 
 /** The stable codes of {@link ClientsetError}. */
@@ -10,11 +11,13 @@ export type ClientsetErrorCode =
   | 'ERR_VERB_NOT_SUPPORTED'
   /** An object given to create, update, apply or delete lacks what the call needs (a name, a kind). */
   | 'ERR_INVALID_OBJECT'
+  /** An argument or option has the wrong type or value (a plain-JavaScript caller's mistake). */
+  | 'ERR_INVALID_ARGUMENT'
   /** The REST mapper found no resource for a kind (or no kind for a resource), even after rediscovery. */
   | 'ERR_NO_MAPPING'
   /** Discovery failed or answered something that is not discovery. */
   | 'ERR_DISCOVERY'
-  /** A manifest is not valid YAML, or a document is not a Kubernetes object. */
+  /** A manifest is not valid YAML, aliases blow it up, or a document is not a Kubernetes object ({@link ManifestError}). */
   | 'ERR_MANIFEST'
   /** The options cannot work together (QPS without burst, …). */
   | 'ERR_CONFIGURATION'
@@ -42,6 +45,38 @@ export class ClientsetError extends KubeError {
   /** isInstance reports whether `value` is a ClientsetError from any copy of this package. */
   static override isInstance(value: unknown): value is ClientsetError {
     return typeof value === 'object' && value !== null && CLIENTSET_ERROR in value;
+  }
+}
+
+/**
+ * ManifestError is a manifest `parseManifests` or `applyManifests` refuses (code `ERR_MANIFEST`):
+ * not valid YAML, YAML aliases that repeat too much, or a document that is not a Kubernetes
+ * object. `document` is the document's place in the text, counting from 1 as the message does;
+ * `line` and `column` (from 1) locate a syntax error when the parser knows where it is. The
+ * message never quotes the text and nothing that quotes it is kept (no `cause`): a manifest's
+ * lines can hold secrets.
+ */
+export class ManifestError extends ClientsetError {
+  declare readonly code: 'ERR_MANIFEST';
+  readonly document: number;
+  readonly line: number | undefined;
+  readonly column: number | undefined;
+
+  constructor(
+    document: number,
+    message: string,
+    position: { line: number; column: number } | undefined = undefined,
+  ) {
+    super('ERR_MANIFEST', message);
+    this.document = document;
+    this.line = position?.line;
+    this.column = position?.column;
+    Object.defineProperty(this, MANIFEST_ERROR, { value: true });
+  }
+
+  /** isInstance reports whether `value` is a ManifestError from any copy of this package. */
+  static override isInstance(value: unknown): value is ManifestError {
+    return typeof value === 'object' && value !== null && MANIFEST_ERROR in value;
   }
 }
 

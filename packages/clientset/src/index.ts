@@ -86,7 +86,11 @@ export {
   defaultDiscoveryCacheDirectory,
 } from './discovery/discovery-cache.js';
 export type { DiscoveryCache } from './discovery/discovery-cache.js';
-export { fromAggregated, fromResourceList } from './discovery/discovery-documents.js';
+export {
+  fromAggregated,
+  fromResourceList,
+  isServerResources,
+} from './discovery/discovery-documents.js';
 export type {
   AggregatedDiscoveryList,
   APIGroupList,
@@ -108,7 +112,7 @@ export type { AppliedManifest, ApplyManifestsOptions } from './apply/apply-manif
 export type { RestClient } from '@k/rest';
 
 // Errors.
-export { ClientsetError, ApplyConflictError } from './errors.js';
+export { ClientsetError, ApplyConflictError, ManifestError } from './errors.js';
 export type { ClientsetErrorCode, FieldConflict } from './errors.js';
 
 // The most used meta/v1 types (all of them: `@k/clientset/meta/v1`).

@@ -7,6 +7,12 @@ import { RestMapper } from './discovery/rest-mapper.js';
 import { DynamicClient } from './dynamic/dynamic-client.js';
 import { ClientsetError } from './errors.js';
 import {
+  DISCOVERY_CACHE as A_DISCOVERY_CACHE,
+  FUNCTION,
+  withMethods,
+} from './validation/argument-rules.js';
+import { checkArgument, checkOptions } from './validation/check-arguments.js';
+import {
   CLIENTSET,
   DISCOVERY_CACHE,
   DISCOVERY_CLIENT,
@@ -29,6 +35,13 @@ export interface RegisterClientsetOptions {
   onClose?: () => Promise<void>;
 }
 
+const CONTAINER = withMethods(
+  'a tsyringe DependencyContainer',
+  'register',
+  'resolve',
+  'isRegistered',
+);
+
 function once<T>(
   create: (container: DependencyContainer) => T,
 ): (container: DependencyContainer) => T {
@@ -48,6 +61,13 @@ export function registerClientset(
   container: DependencyContainer,
   options: RegisterClientsetOptions = {},
 ): DependencyContainer {
+  const context = { where: 'registerClientset' };
+  checkArgument(container, CONTAINER, 'container', context);
+  checkOptions(
+    options,
+    { rules: { discoveryCache: A_DISCOVERY_CACHE, onClose: FUNCTION } },
+    context,
+  );
   if (container.isRegistered(CLIENTSET, false)) {
     throw new ClientsetError(
       'ERR_CONFIGURATION',

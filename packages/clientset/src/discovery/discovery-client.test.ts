@@ -1,8 +1,9 @@
-import { mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ClientsetError } from '../errors.js';
+import { startDiscoveryServer as discoveryServer } from '../__fixtures__/discovery-server.js';
 import {
   json,
   startRecordingServer,
@@ -11,46 +12,6 @@ import {
 import { cacheFileName, DiskDiscoveryCache, MemoryDiscoveryCache } from './discovery-cache.js';
 import { AGGREGATED_DISCOVERY_ACCEPT, DiscoveryClient } from './discovery-client.js';
 import { findByKind, findByName, RestMapper } from './rest-mapper.js';
-
-const fixtures = join(import.meta.dirname, '..', '__fixtures__', 'discovery');
-
-async function fixture(name: string): Promise<unknown> {
-  return JSON.parse(await readFile(join(fixtures, `${name}.json`), 'utf8'));
-}
-
-/** Recorded discovery of the pinned release: aggregated, or legacy (with one broken aggregated API). */
-async function discoveryServer(mode: 'aggregated' | 'legacy'): Promise<RecordingServer> {
-  const documents: Record<string, unknown> =
-    mode === 'aggregated'
-      ? { '/api': await fixture('aggregated-api'), '/apis': await fixture('aggregated-apis') }
-      : {
-          '/api': await fixture('legacy-api'),
-          '/apis': await fixture('legacy-apis'),
-          '/api/v1': await fixture('legacy-api-v1'),
-          '/apis/apps/v1': await fixture('legacy-apis-apps-v1'),
-        };
-  return startRecordingServer((request, response) => {
-    const document = documents[request.url];
-    if (request.url === '/version')
-      return json(response, 200, { major: '1', minor: '37', gitVersion: 'v1.37.2' });
-    if (document === undefined) {
-      return json(response, 503, {
-        kind: 'Status',
-        status: 'Failure',
-        code: 503,
-        reason: 'ServiceUnavailable',
-      });
-    }
-    json(
-      response,
-      200,
-      document,
-      mode === 'aggregated'
-        ? 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList'
-        : 'application/json',
-    );
-  });
-}
 
 let server: RecordingServer | undefined;
 const temporary: string[] = [];
@@ -181,13 +142,6 @@ describe('DiskDiscoveryCache', () => {
     expect(await new DiskDiscoveryCache({ directory }).get('https://h:2')).toBeUndefined();
     await new DiskDiscoveryCache({ directory }).delete('https://h:1');
     expect(await readdir(directory)).toEqual([cacheFileName('https://h:2')]);
-  });
-
-  it('names files after the server like kubectl', () => {
-    expect(cacheFileName('https://127.0.0.1:6443')).toBe('127.0.0.1_6443.json');
-    expect(cacheFileName('https://rancher.example/k8s/clusters/c-1')).toBe(
-      'rancher.example_k8s_clusters_c-1.json',
-    );
   });
 });
 

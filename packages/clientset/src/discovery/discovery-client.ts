@@ -1,6 +1,13 @@
 import type { RestClient } from '@k/rest';
 import { ClientsetError } from '../errors.js';
 import type { ResourceDescriptor } from '../resource/resource-descriptor.js';
+import {
+  DISCOVERY_CACHE,
+  NON_EMPTY_STRING,
+  REST_CLIENT,
+  STRING,
+} from '../validation/argument-rules.js';
+import { checkArgument, checkOptions } from '../validation/check-arguments.js';
 import { MemoryDiscoveryCache, type DiscoveryCache } from './discovery-cache.js';
 import {
   fromAggregated,
@@ -53,6 +60,9 @@ export class DiscoveryClient {
   #inflight: Promise<ServerResources> | undefined;
 
   constructor(rest: RestClient, options: DiscoveryClientOptions = {}) {
+    const context = { where: 'DiscoveryClient' };
+    checkArgument(rest, REST_CLIENT, 'rest', context);
+    checkOptions(options, { rules: { cache: DISCOVERY_CACHE } }, context);
     this.rest = rest;
     this.cache = options.cache ?? new MemoryDiscoveryCache();
     this.#key = rest.server.href;
@@ -91,6 +101,8 @@ export class DiscoveryClient {
 
   /** resourcesFor returns the resources of one group version (empty when it is not served). */
   async resourcesFor(group: string, version: string): Promise<ResourceDescriptor[]> {
+    checkArgument(group, STRING, 'group', { where: 'discovery resourcesFor' });
+    checkArgument(version, NON_EMPTY_STRING, 'version', { where: 'discovery resourcesFor' });
     return (await this.serverResources()).resources.filter(
       (resource) => resource.group === group && resource.version === version,
     );

@@ -89,6 +89,63 @@ export interface ServerResources {
   failedGroupVersions: string[];
 }
 
+function isStringList(value: unknown): value is string[] {
+  return Array.isArray(value) && value.every((item) => typeof item === 'string');
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function isOptional(value: unknown, test: (value: unknown) => boolean): boolean {
+  return value === undefined || test(value);
+}
+
+function isDiscoveredGroup(value: unknown): value is DiscoveredGroup {
+  return (
+    isRecord(value) &&
+    typeof value.name === 'string' &&
+    isStringList(value.versions) &&
+    typeof value.preferredVersion === 'string'
+  );
+}
+
+function isResourceDescriptor(value: unknown): value is ResourceDescriptor {
+  return (
+    isRecord(value) &&
+    typeof value.group === 'string' &&
+    typeof value.version === 'string' &&
+    typeof value.kind === 'string' &&
+    typeof value.plural === 'string' &&
+    typeof value.namespaced === 'boolean' &&
+    isOptional(value.singular, (singular) => typeof singular === 'string') &&
+    isOptional(value.verbs, isStringList) &&
+    isOptional(
+      value.subresources,
+      (subresources) => isRecord(subresources) && Object.values(subresources).every(isStringList),
+    ) &&
+    isOptional(value.shortNames, isStringList) &&
+    isOptional(value.categories, isStringList)
+  );
+}
+
+/**
+ * isServerResources reports whether `value` has the shape of {@link ServerResources} all the way
+ * down (every group and resource with the fields of its type), so that what a cache file holds
+ * is trusted only when the discovery client can use it without a TypeError.
+ */
+export function isServerResources(value: unknown): value is ServerResources {
+  return (
+    isRecord(value) &&
+    Array.isArray(value.groups) &&
+    value.groups.every(isDiscoveredGroup) &&
+    Array.isArray(value.resources) &&
+    value.resources.every(isResourceDescriptor) &&
+    typeof value.aggregated === 'boolean' &&
+    isStringList(value.failedGroupVersions)
+  );
+}
+
 function sortedCopy(values: readonly string[] | undefined): string[] {
   return [...(values ?? [])].sort();
 }

@@ -4,6 +4,8 @@ import {
   type GroupVersionKind,
   type ResourceDescriptor,
 } from '../resource/resource-descriptor.js';
+import { NON_EMPTY_STRING, STRING, withMethods } from '../validation/argument-rules.js';
+import { checkArgument, checkOptions, type OptionRules } from '../validation/check-arguments.js';
 import type { DiscoveryClient } from './discovery-client.js';
 import type { ServerResources } from './discovery-documents.js';
 
@@ -13,6 +15,18 @@ export interface KindQuery {
   version?: string;
   kind: string;
 }
+
+const DISCOVERY_CLIENT = withMethods(
+  'a DiscoveryClient',
+  'serverResources',
+  'refresh',
+  'invalidate',
+);
+
+const KIND_QUERY: OptionRules = {
+  rules: { group: STRING, version: NON_EMPTY_STRING, kind: NON_EMPTY_STRING },
+  required: ['group', 'kind'],
+};
 
 function preferredFirst(resources: ServerResources, group: string): string[] {
   const entry = resources.groups.find((candidate) => candidate.name === group);
@@ -96,6 +110,7 @@ export class RestMapper {
   readonly discovery: DiscoveryClient;
 
   constructor(discovery: DiscoveryClient) {
+    checkArgument(discovery, DISCOVERY_CLIENT, 'discovery', { where: 'RestMapper' });
     this.discovery = discovery;
   }
 
@@ -112,7 +127,8 @@ export class RestMapper {
   }
 
   /** resourceFor returns the resource of a kind (preferred version when `version` is left out). */
-  resourceFor(query: KindQuery): Promise<ResourceDescriptor> {
+  async resourceFor(query: KindQuery): Promise<ResourceDescriptor> {
+    checkOptions(query, KIND_QUERY, { where: 'mapper resourceFor' }, 'query');
     return this.#lookup(
       (resources) => findByKind(resources, query),
       () =>
@@ -125,18 +141,17 @@ export class RestMapper {
   }
 
   /** mappingFor returns the resource of an object's `apiVersion` and `kind`. */
-  mappingFor(apiVersion: string, kind: string): Promise<ResourceDescriptor> {
+  async mappingFor(apiVersion: string, kind: string): Promise<ResourceDescriptor> {
+    checkArgument(apiVersion, NON_EMPTY_STRING, 'apiVersion', { where: 'mapper mappingFor' });
+    checkArgument(kind, NON_EMPTY_STRING, 'kind', { where: 'mapper mappingFor' });
     const parsed = parseApiVersion(apiVersion);
-    if (!parsed) {
-      return Promise.reject(
-        new ClientsetError('ERR_NO_MAPPING', `invalid apiVersion "${apiVersion}"`),
-      );
-    }
+    if (!parsed) throw new ClientsetError('ERR_NO_MAPPING', `invalid apiVersion "${apiVersion}"`);
     return this.resourceFor({ ...parsed, kind });
   }
 
   /** kindFor resolves a kubectl-style resource name (`deploy`, `deployments.apps`, `Widget`). */
-  kindFor(resource: string): Promise<ResourceDescriptor> {
+  async kindFor(resource: string): Promise<ResourceDescriptor> {
+    checkArgument(resource, NON_EMPTY_STRING, 'resource', { where: 'mapper kindFor' });
     return this.#lookup(
       (resources) => findByName(resources, resource),
       () => `the server doesn't have a resource type "${resource}"`,

@@ -4,9 +4,39 @@ import type { RestMapper } from '../discovery/rest-mapper.js';
 import type { KubernetesObject, UnstructuredObject } from '../resource/object-types.js';
 import { ResourceClient } from '../resource/resource-client.js';
 import type { GroupVersionResource, ResourceDescriptor } from '../resource/resource-descriptor.js';
+import {
+  isPlainObject,
+  NON_EMPTY_STRING,
+  PLAIN_OBJECT,
+  REST_CLIENT,
+  withMethods,
+  type ArgumentRule,
+} from '../validation/argument-rules.js';
+import { checkArgument } from '../validation/check-arguments.js';
 
 /** DynamicResourceClient is a client of any resource, for untyped objects. */
 export type DynamicResourceClient = ResourceClient<UnstructuredObject>;
+
+const RESOURCE: ArgumentRule = {
+  expected: '{ group, version, resource } or a resource descriptor',
+  test: (value) =>
+    isPlainObject(value) &&
+    typeof value.group === 'string' &&
+    typeof value.version === 'string' &&
+    value.version !== '' &&
+    ((typeof value.resource === 'string' && value.resource !== '') ||
+      (typeof value.plural === 'string' && value.plural !== '')),
+};
+
+const OPTIONAL_STRING: ArgumentRule = {
+  expected: 'a string',
+  test: (value) => value === undefined || typeof value === 'string',
+};
+
+const OPTIONAL_MAPPER: ArgumentRule = {
+  expected: 'a RestMapper',
+  test: (value) => value === undefined || withMethods('', 'mappingFor').test(value),
+};
 
 function isDescriptor(
   value: GroupVersionResource | ResourceDescriptor,
@@ -26,6 +56,8 @@ export class DynamicClient {
   readonly mapper: RestMapper | undefined;
 
   constructor(rest: RestClient, mapper?: RestMapper) {
+    checkArgument(rest, REST_CLIENT, 'rest', { where: 'DynamicClient' });
+    checkArgument(mapper, OPTIONAL_MAPPER, 'mapper', { where: 'DynamicClient' });
     this.rest = rest;
     this.mapper = mapper;
   }
@@ -39,6 +71,8 @@ export class DynamicClient {
     resource: GroupVersionResource | ResourceDescriptor,
     namespace?: string,
   ): DynamicResourceClient {
+    checkArgument(resource, RESOURCE, 'resource', { where: 'dynamic resource' });
+    checkArgument(namespace, OPTIONAL_STRING, 'namespace', { where: 'dynamic resource' });
     const descriptor: ResourceDescriptor = isDescriptor(resource)
       ? resource
       : {
@@ -68,6 +102,10 @@ export class DynamicClient {
     kind: string,
     namespace?: string,
   ): Promise<DynamicResourceClient> {
+    const context = { where: 'dynamic forKind' };
+    checkArgument(apiVersion, NON_EMPTY_STRING, 'apiVersion', context);
+    checkArgument(kind, NON_EMPTY_STRING, 'kind', context);
+    checkArgument(namespace, OPTIONAL_STRING, 'namespace', context);
     const descriptor = await this.#mapper().mappingFor(apiVersion, kind);
     return this.resource(descriptor, descriptor.namespaced ? (namespace ?? 'default') : undefined);
   }
@@ -80,6 +118,9 @@ export class DynamicClient {
     object: KubernetesObject,
     defaultNamespace?: string,
   ): Promise<DynamicResourceClient> {
+    const context = { where: 'dynamic forObject' };
+    checkArgument(object, PLAIN_OBJECT, 'the object', { ...context, code: 'ERR_INVALID_OBJECT' });
+    checkArgument(defaultNamespace, OPTIONAL_STRING, 'defaultNamespace', context);
     if (!object.apiVersion || !object.kind) {
       throw new ClientsetError('ERR_INVALID_OBJECT', 'object has no apiVersion or kind');
     }

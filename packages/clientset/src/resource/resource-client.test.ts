@@ -2,7 +2,7 @@ import { ApiError, isConflict, reasonForError } from '@k/rest';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ApplyConflictError, ClientsetError } from '../errors.js';
 import { createAppsV1Client, deploymentsResource } from '../generated/apps/v1/index.js';
-import { createCoreV1Client } from '../generated/core/v1/index.js';
+import { configMapsResource, createCoreV1Client } from '../generated/core/v1/index.js';
 import {
   json,
   startRecordingServer,
@@ -348,5 +348,334 @@ describe('ResourceClient checks (recording fake server)', () => {
     await client.getScale('d');
     expect(last().url).toBe('/apis/apps/v1/namespaces/ns/deployments/d/scale');
     expect(client.inNamespace('other').namespace).toBe('other');
+  });
+});
+
+/** PlainClient is a resource client as plain JavaScript sees it: any method, any arguments. */
+type PlainClient = Record<string, (...args: unknown[]) => unknown>;
+
+const CONFIG_MAP = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c' } } as const;
+
+// What a plain-JavaScript caller can pass that the types forbid; the recording fake server shows
+// that nothing is sent. Each call must fail with a typed error saying what to pass.
+describe('ResourceClient arguments from plain JavaScript (recording fake server)', () => {
+  const configMapCalls: [string, (client: PlainClient) => unknown, string, RegExp][] = [
+    [
+      'apply without options',
+      (c) => c.apply!(CONFIG_MAP),
+      'ERR_INVALID_ARGUMENT',
+      /^configmaps apply: options must be an object with fieldManager, got undefined$/,
+    ],
+    [
+      'apply without fieldManager',
+      (c) => c.apply!(CONFIG_MAP, {}),
+      'ERR_INVALID_ARGUMENT',
+      /^configmaps apply: options.fieldManager must be a non-empty string, got undefined$/,
+    ],
+    [
+      'apply with a numeric fieldManager',
+      (c) => c.apply!(CONFIG_MAP, { fieldManager: 5 }),
+      'ERR_INVALID_ARGUMENT',
+      /options.fieldManager must be a non-empty string, got a number$/,
+    ],
+    [
+      'apply with force as text',
+      (c) => c.apply!(CONFIG_MAP, { fieldManager: 'm', force: 'yes' }),
+      'ERR_INVALID_ARGUMENT',
+      /options.force must be true or false, got a string$/,
+    ],
+    [
+      'apply of a string',
+      (c) => c.apply!('kind: ConfigMap', { fieldManager: 'm' }),
+      'ERR_INVALID_OBJECT',
+      /^configmaps apply: the configuration must be an object, got a string$/,
+    ],
+    [
+      'apply of nothing',
+      (c) => c.apply!(undefined, { fieldManager: 'm' }),
+      'ERR_INVALID_OBJECT',
+      /the configuration must be an object, got undefined$/,
+    ],
+    [
+      'get without a name',
+      (c) => c.get!(),
+      'ERR_INVALID_ARGUMENT',
+      /^configmaps get: name must be a non-empty string, got undefined$/,
+    ],
+    [
+      'get with a numeric name',
+      (c) => c.get!(5),
+      'ERR_INVALID_ARGUMENT',
+      /name must be a non-empty string, got a number$/,
+    ],
+    [
+      'get with options as text',
+      (c) => c.get!('c', '0'),
+      'ERR_INVALID_ARGUMENT',
+      /^configmaps get: options must be an object, got a string$/,
+    ],
+    [
+      'get with null options',
+      (c) => c.get!('c', null),
+      'ERR_INVALID_ARGUMENT',
+      /options must be an object, got null$/,
+    ],
+    [
+      'list with a selector instead of options',
+      (c) => c.list!('app=web'),
+      'ERR_INVALID_ARGUMENT',
+      /^configmaps list: options must be an object, got a string$/,
+    ],
+    [
+      'list with a limit as text',
+      (c) => c.list!({ limit: '10' }),
+      'ERR_INVALID_ARGUMENT',
+      /options.limit must be an integer of 0 or more, got a string$/,
+    ],
+    [
+      'list with a numeric label selector',
+      (c) => c.list!({ labelSelector: 5 }),
+      'ERR_INVALID_ARGUMENT',
+      /options.labelSelector must be a string or an object of string values, got a number$/,
+    ],
+    [
+      'list with a label selector map of numbers',
+      (c) => c.list!({ labelSelector: { app: 5 } }),
+      'ERR_INVALID_ARGUMENT',
+      /options.labelSelector must be/,
+    ],
+    [
+      'list with a signal that is not one',
+      (c) => c.list!({ signal: {} }),
+      'ERR_INVALID_ARGUMENT',
+      /options.signal must be an AbortSignal, got an object$/,
+    ],
+    [
+      'listAll with a page size as text',
+      (c) => c.listAll!({ pageSize: '5' }),
+      'ERR_INVALID_ARGUMENT',
+      /^configmaps list: options.pageSize/,
+    ],
+    [
+      'watch with a negative timeout',
+      (c) => c.watch!({ timeoutSeconds: -1 }),
+      'ERR_INVALID_ARGUMENT',
+      /^configmaps watch: options.timeoutSeconds must be an integer of 0 or more, got a number$/,
+    ],
+    [
+      'create of nothing',
+      (c) => c.create!(),
+      'ERR_INVALID_OBJECT',
+      /^configmaps create: the object must be an object, got undefined$/,
+    ],
+    [
+      'create of a string',
+      (c) => c.create!('{}'),
+      'ERR_INVALID_OBJECT',
+      /the object must be an object, got a string$/,
+    ],
+    [
+      'create of a list',
+      (c) => c.create!([CONFIG_MAP]),
+      'ERR_INVALID_OBJECT',
+      /the object must be an object, got an array$/,
+    ],
+    [
+      'create with dryRun false',
+      (c) => c.create!(CONFIG_MAP, { dryRun: false }),
+      'ERR_INVALID_ARGUMENT',
+      /options.dryRun must be 'All' or true, got a boolean$/,
+    ],
+    [
+      'create with a lower-case fieldValidation',
+      (c) => c.create!(CONFIG_MAP, { fieldValidation: 'strict' }),
+      'ERR_INVALID_ARGUMENT',
+      /options.fieldValidation must be 'Ignore', 'Warn' or 'Strict', got a string$/,
+    ],
+    [
+      'update of nothing',
+      (c) => c.update!(),
+      'ERR_INVALID_OBJECT',
+      /^configmaps update: the object must be an object, got undefined$/,
+    ],
+    [
+      'patch without a type',
+      (c) => c.patch!('c'),
+      'ERR_INVALID_ARGUMENT',
+      /^configmaps patch: type must be 'json', 'merge' or 'strategic-merge', got undefined$/,
+    ],
+    [
+      'patch of type apply',
+      (c) => c.patch!('c', 'apply', {}),
+      'ERR_INVALID_ARGUMENT',
+      /type must be 'json', 'merge' or 'strategic-merge', got a string$/,
+    ],
+    [
+      'patch with the body as text',
+      (c) => c.patch!('c', 'merge', '{"data":{}}'),
+      'ERR_INVALID_ARGUMENT',
+      /^configmaps patch: body must be an object \(a merge patch\), got a string$/,
+    ],
+    [
+      'a json patch that is not a list',
+      (c) => c.patch!('c', 'json', { op: 'remove', path: '/data' }),
+      'ERR_INVALID_ARGUMENT',
+      /body must be an array of JSON patch operations, got an object$/,
+    ],
+    [
+      'patch without a name',
+      (c) => c.patch!(undefined, 'merge', {}),
+      'ERR_INVALID_ARGUMENT',
+      /^configmaps patch: name must be a non-empty string, got undefined$/,
+    ],
+    [
+      'delete without a name',
+      (c) => c.delete!(),
+      'ERR_INVALID_ARGUMENT',
+      /^configmaps delete: name must be a non-empty string, got undefined$/,
+    ],
+    [
+      'delete with a lower-case propagation policy',
+      (c) => c.delete!('c', { propagationPolicy: 'background' }),
+      'ERR_INVALID_ARGUMENT',
+      /options.propagationPolicy must be 'Orphan', 'Background' or 'Foreground', got a string$/,
+    ],
+    [
+      'delete with a grace period as text',
+      (c) => c.delete!('c', { gracePeriodSeconds: '0' }),
+      'ERR_INVALID_ARGUMENT',
+      /options.gracePeriodSeconds must be an integer of 0 or more, got a string$/,
+    ],
+    [
+      'deleteCollection with a selector instead of options',
+      (c) => c.deleteCollection!('app=web'),
+      'ERR_INVALID_ARGUMENT',
+      /^configmaps deletecollection: options must be an object, got a string$/,
+    ],
+  ];
+
+  it.each(configMapCalls)('%s: a typed error, nothing sent', async (_name, call, code, message) => {
+    server = await startRecordingServer();
+    const client = createCoreV1Client(server.client).configMaps('ns') as unknown as PlainClient;
+    const error = await caught(() => call(client));
+    expect(ClientsetError.isInstance(error) && error.code).toBe(code);
+    expect((error as Error).message).toMatch(message);
+    expect((error as ClientsetError).resource).toBe('configmaps');
+    expect(server.requests).toHaveLength(0);
+  });
+
+  const deploymentCalls: [string, (client: PlainClient) => unknown, RegExp][] = [
+    [
+      'getStatus without a name',
+      (c) => c.getStatus!(),
+      /^deployments.apps get status: name must be a non-empty string, got undefined$/,
+    ],
+    [
+      'updateStatus of a string',
+      (c) => c.updateStatus!('d'),
+      /^deployments.apps update status: the object must be an object, got a string$/,
+    ],
+    [
+      'patchStatus with a null body',
+      (c) => c.patchStatus!('d', 'merge', null),
+      /^deployments.apps patch status: body must be an object \(a merge patch\), got null$/,
+    ],
+    [
+      'applyStatus without options',
+      (c) => c.applyStatus!({ ...CONFIG_MAP, kind: 'Deployment' }),
+      /^deployments.apps apply status: options must be an object with fieldManager, got undefined$/,
+    ],
+    [
+      'getScale with a numeric name',
+      (c) => c.getScale!(1),
+      /^deployments.apps get scale: name must be a non-empty string, got a number$/,
+    ],
+    [
+      'updateScale without the scale',
+      (c) => c.updateScale!('d'),
+      /^deployments.apps update scale: the scale must be an object, got undefined$/,
+    ],
+    [
+      'patchScale with an unknown type',
+      (c) => c.patchScale!('d', 'strategic', {}),
+      /^deployments.apps patch scale: type must be/,
+    ],
+    [
+      'applyScale without options',
+      (c) =>
+        c.applyScale!('d', {
+          apiVersion: 'autoscaling/v1',
+          kind: 'Scale',
+          metadata: { name: 'd' },
+        }),
+      /^deployments.apps apply scale: options must be an object with fieldManager, got undefined$/,
+    ],
+  ];
+
+  it.each(deploymentCalls)('%s: a typed error, nothing sent', async (_name, call, message) => {
+    server = await startRecordingServer();
+    const client = createAppsV1Client(server.client).deployments('ns') as unknown as PlainClient;
+    const error = await caught(() => call(client));
+    expect(ClientsetError.isInstance(error)).toBe(true);
+    expect((error as Error).message).toMatch(message);
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it('a namespace that is not a string is refused where the client is made', async () => {
+    server = await startRecordingServer();
+    const core = createCoreV1Client(server.client) as unknown as Record<
+      string,
+      (namespace: unknown) => PlainClient
+    >;
+    const error = await caught(() => core.configMaps!(5));
+    expect(ClientsetError.isInstance(error) && error.code).toBe('ERR_INVALID_ARGUMENT');
+    expect((error as Error).message).toBe('configmaps: namespace must be a string, got a number');
+    const configMaps = new ResourceClient(server.client, configMapsResource, 'ns');
+    const inNamespace = await caught(() => configMaps.inNamespace(undefined as never));
+    expect((inNamespace as Error).message).toBe(
+      'configmaps inNamespace: namespace must be a string, got undefined',
+    );
+  });
+
+  it('listPages, which returns an iterable, throws its typed error at once', async () => {
+    server = await startRecordingServer();
+    const client = createCoreV1Client(server.client).configMaps('ns') as unknown as PlainClient;
+    expect(() => client.listPages!('app=web')).toThrow(
+      /^configmaps list: options must be an object, got a string$/,
+    );
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it('every other call still goes out: valid options pass the checks', async () => {
+    server = await startRecordingServer((_request, response) => json(response, 200, { items: [] }));
+    const client = createCoreV1Client(server.client).configMaps('ns');
+    const controller = new AbortController();
+    await client.list({
+      labelSelector: { app: 'web' },
+      limit: 0,
+      timeoutSeconds: 5,
+      signal: controller.signal,
+      resourceVersionMatch: 'NotOlderThan',
+      resourceVersion: '0',
+    });
+    await client.apply(CONFIG_MAP, {
+      fieldManager: 'm',
+      force: true,
+      dryRun: 'All',
+      fieldValidation: 'Strict',
+    });
+    await client.create(CONFIG_MAP, {
+      dryRun: true,
+      fieldManager: 'm',
+      timeoutMs: 1000,
+      maxRetries: 0,
+    });
+    await client.patch('c', 'json', [{ op: 'remove', path: '/data' }]);
+    await client.delete('c', {
+      propagationPolicy: 'Background',
+      gracePeriodSeconds: 0,
+      preconditions: { uid: 'u' },
+    });
+    expect(server.requests).toHaveLength(5);
   });
 });

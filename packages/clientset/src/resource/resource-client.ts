@@ -27,6 +27,8 @@ import {
   type UpdateOptions,
   type WatchOptions,
 } from './request-options.js';
+import { trackWatch } from './open-watches.js';
+import { ResourceArguments } from './resource-arguments.js';
 import { apiVersionOf, resourceName, type ResourceDescriptor } from './resource-descriptor.js';
 
 type Subresource = 'status' | 'scale';
@@ -38,7 +40,9 @@ type Subresource = 'status' | 'scale';
  * Content-Type, delete DELETE with `DeleteOptions` in the body, list/watch GET). Bodies are JSON
  * parsed once into plain objects typed `T` — never converted, so a timestamp is the same string
  * from a get, a list or a watch. A verb the descriptor does not list fails with
- * `ERR_VERB_NOT_SUPPORTED` before anything is sent. Stateless and safe for concurrent use.
+ * `ERR_VERB_NOT_SUPPORTED`, and an argument of the wrong type (plain JavaScript) with
+ * `ERR_INVALID_ARGUMENT` or `ERR_INVALID_OBJECT` ({@link ResourceArguments}), before anything is
+ * sent; methods that return a promise reject. Stateless and safe for concurrent use.
  *
  * Generated clients expose it through {@link ResourceClientFor}, which keeps only the verbs
  * discovery lists; the dynamic client exposes all of it.
@@ -52,16 +56,21 @@ export class ResourceClient<
   /** namespace scopes requests: a name, `''` (all namespaces) or undefined (cluster-scoped). */
   readonly namespace: string | undefined;
   readonly #apiVersion: string;
+  readonly #arguments: ResourceArguments;
 
   constructor(rest: RestClient, descriptor: ResourceDescriptor, namespace?: string) {
+    const checks = new ResourceArguments(descriptor);
+    checks.client(rest, namespace);
     this.rest = rest;
     this.descriptor = descriptor;
     this.namespace = namespace;
     this.#apiVersion = apiVersionOf(descriptor);
+    this.#arguments = checks;
   }
 
   /** inNamespace returns the same client scoped to `namespace` (`''`: every namespace). */
   inNamespace(namespace: string): ResourceClient<T, L> {
+    this.#arguments.namespace(namespace);
     return new ResourceClient<T, L>(this.rest, this.descriptor, namespace);
   }
 
@@ -96,23 +105,6 @@ export class ResourceClient<
     return builder;
   }
 
-  #nameOf(object: KubernetesObject | undefined, verb: string): string {
-    if (object === undefined || object === null || typeof object !== 'object') {
-      throw new ClientsetError('ERR_INVALID_OBJECT', `object provided to ${verb} must not be nil`, {
-        resource: resourceName(this.descriptor),
-      });
-    }
-    const name = object.metadata?.name;
-    if (!name) {
-      throw new ClientsetError(
-        'ERR_INVALID_OBJECT',
-        `${verb}: metadata.name must be provided (${resourceName(this.descriptor)})`,
-        { resource: resourceName(this.descriptor) },
-      );
-    }
-    return name;
-  }
-
   #get<R>(name: string, options: GetOptions, subresource?: Subresource): Promise<R> {
     return this.#target(this.rest.get(), options, name, subresource)
       .params({ resourceVersion: options.resourceVersion || undefined })
@@ -124,7 +116,10 @@ export class ResourceClient<
     options: UpdateOptions,
     subresource?: Subresource,
   ): Promise<R> {
-    const name = this.#nameOf(object, subresource ? `update ${subresource}` : 'update');
+    const name = this.#arguments.objectName(
+      object,
+      subresource ? `update ${subresource}` : 'update',
+    );
     return this.#target(this.rest.put(), options, name, subresource)
       .params(writeParams(options))
       .body(object)
@@ -138,11 +133,6 @@ export class ResourceClient<
     options: PatchOptions,
     subresource?: Subresource,
   ): Promise<R> {
-    if (!name) {
-      throw new ClientsetError('ERR_INVALID_OBJECT', 'name is required', {
-        resource: resourceName(this.descriptor),
-      });
-    }
     return this.#target(this.rest.patch(type), options, name, subresource)
       .params(writeParams({ ...options, force: undefined }))
       .body(body)
@@ -155,7 +145,9 @@ export class ResourceClient<
     subresource?: Subresource,
     name?: string,
   ): Promise<R> {
-    const objectName = name ?? this.#nameOf(configuration, 'apply');
+    const objectName =
+      name ??
+      this.#arguments.objectName(configuration, subresource ? `apply ${subresource}` : 'apply');
     if (configuration.metadata?.managedFields !== undefined) {
       throw new ClientsetError(
         'ERR_INVALID_OBJECT',
@@ -182,8 +174,10 @@ export class ResourceClient<
   }
 
   /** get reads one object by name (GET …/<plural>/<name>). */
-  get(name: string, options: GetOptions = {}): Promise<T> {
+  async get(name: string, options: GetOptions = {}): Promise<T> {
     this.#check('get');
+    this.#arguments.name(name, 'get');
+    this.#arguments.options(options, 'get');
     return this.#get<T>(name, options);
   }
 
@@ -191,8 +185,9 @@ export class ResourceClient<
    * list reads the objects the selection matches (GET …/<plural>), one page when `limit` is set;
    * `timeoutSeconds` also bounds the call on the client, as client-go does.
    */
-  list(options: ListOptions = {}): Promise<L> {
+  async list(options: ListOptions = {}): Promise<L> {
     this.#check('list');
+    this.#arguments.options(options, 'list');
     const builder = this.#target(this.rest.get(), options).params(selectionParams(options));
     if (options.timeoutSeconds !== undefined && options.timeoutMs === undefined) {
       builder.timeout(options.timeoutSeconds * 1000);
@@ -202,6 +197,7 @@ export class ResourceClient<
 
   #pager(options: ListAllOptions) {
     this.#check('list');
+    this.#arguments.options(options, 'list');
     const { pageSize, ...selection } = options;
     return this.#target(this.rest.get(), options)
       .params(selectionParams(selection))
@@ -217,7 +213,10 @@ export class ResourceClient<
     return (await this.#pager(options).list()) as unknown as L;
   }
 
-  /** listPages yields the pages of a paged list one at a time (see `ListPage.restarted`). */
+  /**
+   * listPages yields the pages of a paged list one at a time (see `ListPage.restarted`). It
+   * returns an iterable, not a promise, so a verb or argument it refuses is thrown at once.
+   */
   listPages(options: ListAllOptions = {}): AsyncIterable<ListPage<T>> {
     return this.#pager(options);
   }
@@ -225,10 +224,13 @@ export class ResourceClient<
   /**
    * watch opens a watch (GET …/<plural>?watch=true) and resolves once the server accepted it;
    * iterate it for typed ADDED, MODIFIED, DELETED and BOOKMARK events. An ERROR event is thrown
-   * as an `ApiError` (410 Gone: list again and watch from the new resourceVersion).
+   * as an `ApiError` (410 Gone: list again and watch from the new resourceVersion). An open
+   * watch keeps the process alive (its connection is in use) until it ends: leave the loop, call
+   * `close()`, or close the clientset that owns the transport, which ends it.
    */
-  watch(options: WatchOptions = {}): Promise<Watch<T>> {
+  async watch(options: WatchOptions = {}): Promise<Watch<T>> {
     this.#check('watch');
+    this.#arguments.options(options, 'watch');
     const builder = this.#target(this.rest.get(), options).params({
       ...selectionParams(options),
       sendInitialEvents: options.sendInitialEvents,
@@ -236,18 +238,18 @@ export class ResourceClient<
     if (options.timeoutSeconds !== undefined && options.timeoutMs === undefined) {
       builder.timeout(options.timeoutSeconds * 1000);
     }
-    return builder.watch<T>({
+    const watch = await builder.watch<T>({
       ...(options.allowWatchBookmarks ? { allowWatchBookmarks: true } : {}),
       ...(options.idleTimeoutMs !== undefined ? { idleTimeoutMs: options.idleTimeoutMs } : {}),
     });
+    return trackWatch(this.rest, watch);
   }
 
   /** create creates `object` (POST …/<plural>) and returns it as stored (or as it would be, with dryRun). */
-  create(object: T, options: CreateOptions = {}): Promise<T> {
+  async create(object: T, options: CreateOptions = {}): Promise<T> {
     this.#check('create');
-    if (object === undefined || object === null) {
-      throw new ClientsetError('ERR_INVALID_OBJECT', 'object provided to create must not be nil');
-    }
+    this.#arguments.object(object, 'create');
+    this.#arguments.options(options, 'create');
     return this.#target(this.rest.post(), options)
       .params(writeParams(options))
       .body(object)
@@ -258,8 +260,10 @@ export class ResourceClient<
    * update replaces the object named by `object.metadata.name` (PUT). Send the
    * `metadata.resourceVersion` you read to fail with a conflict instead of overwriting a change.
    */
-  update(object: T, options: UpdateOptions = {}): Promise<T> {
+  async update(object: T, options: UpdateOptions = {}): Promise<T> {
     this.#check('update');
+    this.#arguments.object(object, 'update');
+    this.#arguments.options(options, 'update');
     return this.#update<T>(object, options);
   }
 
@@ -267,24 +271,29 @@ export class ResourceClient<
    * patch changes the object `name` with a patch of the named type: `'json'` (RFC 6902 operations),
    * `'merge'` (RFC 7386) or `'strategic-merge'` (built-in kinds). The Content-Type follows the type.
    */
-  patch<Type extends NamedPatchType>(
+  async patch<Type extends NamedPatchType>(
     name: string,
     type: Type,
     body: PatchBody<T, Type>,
     options: PatchOptions = {},
   ): Promise<T> {
     this.#check('patch');
+    this.#arguments.name(name, 'patch');
+    this.#arguments.patch(type, body, 'patch');
+    this.#arguments.options(options, 'patch');
     return this.#patch<T>(name, type, body, options);
   }
 
   /**
    * apply is server-side apply (PATCH `application/apply-patch+yaml`, `fieldManager` and `force`
    * always sent, `force=false` by default): the server merges the fields sent into the object
-   * (creating it when missing) and records `fieldManager` as their owner. Fields another manager
-   * owns fail with an {@link ApplyConflictError}, unless `force` takes them over.
+   * (creating it when missing) and records `fieldManager` (required) as their owner. Fields
+   * another manager owns fail with an {@link ApplyConflictError}, unless `force` takes them over.
    */
-  apply(configuration: ApplyConfiguration<T>, options: ApplyOptions): Promise<T> {
+  async apply(configuration: ApplyConfiguration<T>, options: ApplyOptions): Promise<T> {
     this.#check('patch');
+    this.#arguments.object(configuration, 'apply', 'the configuration');
+    this.#arguments.applyOptions(options, 'apply');
     return this.#apply<T>(configuration as KubernetesObject, options);
   }
 
@@ -293,16 +302,19 @@ export class ResourceClient<
    * the object (still there while finalizers run, or as it was) or a `Status`, depending on the
    * resource.
    */
-  delete(name: string, options: DeleteOptions = {}): Promise<T | Status> {
+  async delete(name: string, options: DeleteOptions = {}): Promise<T | Status> {
     this.#check('delete');
+    this.#arguments.name(name, 'delete');
+    this.#arguments.options(options, 'delete');
     return this.#target(this.rest.delete(), options, name)
       .body(deleteOptionsBody(options))
       .execute<T | Status>();
   }
 
   /** deleteCollection deletes every object the selection matches (DELETE …/<plural>). */
-  deleteCollection(options: DeleteCollectionOptions = {}): Promise<L | Status> {
+  async deleteCollection(options: DeleteCollectionOptions = {}): Promise<L | Status> {
     this.#check('deletecollection');
+    this.#arguments.options(options, 'deletecollection');
     return this.#target(this.rest.delete(), options)
       .params(selectionParams(options))
       .body(deleteOptionsBody(options))
@@ -310,65 +322,85 @@ export class ResourceClient<
   }
 
   /** getStatus reads the `status` subresource of `name`. */
-  getStatus(name: string, options: GetOptions = {}): Promise<T> {
+  async getStatus(name: string, options: GetOptions = {}): Promise<T> {
     this.#check('get', 'status');
+    this.#arguments.name(name, 'get status');
+    this.#arguments.options(options, 'get status');
     return this.#get<T>(name, options, 'status');
   }
 
   /** updateStatus replaces the status of `object` (PUT …/<name>/status); other changes are ignored. */
-  updateStatus(object: T, options: UpdateOptions = {}): Promise<T> {
+  async updateStatus(object: T, options: UpdateOptions = {}): Promise<T> {
     this.#check('update', 'status');
+    this.#arguments.object(object, 'update status');
+    this.#arguments.options(options, 'update status');
     return this.#update<T>(object, options, 'status');
   }
 
   /** patchStatus patches the `status` subresource of `name`. */
-  patchStatus<Type extends NamedPatchType>(
+  async patchStatus<Type extends NamedPatchType>(
     name: string,
     type: Type,
     body: PatchBody<T, Type>,
     options: PatchOptions = {},
   ): Promise<T> {
     this.#check('patch', 'status');
+    this.#arguments.name(name, 'patch status');
+    this.#arguments.patch(type, body, 'patch status');
+    this.#arguments.options(options, 'patch status');
     return this.#patch<T>(name, type, body, options, 'status');
   }
 
   /** applyStatus server-side applies the status fields of `configuration` (see {@link apply}). */
-  applyStatus(configuration: ApplyConfiguration<T>, options: ApplyOptions): Promise<T> {
+  async applyStatus(configuration: ApplyConfiguration<T>, options: ApplyOptions): Promise<T> {
     this.#check('patch', 'status');
+    this.#arguments.object(configuration, 'apply status', 'the configuration');
+    this.#arguments.applyOptions(options, 'apply status');
     return this.#apply<T>(configuration as KubernetesObject, options, 'status');
   }
 
   /** getScale reads the `scale` subresource of `name` (an `autoscaling/v1` Scale). */
-  getScale(name: string, options: GetOptions = {}): Promise<Scale> {
+  async getScale(name: string, options: GetOptions = {}): Promise<Scale> {
     this.#check('get', 'scale');
+    this.#arguments.name(name, 'get scale');
+    this.#arguments.options(options, 'get scale');
     return this.#get<Scale>(name, options, 'scale');
   }
 
   /** updateScale replaces the scale of `name` (PUT …/<name>/scale with an `autoscaling/v1` Scale). */
-  updateScale(name: string, scale: Scale, options: UpdateOptions = {}): Promise<Scale> {
+  async updateScale(name: string, scale: Scale, options: UpdateOptions = {}): Promise<Scale> {
     this.#check('update', 'scale');
+    this.#arguments.name(name, 'update scale');
+    this.#arguments.object(scale, 'update scale', 'the scale');
+    this.#arguments.options(options, 'update scale');
     const named: Scale = { ...scale, metadata: { ...scale.metadata, name } };
     return this.#update<Scale>(named, options, 'scale');
   }
 
   /** patchScale patches the scale of `name`, e.g. `patchScale(name, 'merge', { spec: { replicas: 3 } })`. */
-  patchScale<Type extends NamedPatchType>(
+  async patchScale<Type extends NamedPatchType>(
     name: string,
     type: Type,
     body: PatchBody<Scale, Type>,
     options: PatchOptions = {},
   ): Promise<Scale> {
     this.#check('patch', 'scale');
+    this.#arguments.name(name, 'patch scale');
+    this.#arguments.patch(type, body, 'patch scale');
+    this.#arguments.options(options, 'patch scale');
     return this.#patch<Scale>(name, type, body, options, 'scale');
   }
 
   /** applyScale server-side applies a Scale to `name` (`{ apiVersion: 'autoscaling/v1', kind: 'Scale', … }`). */
-  applyScale(
+  async applyScale(
     name: string,
     configuration: ApplyConfiguration<Scale>,
     options: ApplyOptions,
   ): Promise<Scale> {
     this.#check('patch', 'scale');
+    this.#arguments.name(name, 'apply scale');
+    this.#arguments.object(configuration, 'apply scale', 'the configuration');
+    this.#arguments.applyOptions(options, 'apply scale');
     return this.#apply<Scale>(configuration as KubernetesObject, options, 'scale', name);
   }
 

@@ -21,7 +21,7 @@ import { kubectlYamlTags } from './yaml-schema.js';
  * 14 s and 400 MB to decode); it gets the same bound, so that a file using one small anchor
  * thousands of times loads, as it does in kubectl.
  */
-const MAX_ALIASED_NODES = 1_000_000;
+export const MAX_ALIASED_NODES = 1_000_000;
 
 /**
  * Characters outside YAML's printable set, which kubectl's reader rejects: C0 and C1 controls
@@ -143,7 +143,7 @@ export function parseKubeconfigDocument(text: string, path: string): Document {
  * aliasesRepeatTooMuch walks the document in order and adds up the nodes each alias repeats
  * (the size of its anchor's node, aliases within included), stopping once past `limit`.
  */
-function aliasesRepeatTooMuch(document: Document, limit: number): boolean {
+export function aliasesRepeatTooMuch(document: Document, limit: number): boolean {
   const anchors = new Map<string, Node>();
   const sizes = new Map<Node, number>();
   let repeated = 0;
@@ -193,7 +193,7 @@ function stripBom(text: string): string {
 }
 
 /** safeYamlMessage keeps the YAML library's diagnosis and position, never the source text. */
-function safeYamlMessage(error: unknown, lineCounter?: LineCounter): string {
+export function safeYamlMessage(error: unknown, lineCounter?: LineCounter): string {
   if (typeof error === 'object' && error !== null) {
     const { message, pos } = error as { message?: unknown; pos?: [number, number] };
     const firstLine = typeof message === 'string' ? (message.split('\n')[0] ?? '') : '';

@@ -1,0 +1,117 @@
+import type { KubernetesObject, NamedPatchType } from './object-types.js';
+import { APPLY_OPTIONS, OPTIONS } from './option-rules.js';
+import { resourceName } from './resource-descriptor.js';
+import {
+  isPlainObject,
+  NON_EMPTY_STRING,
+  oneOf,
+  PLAIN_OBJECT,
+  REST_CLIENT,
+  STRING,
+  type ArgumentRule,
+} from '../validation/argument-rules.js';
+import {
+  checkArgument,
+  checkOptions,
+  type ArgumentContext,
+  type OptionRules,
+} from '../validation/check-arguments.js';
+
+const PATCH_TYPE = oneOf('json', 'merge', 'strategic-merge');
+
+const PATCH_BODY: Readonly<Record<NamedPatchType, ArgumentRule>> = {
+  json: { expected: 'an array of JSON patch operations', test: Array.isArray },
+  merge: { expected: 'an object (a merge patch)', test: isPlainObject },
+  'strategic-merge': { expected: 'an object (a strategic merge patch)', test: isPlainObject },
+};
+
+const DESCRIPTOR: ArgumentRule = {
+  expected: 'a resource descriptor ({ group, version, kind, plural, namespaced })',
+  test: (value) =>
+    isPlainObject(value) &&
+    typeof value.group === 'string' &&
+    typeof value.version === 'string' &&
+    value.version !== '' &&
+    typeof value.plural === 'string' &&
+    value.plural !== '',
+};
+
+const OPTIONAL_STRING: ArgumentRule = {
+  expected: 'a string',
+  test: (value) => value === undefined || typeof value === 'string',
+};
+
+/**
+ * ResourceArguments checks at runtime what a `ResourceClient` is given, for plain-JavaScript
+ * callers (the types already forbid what it refuses). Every typed and dynamic client goes
+ * through one, so the generated code stays as it is. Each check throws a `ClientsetError` —
+ * `ERR_INVALID_ARGUMENT`, or `ERR_INVALID_OBJECT` for the object a call sends — whose message
+ * names the resource, the call and what to pass (`configmaps apply: options.fieldManager must be
+ * a non-empty string, got undefined`), before anything is sent. Stateless.
+ */
+export class ResourceArguments {
+  readonly #name: string;
+
+  /** The constructor checks the descriptor itself (`ResourceClient: descriptor must be …`). */
+  constructor(descriptor: unknown) {
+    checkArgument(descriptor, DESCRIPTOR, 'descriptor', { where: 'ResourceClient' });
+    this.#name = resourceName(descriptor as { group: string; plural: string });
+  }
+
+  #context(call: string | undefined, code?: ArgumentContext['code']): ArgumentContext {
+    return {
+      where: call === undefined ? this.#name : `${this.#name} ${call}`,
+      resource: this.#name,
+      ...(code ? { code } : {}),
+    };
+  }
+
+  /** client checks what a client is made of: a RestClient and an optional namespace. */
+  client(rest: unknown, namespace: unknown): void {
+    checkArgument(rest, REST_CLIENT, 'rest', this.#context(undefined));
+    checkArgument(namespace, OPTIONAL_STRING, 'namespace', this.#context(undefined));
+  }
+
+  /** namespace checks the namespace of `inNamespace` (a string, `''` for every namespace). */
+  namespace(namespace: unknown): void {
+    checkArgument(namespace, STRING, 'namespace', this.#context('inNamespace'));
+  }
+
+  /** name checks an object name: a non-empty string. */
+  name(name: unknown, call: string): void {
+    checkArgument(name, NON_EMPTY_STRING, 'name', this.#context(call));
+  }
+
+  /** options checks a call's options (optional ones by default). */
+  options(options: unknown, call: string, rules: OptionRules = OPTIONS): void {
+    checkOptions(options, rules, this.#context(call));
+  }
+
+  /** applyOptions checks the options of a server-side apply, which needs `fieldManager`. */
+  applyOptions(options: unknown, call: string): void {
+    checkOptions(options, APPLY_OPTIONS, this.#context(call));
+  }
+
+  /** object checks the object a call sends: a plain object. */
+  object(object: unknown, call: string, what = 'the object'): void {
+    checkArgument(object, PLAIN_OBJECT, what, this.#context(call, 'ERR_INVALID_OBJECT'));
+  }
+
+  /** objectName returns the `metadata.name` of an object to send, which must be set. */
+  objectName(object: KubernetesObject, call: string): string {
+    const name = object.metadata?.name;
+    checkArgument(
+      name,
+      NON_EMPTY_STRING,
+      'metadata.name',
+      this.#context(call, 'ERR_INVALID_OBJECT'),
+    );
+    return name as string;
+  }
+
+  /** patch checks a patch's type (`json`, `merge` or `strategic-merge`) and that its body fits it. */
+  patch(type: unknown, body: unknown, call: string): void {
+    checkArgument(type, PATCH_TYPE, 'type', this.#context(call));
+    checkArgument(body, PATCH_BODY[type as NamedPatchType], 'body', this.#context(call));
+  }
+}
