@@ -12,7 +12,6 @@ import {
   createGroupVersionClient,
   type GroupVersionDefinition,
 } from './group/group-version-client.js';
-import { closeWatches } from './resource/open-watches.js';
 import { FUNCTION, REST_CLIENT, withMethods } from './validation/argument-rules.js';
 import { checkArgument, checkOptions, type OptionRules } from './validation/check-arguments.js';
 
@@ -81,9 +80,9 @@ export class Clientset extends GroupVersionClients {
   }
 
   /**
-   * close releases what the clientset owns: with `createClientset`, its transport. Watches
-   * opened through its clients end first (their loops end normally: a watch would otherwise hold
-   * the transport open until the server ends it, up to an hour); requests in flight finish,
+   * close releases what the clientset owns: with `createClientset`, its transport. Watches and
+   * log streams open on it end first (watch loops end normally, streams quietly: they would
+   * otherwise hold the transport open until the server ends them); requests in flight finish,
    * idle connections close, and later requests fail. A clientset made with `new` owns nothing
    * (and ends no watch) unless given `onClose`. Calling it again returns the same promise.
    *
@@ -99,7 +98,7 @@ export class Clientset extends GroupVersionClients {
 
   async #release(): Promise<void> {
     if (!this.#onClose) return;
-    closeWatches(this.rest);
+    this.rest.closeStreams();
     await this.#onClose();
   }
 }

@@ -27,7 +27,6 @@ import {
   type UpdateOptions,
   type WatchOptions,
 } from './request-options.js';
-import { trackWatch } from './open-watches.js';
 import { ResourceArguments } from './resource-arguments.js';
 import { apiVersionOf, resourceName, type ResourceDescriptor } from './resource-descriptor.js';
 
@@ -238,11 +237,10 @@ export class ResourceClient<
     if (options.timeoutSeconds !== undefined && options.timeoutMs === undefined) {
       builder.timeout(options.timeoutSeconds * 1000);
     }
-    const watch = await builder.watch<T>({
+    return builder.watch<T>({
       ...(options.allowWatchBookmarks ? { allowWatchBookmarks: true } : {}),
       ...(options.idleTimeoutMs !== undefined ? { idleTimeoutMs: options.idleTimeoutMs } : {}),
     });
-    return trackWatch(this.rest, watch);
   }
 
   /** create creates `object` (POST …/<plural>) and returns it as stored (or as it would be, with dryRun). */

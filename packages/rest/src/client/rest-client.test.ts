@@ -212,3 +212,35 @@ describe('RestClient on the wire (local fake server)', () => {
     expect(server.arrivals).toHaveLength(0);
   });
 });
+
+describe('closeStreams (a fake server that streams forever, as a quiet watch does)', () => {
+  it('ends every open watch and stream of the dispatcher so the transport can close', async () => {
+    server = await startFakeServer((_request, response) => {
+      response.writeHead(200, { 'content-type': 'application/json' });
+      response.write('{"type":"ADDED","object":{"metadata":{"name":"a"}}}\n');
+    });
+    rest = testClient(server.url);
+    const watch = await rest.client.get().resource('configmaps').watch();
+    const sibling = rest.client.withGroupVersion('apps/v1');
+    const stream = await sibling.get().resource('deployments').param('watch', 'true').stream();
+    const errors: unknown[] = [];
+    stream.on('error', (error) => errors.push(error));
+    const streamClosed = new Promise((resolve) => stream.once('close', resolve));
+    const seen: string[] = [];
+    const loop = (async () => {
+      for await (const event of watch) {
+        seen.push((event.object as { metadata: { name: string } }).metadata.name);
+      }
+    })();
+    while (seen.length === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+    // Either client ends both: they share the dispatcher.
+    rest.client.closeStreams();
+    await loop;
+    await streamClosed;
+    expect(seen).toEqual(['a']);
+    expect(errors).toEqual([]);
+    // Nothing is left open, so a graceful close completes.
+    await rest.close();
+    rest = undefined;
+  });
+});

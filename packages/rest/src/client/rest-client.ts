@@ -26,6 +26,7 @@ import { systemClock, type Clock } from '../timers/clock.js';
 import type { RateLimiter } from '../throttle/token-bucket.js';
 import { WatchStream } from '../watch/watch-stream.js';
 import { ListPager } from './list-pager.js';
+import { OpenStreams } from './open-streams.js';
 import { ResponseBodyStream } from './response-body-stream.js';
 import { RequestExecutor, type BufferedResponse, type RetryEvent } from './request-executor.js';
 
@@ -118,6 +119,7 @@ export class RestClient implements RequestRunner {
   readonly #executor: RequestExecutor;
   readonly #defaults: { basePath: string; groupVersion: string; timeoutMs?: number };
   readonly #watchIdleTimeoutMs: number;
+  readonly #openStreams: OpenStreams;
 
   constructor(
     transport: RestTransport | ServerDispatcher,
@@ -167,6 +169,7 @@ export class RestClient implements RequestRunner {
       ...(configured !== undefined && configured > 0 ? { timeoutMs: configured } : {}),
     };
     this.#watchIdleTimeoutMs = options.watchIdleTimeoutMs ?? DEFAULT_WATCH_IDLE_TIMEOUT_MS;
+    this.#openStreams = new OpenStreams(this.dispatcher);
     this.#executor = new RequestExecutor({
       dispatcher: this.dispatcher,
       origin,
@@ -293,23 +296,44 @@ export class RestClient implements RequestRunner {
   /** stream: see {@link RequestBuilder.stream}. */
   async stream(request: RestRequest): Promise<Readable> {
     const response = await this.#executor.open(request, false);
-    response.body.once('close', response.done);
-    return new ResponseBodyStream(
+    const stream = new ResponseBodyStream(
       response.body,
       { method: request.method, path: request.path },
       request.signal,
     );
+    const forget = this.#openStreams.add({ close: () => stream.destroy() });
+    response.body.once('close', () => {
+      forget();
+      response.done();
+    });
+    return stream;
   }
 
   /** watch: see {@link RequestBuilder.watch}. */
   async watch<T>(request: RestRequest, options: WatchOptions): Promise<Watch<T>> {
     const response = await this.#executor.open(request, true);
-    return new WatchStream<T>(response.body, {
+    // Registered before it exists: a watch whose signal already fired closes in its constructor.
+    let watch: WatchStream<T> | undefined = undefined;
+    const forget = this.#openStreams.add({ close: () => watch?.close() });
+    watch = new WatchStream<T>(response.body, {
       request: { method: request.method, path: request.path },
       idleTimeoutMs: options.idleTimeoutMs ?? this.#watchIdleTimeoutMs,
       signal: request.signal,
-      onClose: response.done,
+      onClose: () => {
+        forget();
+        response.done();
+      },
     });
+    return watch;
+  }
+
+  /**
+   * closeStreams ends every watch and stream open on this client's dispatcher (by this client or
+   * any sharing the dispatcher): watch loops end normally, streams end quietly. Call it before
+   * closing the transport, whose graceful close waits for them otherwise.
+   */
+  closeStreams(): void {
+    this.#openStreams.closeAll();
   }
 
   /** pager: see {@link RequestBuilder.pager}. */
