@@ -209,7 +209,8 @@ export class ExecCredentialProvider implements CredentialProvider {
     const execInfo = JSON.stringify(
       buildExecCredentialRequest(exec.apiVersion, interactive, cluster),
     );
-    const env: NodeJS.ProcessEnv = { ...(this.#environment ?? process.env) };
+    const parent = this.#environment ?? process.env;
+    const env: NodeJS.ProcessEnv = { ...parent };
     for (const variable of exec.env ?? []) env[variable.name] = variable.value;
     env[EXEC_INFO_ENV_VAR] = execInfo;
     this.#runs++;
@@ -217,11 +218,12 @@ export class ExecCredentialProvider implements CredentialProvider {
       command,
       args: exec.args ?? [],
       env,
+      searchPath: parent.PATH ?? '',
       interactive,
       timeoutMs: this.#timeoutMs,
       stderr: this.#stderr,
       redact: (stderr, stdout) => this.#redact(stderr, stdout),
-      notFoundMessage: () => this.#hints.notFoundMessage(command, exec.installHint),
+      notFoundMessage: (detail) => this.#hints.notFoundMessage(command, exec.installHint, detail),
       signal: this.#closing.signal,
     });
     const parsed = parseExecCredential(run.stdout, exec.apiVersion, command);
