@@ -125,7 +125,8 @@ function isLoopback(ip: string, version: number): boolean {
 /**
  * parseProxyUrl parses a proxy URL as Go does for the environment: a value without a scheme is
  * `http://<value>`. Only http, https and socks5 are accepted (`ERR_TRANSPORT_PROXY`, naming the
- * URL without its password).
+ * URL without its password). The error's cause, if any, holds no part of the URL either (the
+ * URL parser's own error carries the whole input).
  */
 export function parseProxyUrl(value: string): URL {
   const text = /^[a-z][a-z0-9+.-]*:\/\//i.test(value) ? value : `http://${value}`;
@@ -133,7 +134,14 @@ export function parseProxyUrl(value: string): URL {
   try {
     url = new URL(text);
   } catch (error) {
-    throw new TransportError('ERR_TRANSPORT_PROXY', 'invalid proxy address', { cause: error });
+    const cause = new TypeError('Invalid URL') as NodeJS.ErrnoException;
+    const code = (error as NodeJS.ErrnoException | undefined)?.code;
+    if (typeof code === 'string') cause.code = code;
+    throw new TransportError(
+      'ERR_TRANSPORT_PROXY',
+      `invalid proxy address ${redactUnparsedUrl(text)}`,
+      { cause },
+    );
   }
   if (!PROXY_SCHEMES.includes(url.protocol) || !url.hostname) {
     throw new TransportError(
@@ -144,12 +152,27 @@ export function parseProxyUrl(value: string): URL {
   return url;
 }
 
-/** redactProxyUrl renders a proxy URL for messages: the password becomes `xxxxx`. */
+/** redactProxyUrl renders a proxy URL for messages: the password becomes `xxxxx` (Go's `Redacted`). */
 export function redactProxyUrl(url: URL): string {
   if (!url.password) return url.href;
   const copy = new URL(url.href);
   copy.password = 'xxxxx';
   return copy.href;
+}
+
+/**
+ * redactUnparsedUrl does what {@link redactProxyUrl} does for text that is not a valid URL:
+ * whatever follows the first `:` of the user information (up to the last `@`) becomes `xxxxx`.
+ */
+function redactUnparsedUrl(text: string): string {
+  const schemeEnd = text.indexOf('://');
+  const start = schemeEnd < 0 ? 0 : schemeEnd + 3;
+  const at = text.lastIndexOf('@');
+  if (at < start) return text;
+  const userInformation = text.slice(start, at);
+  const colon = userInformation.indexOf(':');
+  if (colon < 0) return text;
+  return `${text.slice(0, start)}${userInformation.slice(0, colon)}:xxxxx${text.slice(at)}`;
 }
 
 /**
