@@ -1,7 +1,6 @@
 import { once } from 'node:events';
 import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { buildConnector } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
 import { secretLeaks } from '../../e2e/support/secret-leaks.js';
 import { TransportError } from '../errors.js';
@@ -67,7 +66,7 @@ function connect(connector: ServerConnector, protocol = 'https:'): Promise<Error
         port: '6443',
         protocol,
         servername: 'kubernetes.example',
-      } as buildConnector.Options,
+      },
       (error, socket) => {
         socket?.destroy();
         resolve(error);
