@@ -3,6 +3,7 @@ import { constants } from 'node:fs';
 import { mkdir, open, rename, stat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Credentials } from '../auth/credential-provider.js';
+import { expectOptionalInteger, expectOptions, expectString } from '../checks/argument-checks.js';
 
 /** EXEC_CREDENTIAL_CACHE_DIR_ENV_VAR names the variable that turns the cross-process cache on. */
 export const EXEC_CREDENTIAL_CACHE_DIR_ENV_VAR = 'K_EXEC_CREDENTIAL_CACHE_DIR';
@@ -56,6 +57,10 @@ export class ExecCredentialFileCache {
   #warned = false;
 
   constructor(directory: string, options: ExecCredentialFileCacheOptions = {}) {
+    const where = 'ExecCredentialFileCache';
+    expectString(directory, where, 'directory');
+    const checked = expectOptions(options, where) as Record<string, unknown>;
+    expectOptionalInteger(checked.userId, where, 'options.userId', 0);
     this.directory = directory;
     this.#userId = CHECKS_OWNERS ? (options.userId ?? process.getuid?.()) : undefined;
   }

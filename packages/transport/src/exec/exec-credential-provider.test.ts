@@ -413,6 +413,26 @@ describe('ExecCredentialProvider', () => {
     expect(plugin.runs()).toHaveLength(1);
   });
 
+  it('a caller whose signal is already aborted leaves no unhandled rejection behind', async () => {
+    const unhandled: unknown[] = [];
+    const listener = (reason: unknown) => unhandled.push(reason);
+    process.on('unhandledRejection', listener);
+    try {
+      const { plugin, provider } = setup([{ exitCode: 3, sleepMs: 100 }]);
+      const reason = new Error('caller gave up before it started');
+      await expect(provider.getCredentials({ signal: AbortSignal.abort(reason) })).rejects.toBe(
+        reason,
+      );
+      for (let attempt = 0; attempt < 100 && plugin.runs().length === 0; attempt++) {
+        await sleep(20);
+      }
+      await sleep(500);
+      expect(unhandled).toEqual([]);
+    } finally {
+      process.off('unhandledRejection', listener);
+    }
+  });
+
   it('refuses unsupported apiVersions at construction', () => {
     const plugin = createTestPlugin([]);
     plugins.push(plugin);

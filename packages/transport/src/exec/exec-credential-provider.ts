@@ -6,6 +6,23 @@ import type {
   CredentialRequest,
   Credentials,
 } from '../auth/credential-provider.js';
+import {
+  expectAuthKind,
+  expectCredentialRequest,
+  expectDuration,
+  expectFactoryContext,
+  expectOptionalBoolean,
+  expectOptionalFunction,
+  expectOptionalStream,
+  expectOptionalString,
+  expectOptionalStringArray,
+  expectOptions,
+  expectRecord,
+  expectResolvedConfig,
+  expectString,
+  invalidArgument,
+  isRecord,
+} from '../checks/argument-checks.js';
 import { ExecPluginError } from '../errors.js';
 import {
   EXEC_CREDENTIAL_API_VERSIONS,
@@ -36,7 +53,8 @@ const MAX_KNOWN_SECRETS = 32;
 export interface ExecCredentialProviderOptions {
   /**
    * timeoutMs bounds one plugin run (default {@link DEFAULT_EXEC_TIMEOUT_MS}); when it passes the
-   * plugin's process tree is killed and `ERR_EXEC_TIMEOUT` thrown. 0 waits forever, as client-go.
+   * plugin's process tree is killed and `ERR_EXEC_TIMEOUT` thrown. 0 waits forever, as client-go,
+   * and so does `Infinity` or anything longer than a Node timer holds (2^31-1 ms, ~24.8 days).
    */
   timeoutMs?: number;
   /**
@@ -99,17 +117,19 @@ export class ExecCredentialProvider implements CredentialProvider {
   /**
    * Throws `ERR_EXEC_INVALID_API_VERSION` (`exec plugin: invalid apiVersion "<v>"`) for anything
    * but `client.authentication.k8s.io/v1` and `…/v1beta1`, as client-go does when it builds the
-   * transport.
+   * transport, and a `TransportError` `ERR_TRANSPORT_INVALID_ARGUMENT` for arguments of the
+   * wrong shape (a user that is not an exec user, options of the wrong type).
    */
   constructor(
     config: ResolvedConfig,
     options: ExecCredentialProviderOptions = {},
     now: () => number = Date.now,
   ) {
-    if (config.auth.kind !== 'exec') {
-      throw new TypeError(`exec credential provider needs an exec user, not ${config.auth.kind}`);
-    }
-    const auth = config.auth;
+    const where = 'ExecCredentialProvider';
+    checkExecConfig(config, where, 'config');
+    checkExecOptions(options, where);
+    expectOptionalFunction(now, where, 'now');
+    const auth = config.auth as ExecAuth;
     if (!EXEC_CREDENTIAL_API_VERSIONS.includes(auth.exec.apiVersion)) {
       throw new ExecPluginError(
         'ERR_EXEC_INVALID_API_VERSION',
@@ -150,6 +170,7 @@ export class ExecCredentialProvider implements CredentialProvider {
   }
 
   async getCredentials(request: CredentialRequest = {}): Promise<Credentials> {
+    expectCredentialRequest(request, 'ExecCredentialProvider.getCredentials');
     if (this.#closing.signal.aborted) throw this.#closedError();
     if (this.#skip) return {};
     const current = this.#current;
@@ -298,15 +319,16 @@ export class ExecCredentialProvider implements CredentialProvider {
 export function createExecCredentialProviderFactory(
   options: ExecCredentialProviderOptions = {},
 ): CredentialProviderFactory {
+  checkExecOptions(options, 'createExecCredentialProviderFactory');
   const registries = new WeakMap<() => number, SharedCredentialProviders>();
   return {
     kind: 'exec',
     create(context: CredentialProviderContext): CredentialProvider {
+      const where = 'execCredentialProviderFactory.create';
+      expectFactoryContext(context, where);
+      checkExecConfig(context.config, where, 'context.config');
       const config = context.config;
-      if (config.auth.kind !== 'exec') {
-        throw new TypeError(`exec credential provider needs an exec user, not ${config.auth.kind}`);
-      }
-      const command = config.auth.exec.command;
+      const command = (config.auth as ExecAuth).exec.command;
       let registry = registries.get(context.now);
       if (!registry) {
         registry = new SharedCredentialProviders(
@@ -360,5 +382,66 @@ function secretsIn(stdout: string): string[] {
     );
   } catch {
     return [];
+  }
+}
+
+/** checkExecConfig checks a resolved config whose user runs an exec plugin. */
+function checkExecConfig(config: unknown, where: string, what: string): void {
+  expectResolvedConfig(config, where, what);
+  expectAuthKind(config, 'exec', where, what);
+  const auth = config.auth as Record<string, unknown>;
+  const exec = auth.exec;
+  expectRecord(exec, where, `${what}.auth.exec`, 'an object (the exec plugin settings)');
+  expectString(exec.command, where, `${what}.auth.exec.command`);
+  expectString(exec.apiVersion, where, `${what}.auth.exec.apiVersion`);
+  expectOptionalStringArray(exec.args, where, `${what}.auth.exec.args`);
+  if (
+    exec.env !== undefined &&
+    !(
+      Array.isArray(exec.env) &&
+      exec.env.every(
+        (variable: unknown) =>
+          isRecord(variable) &&
+          typeof variable.name === 'string' &&
+          typeof variable.value === 'string',
+      )
+    )
+  ) {
+    throw invalidArgument(
+      where,
+      `${what}.auth.exec.env`,
+      'an array of { name: string, value: string } or undefined',
+      exec.env,
+    );
+  }
+  expectOptionalString(exec.installHint, where, `${what}.auth.exec.installHint`);
+  expectOptionalString(exec.interactiveMode, where, `${what}.auth.exec.interactiveMode`);
+  expectOptionalBoolean(exec.provideClusterInfo, where, `${what}.auth.exec.provideClusterInfo`);
+}
+
+/** checkExecOptions checks {@link ExecCredentialProviderOptions}. */
+function checkExecOptions(options: unknown, where: string): void {
+  const checked = expectOptions(options, where) as Record<string, unknown>;
+  expectDuration(checked.timeoutMs, where, 'options.timeoutMs', 0);
+  expectDuration(checked.expiryLeewayMs, where, 'options.expiryLeewayMs', 0);
+  if (checked.cacheDirectory !== null) {
+    expectOptionalString(checked.cacheDirectory, where, 'options.cacheDirectory');
+  }
+  expectOptionalStream(checked.stderr, where, 'options.stderr');
+  expectOptionalFunction(checked.isTerminal, where, 'options.isTerminal');
+  if (
+    checked.stdinUnavailable !== undefined &&
+    typeof checked.stdinUnavailable !== 'boolean' &&
+    typeof checked.stdinUnavailable !== 'string'
+  ) {
+    throw invalidArgument(
+      where,
+      'options.stdinUnavailable',
+      'a boolean, a message string or undefined',
+      checked.stdinUnavailable,
+    );
+  }
+  if (checked.environment !== undefined) {
+    expectRecord(checked.environment, where, 'options.environment', 'an object (like process.env)');
   }
 }

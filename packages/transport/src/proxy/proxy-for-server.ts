@@ -1,5 +1,11 @@
 import { BlockList, isIP } from 'node:net';
 import { domainToASCII } from 'node:url';
+import {
+  expectOptionalString,
+  expectRecord,
+  expectString,
+  invalidArgument,
+} from '../checks/argument-checks.js';
 import { TransportError } from '../errors.js';
 
 /** The proxy URL schemes the transport can tunnel through. */
@@ -23,6 +29,7 @@ export class NoProxy {
   readonly #all: boolean;
 
   constructor(value: string | undefined) {
+    expectOptionalString(value, 'NoProxy', 'value (a NO_PROXY list)');
     let all = false;
     for (const raw of (value ?? '').split(',')) {
       const entry = raw.trim().toLowerCase();
@@ -129,6 +136,7 @@ function isLoopback(ip: string, version: number): boolean {
  * URL parser's own error carries the whole input).
  */
 export function parseProxyUrl(value: string): URL {
+  expectString(value, 'parseProxyUrl', 'value (a proxy URL)');
   const text = /^[a-z][a-z0-9+.-]*:\/\//i.test(value) ? value : `http://${value}`;
   let url: URL;
   try {
@@ -189,6 +197,11 @@ export function proxyForServer(
   proxyUrl: string | undefined,
   environment: NodeJS.ProcessEnv = process.env,
 ): URL | undefined {
+  if (!(server instanceof URL)) {
+    throw invalidArgument('proxyForServer', 'server', 'a URL (new URL(server))', server);
+  }
+  expectOptionalString(proxyUrl, 'proxyForServer', 'proxyUrl');
+  expectRecord(environment, 'proxyForServer', 'environment', 'an object (like process.env)');
   if (proxyUrl) return parseProxyUrl(proxyUrl);
   const https = server.protocol === 'https:';
   const value = https

@@ -2,6 +2,12 @@ import { connect as connectTcp, isIP, type Socket } from 'node:net';
 import { connect as connectTls } from 'node:tls';
 import { buildConnector } from 'undici';
 import type { ClientCertificate } from '../auth/credential-provider.js';
+import {
+  expectDuration,
+  expectRecord,
+  expectString,
+  invalidArgument,
+} from '../checks/argument-checks.js';
 import { timerDelay } from '../checks/timer-delay.js';
 import { TransportError } from '../errors.js';
 import { httpConnectTunnel } from '../proxy/http-connect-tunnel.js';
@@ -51,8 +57,39 @@ export class ServerConnector {
   #connector: Connector | undefined;
 
   constructor(options: ServerConnectorOptions) {
+    const where = 'ServerConnector';
+    expectRecord(options, where, 'options', 'an object ({ tls, proxy?, connectTimeoutMs? })');
+    expectRecord(options.tls, where, 'options.tls', 'TlsOptions (from loadTlsOptions)');
+    expectString(options.tls.identity, where, 'options.tls.identity', true);
+    if (options.proxy !== undefined && !(options.proxy instanceof URL)) {
+      throw invalidArgument(
+        where,
+        'options.proxy',
+        'a URL (from parseProxyUrl) or undefined',
+        options.proxy,
+      );
+    }
+    if (options.providerCertificate !== undefined) {
+      expectRecord(
+        options.providerCertificate,
+        where,
+        'options.providerCertificate',
+        'a { certificate, key } of PEM strings or undefined',
+      );
+      expectString(
+        options.providerCertificate.certificate,
+        where,
+        'options.providerCertificate.certificate',
+      );
+      expectString(options.providerCertificate.key, where, 'options.providerCertificate.key');
+    }
     this.#options = options;
-    this.#timeoutMs = options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
+    this.#timeoutMs = expectDuration(
+      options.connectTimeoutMs,
+      where,
+      'options.connectTimeoutMs',
+      DEFAULT_CONNECT_TIMEOUT_MS,
+    );
   }
 
   /** connect is undici's `connect` option; it is bound, so it can be passed as it is. */
