@@ -211,6 +211,19 @@ describe('OidcCredentialProvider refresh against a loopback issuer (a fake IdP)'
     expect(refused.message).not.toContain('wrong-secret-value');
   });
 
+  it('treats a request timeout longer than a Node timer holds as none, not 1 ms', async () => {
+    const warnings: Error[] = [];
+    const listener = (warning: Error) => warnings.push(warning);
+    process.on('warning', listener);
+    try {
+      const provider = make({}, { requestTimeoutMs: 2 ** 31 });
+      expect((await provider.getCredentials()).authorization).toMatch(/^Bearer ey/);
+      expect(warnings.filter((warning) => warning.name === 'TimeoutOverflowWarning')).toEqual([]);
+    } finally {
+      process.off('warning', listener);
+    }
+  });
+
   it('fails when the issuer has no discovery document', async () => {
     const provider = make({ 'idp-issuer-url': `${issuer.url}/nowhere/` });
     const error = await failure(provider.getCredentials());
