@@ -16,6 +16,7 @@ import {
   type PluginStep,
   type TestPlugin,
 } from './fixtures/exec-plugin-script.js';
+import { secretLeaks } from './support/secret-leaks.js';
 
 /**
  * Exec plugins through the whole stack: a kubeconfig file with an `exec` user is loaded and
@@ -156,5 +157,38 @@ describe('exec credential plugins through createTransport (real control plane)',
     expect(cause).toBeInstanceOf(ExecPluginError);
     expect((cause as ExecPluginError).exitCode).toBe(5);
     expect((cause as ExecPluginError).stderrTail).toBe('no session; run login first');
+  });
+
+  it('a plugin that cannot start fails the request with no secret argument or env value', async () => {
+    const secrets = ['--oidc-client-secret=e2e-s3cr3t-arg', 'e2e-s3cr3t-env'];
+    const plugin = createTestPlugin([]);
+    plugins.push(plugin);
+    const config = await kubeconfigFor(plugin);
+    const auth = config.auth as Extract<ResolvedConfig['auth'], { kind: 'exec' }>;
+    const factories = builtinCredentialProviderFactories().map((factory) =>
+      factory.kind === 'exec' ? createExecCredentialProviderFactory({ stderr: null }) : factory,
+    );
+    for (const command of [join(plugin.directory, 'not-installed'), 'k-e2e-not-installed']) {
+      const transport = createTransport(
+        {
+          ...config,
+          auth: {
+            ...auth,
+            exec: {
+              ...auth.exec,
+              command,
+              args: [secrets[0]!],
+              env: [...(auth.exec.env ?? []), { name: 'K_E2E_SECRET', value: secrets[1]! }],
+            },
+          },
+        },
+        { credentialProviderFactories: factories },
+      );
+      transports.push(transport);
+      const error = await whoAmI(transport).catch((caught: unknown) => caught);
+      expect(error).toBeInstanceOf(ExecPluginError);
+      expect((error as ExecPluginError).code).toBe('ERR_EXEC_NOT_FOUND');
+      expect(secretLeaks(error, secrets)).toEqual([]);
+    }
   });
 });

@@ -4,6 +4,7 @@ import type { ResolvedConfig } from '@k/config';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConnectionPools, createTransport } from '../src/index.js';
 import { resolvedContext, sendJson, whoAmI } from './support/cluster.js';
+import { secretLeaks } from './support/secret-leaks.js';
 import { createTestCertificates } from './support/test-certificates.js';
 import {
   startHttpConnectProxy,
@@ -62,6 +63,27 @@ describe('proxies in front of the real API server (small node:net proxies writte
     expect(error).toMatchObject({ code: 'ERR_TRANSPORT_PROXY' });
     expect(error.message).toContain('407');
     expect(error.message).not.toContain('wrong');
+  });
+
+  it('no failed request through a proxy holds its password: refused, down, or an unusable URL', async () => {
+    const password = 'pr0xy-pa55word';
+    const failedWith = (proxyUrl: string) =>
+      viaProxyUrl(proxyUrl).then(
+        () => new Error(`${proxyUrl} worked`),
+        (caught: unknown) => caught as Error,
+      );
+    const proxy = await start(startHttpConnectProxy({ username: 'proxy-user', password: 'other' }));
+    const down = await start(startSocks5Proxy());
+    await down.close();
+    const refused = await failedWith(proxy.url.replace('other', password));
+    expect(refused.message).toContain('407');
+    const socks = await failedWith(down.url.replace('socks5://', `socks5://user:${password}@`));
+    expect(socks.message).toContain('ECONNREFUSED');
+    const unusable = await failedWith(`http://user:${password}@[not-a-host`);
+    for (const error of [refused, socks, unusable]) {
+      expect(error).toMatchObject({ code: 'ERR_TRANSPORT_PROXY' });
+      expect(secretLeaks(error, [password])).toEqual([]);
+    }
   });
 
   it('tunnels through an https proxy, verifying the proxy with the cluster CA bundle', async () => {

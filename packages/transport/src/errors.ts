@@ -25,7 +25,9 @@ export type TransportErrorCode =
   /** A request was sent to another origin than the transport's server. */
   | 'ERR_TRANSPORT_ORIGIN'
   /** The transport was closed. */
-  | 'ERR_TRANSPORT_CLOSED';
+  | 'ERR_TRANSPORT_CLOSED'
+  /** A public function or constructor was called with a missing or wrong-typed argument. */
+  | 'ERR_TRANSPORT_INVALID_ARGUMENT';
 
 /**
  * TransportError is thrown (or fails a request) for every problem of the transport core: the

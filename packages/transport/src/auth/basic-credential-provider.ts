@@ -1,3 +1,5 @@
+import type { BasicAuth } from '@k/config';
+import { expectAuthKind, expectFactoryContext, expectString } from '../checks/argument-checks.js';
 import type {
   CredentialProvider,
   CredentialProviderContext,
@@ -14,6 +16,8 @@ export class BasicCredentialProvider implements CredentialProvider {
   readonly #credentials: Credentials;
 
   constructor(username: string, password: string) {
+    expectString(username, 'BasicCredentialProvider', 'username', true);
+    expectString(password, 'BasicCredentialProvider', 'password', true);
     const encoded = Buffer.from(`${username}:${password}`, 'utf8').toString('base64');
     this.#credentials = { authorization: `Basic ${encoded}` };
   }
@@ -32,10 +36,10 @@ export class BasicCredentialProviderFactory implements CredentialProviderFactory
   readonly kind = 'basic';
 
   create(context: CredentialProviderContext): CredentialProvider {
-    const auth = context.config.auth;
-    if (auth.kind !== 'basic') {
-      throw new TypeError(`the basic credential provider cannot serve "${auth.kind}" users`);
-    }
+    const where = 'BasicCredentialProviderFactory.create';
+    expectFactoryContext(context, where);
+    expectAuthKind(context.config, 'basic', where, 'context.config');
+    const auth = context.config.auth as BasicAuth;
     return new BasicCredentialProvider(auth.username, auth.password);
   }
 }

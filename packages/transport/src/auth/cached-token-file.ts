@@ -1,5 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
+import {
+  expectDuration,
+  expectOptionalFunction,
+  expectOptions,
+  expectString,
+} from '../checks/argument-checks.js';
 import { TransportError } from '../errors.js';
 
 /** client-go's cached file token source: a read is good for a minute… */
@@ -41,6 +47,8 @@ export class CachedTokenFile {
   #reading: Promise<string> | undefined;
 
   constructor(path: string, options: CachedTokenFileOptions = {}) {
+    expectString(path, 'CachedTokenFile', 'path (the token file)');
+    checkCachedTokenFileOptions(options, 'CachedTokenFile');
     this.path = path;
     this.#intervalMs = options.refreshIntervalMs ?? TOKEN_FILE_REFRESH_INTERVAL_MS;
     this.#leewayMs = Math.min(
@@ -132,4 +140,13 @@ export class CachedTokenFile {
       { path: this.path, cause: error },
     );
   }
+}
+
+/** checkCachedTokenFileOptions checks {@link CachedTokenFileOptions}. */
+export function checkCachedTokenFileOptions(options: unknown, where: string): void {
+  const checked = expectOptions(options, where) as Record<string, unknown>;
+  expectDuration(checked.refreshIntervalMs, where, 'options.refreshIntervalMs', 0);
+  expectDuration(checked.refreshLeewayMs, where, 'options.refreshLeewayMs', 0);
+  expectOptionalFunction(checked.now, where, 'options.now');
+  expectOptionalFunction(checked.readFile, where, 'options.readFile');
 }

@@ -1,3 +1,4 @@
+import { invalidArgument } from '../checks/argument-checks.js';
 import { TransportError } from '../errors.js';
 import type { CredentialProvider, CredentialProviderFactory } from './credential-provider.js';
 
@@ -22,6 +23,9 @@ export class RemovedAuthProviderFactory implements CredentialProviderFactory {
   readonly kind: 'gcp' | 'azure';
 
   constructor(kind: 'gcp' | 'azure') {
+    if (kind !== 'gcp' && kind !== 'azure') {
+      throw invalidArgument('RemovedAuthProviderFactory', 'kind', '"gcp" or "azure"', kind);
+    }
     this.kind = kind;
   }
 

@@ -1,4 +1,5 @@
 import type { AuthMethod } from '@k/config';
+import { expectAuthMethod, expectFactories } from '../checks/argument-checks.js';
 import { TransportError } from '../errors.js';
 import type { CredentialProviderFactory } from './credential-provider.js';
 
@@ -8,6 +9,7 @@ import type { CredentialProviderFactory } from './credential-provider.js';
  * `undefined` for users with no credential other than, perhaps, a client certificate.
  */
 export function credentialProviderKind(auth: AuthMethod): string | undefined {
+  expectAuthMethod(auth, 'credentialProviderKind', 'auth');
   switch (auth.kind) {
     case 'none':
       return undefined;
@@ -29,6 +31,8 @@ export function selectCredentialProviderFactory(
   auth: AuthMethod,
   factories: readonly CredentialProviderFactory[],
 ): CredentialProviderFactory | undefined {
+  expectAuthMethod(auth, 'selectCredentialProviderFactory', 'auth');
+  expectFactories(factories, 'selectCredentialProviderFactory', 'factories');
   const byKind = new Map<string, CredentialProviderFactory>();
   for (const factory of factories) {
     if (byKind.has(factory.kind)) {

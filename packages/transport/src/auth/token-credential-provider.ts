@@ -1,10 +1,21 @@
+import {
+  expectAuthKind,
+  expectFactoryContext,
+  expectOptionalString,
+  expectRecord,
+} from '../checks/argument-checks.js';
+import type { TokenAuth } from '@k/config';
 import type {
   CredentialProvider,
   CredentialProviderContext,
   CredentialProviderFactory,
   Credentials,
 } from './credential-provider.js';
-import { CachedTokenFile, type CachedTokenFileOptions } from './cached-token-file.js';
+import {
+  CachedTokenFile,
+  checkCachedTokenFileOptions,
+  type CachedTokenFileOptions,
+} from './cached-token-file.js';
 
 /** TokenCredentialProviderOptions configure the token provider (tests shorten the interval). */
 export interface TokenCredentialProviderOptions {
@@ -35,6 +46,15 @@ export class TokenCredentialProvider implements CredentialProvider {
   readonly #static: Promise<Credentials>;
 
   constructor(options: TokenCredentialProviderOptions) {
+    const where = 'TokenCredentialProvider';
+    expectRecord(
+      options,
+      where,
+      'options',
+      'an object ({ token?, tokenFile?, tokenFileOptions? })',
+    );
+    expectOptionalString(options.token, where, 'options.token');
+    expectOptionalString(options.tokenFile, where, 'options.tokenFile');
     this.#token = options.token || undefined;
     this.#static = Promise.resolve(this.#token ? { authorization: `Bearer ${this.#token}` } : {});
     if (options.tokenFile) {
@@ -80,14 +100,15 @@ export class TokenCredentialProviderFactory implements CredentialProviderFactory
   readonly #options: CachedTokenFileOptions;
 
   constructor(options: CachedTokenFileOptions = {}) {
+    checkCachedTokenFileOptions(options, 'TokenCredentialProviderFactory');
     this.#options = options;
   }
 
   create(context: CredentialProviderContext): CredentialProvider {
-    const auth = context.config.auth;
-    if (auth.kind !== 'token') {
-      throw new TypeError(`the token credential provider cannot serve "${auth.kind}" users`);
-    }
+    const where = 'TokenCredentialProviderFactory.create';
+    expectFactoryContext(context, where);
+    expectAuthKind(context.config, 'token', where, 'context.config');
+    const auth = context.config.auth as TokenAuth;
     return new TokenCredentialProvider({
       token: auth.token,
       tokenFile: auth.tokenFile,

@@ -1,5 +1,11 @@
 import { readFile } from 'node:fs/promises';
 import type { ResolvedConfig } from '@k/config';
+import {
+  expectRecord,
+  expectResolvedConfig,
+  expectString,
+  invalidArgument,
+} from '../checks/argument-checks.js';
 import { ExecPluginError } from '../errors.js';
 
 /** EXEC_CREDENTIAL_API_VERSIONS are the ExecCredential versions an exec plugin may be configured with. */
@@ -46,6 +52,8 @@ export async function execClusterInfo(
   extension: unknown,
   command: string,
 ): Promise<ExecCluster> {
+  expectResolvedConfig(config, 'execClusterInfo', 'config');
+  expectString(command, 'execClusterInfo', 'command');
   const cluster: ExecCluster = { server: config.server };
   if (config.tls.serverName) cluster['tls-server-name'] = config.tls.serverName;
   if (config.tls.insecure) cluster['insecure-skip-tls-verify'] = true;
@@ -79,6 +87,23 @@ export function buildExecCredentialRequest(
   interactive: boolean,
   cluster?: ExecCluster,
 ): ExecCredentialRequest {
+  expectString(apiVersion, 'buildExecCredentialRequest', 'apiVersion');
+  if (typeof interactive !== 'boolean') {
+    throw invalidArgument(
+      'buildExecCredentialRequest',
+      'interactive',
+      'true or false',
+      interactive,
+    );
+  }
+  if (cluster !== undefined) {
+    expectRecord(
+      cluster,
+      'buildExecCredentialRequest',
+      'cluster',
+      'an ExecCluster ({ server, … }) or undefined',
+    );
+  }
   const spec: ExecCredentialRequest['spec'] = cluster ? { cluster, interactive } : { interactive };
   return { kind: 'ExecCredential', apiVersion, spec };
 }

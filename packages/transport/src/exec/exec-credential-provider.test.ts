@@ -1,6 +1,6 @@
 import { PassThrough } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
@@ -9,6 +9,7 @@ import {
   type PluginStep,
   type TestPlugin,
 } from '../../e2e/fixtures/exec-plugin-script.js';
+import { secretLeaks } from '../../e2e/support/secret-leaks.js';
 import { ExecPluginError } from '../errors.js';
 import {
   ExecCredentialProvider,
@@ -247,6 +248,69 @@ describe('ExecCredentialProvider', () => {
     expect((await failure(bare.provider.getCredentials())).message).toContain('brew install it');
   });
 
+  it('a plugin that cannot start leaks no argument or env value, through any wrapper', async () => {
+    const secrets = ['--oidc-client-secret=s3cr3t-in-args', 's3cr3t-in-env'];
+    for (const command of ['/nonexistent/k-plugin-with-secrets', 'k-plugin-with-secrets']) {
+      const { provider } = setup(
+        [],
+        {},
+        {
+          command,
+          args: [secrets[0]!, '--issuer=https://issuer.example'],
+          env: [{ name: 'K_TEST_CLIENT_SECRET', value: secrets[1]! }],
+        },
+      );
+      const error = await failure(provider.getCredentials());
+      expect(error.code).toBe('ERR_EXEC_NOT_FOUND');
+      expect(secretLeaks(error, secrets)).toEqual([]);
+    }
+  });
+
+  it('looks a bare command up in the parent PATH, not in exec.env (client-go)', async () => {
+    const plugin = createTestPlugin([{ token: 'from-path' }]);
+    plugins.push(plugin);
+    const bin = join(plugin.directory, 'bin');
+    mkdirSync(bin);
+    writeFileSync(join(bin, 'k-test-plugin'), `#!/bin/sh\nexec '${plugin.pluginPath}' "$@"\n`);
+    chmodSync(join(bin, 'k-test-plugin'), 0o755);
+    const exec = plugin.exec({ command: 'k-test-plugin' });
+    const inExecEnv = new ExecCredentialProvider(
+      execConfig({ ...exec, env: [...(exec.env ?? []), { name: 'PATH', value: bin }] }),
+      { stderr: null },
+    );
+    providers.push(inExecEnv);
+    expect((await failure(inExecEnv.getCredentials())).code).toBe('ERR_EXEC_NOT_FOUND');
+    const inParent = new ExecCredentialProvider(execConfig(exec), {
+      stderr: null,
+      environment: { ...process.env, PATH: `${bin}:${process.env.PATH ?? ''}` },
+    });
+    providers.push(inParent);
+    expect(await inParent.getCredentials()).toEqual({ authorization: 'Bearer from-path' });
+  });
+
+  it('refuses a plugin found through an empty PATH entry, saying why, with the hint', async () => {
+    const plugin = createTestPlugin([{ token: 'planted' }]);
+    plugins.push(plugin);
+    writeFileSync(join(plugin.directory, 'k-planted-plugin'), '#!/bin/sh\necho planted\n');
+    chmodSync(join(plugin.directory, 'k-planted-plugin'), 0o755);
+    const previous = process.cwd();
+    process.chdir(plugin.directory);
+    try {
+      const provider = new ExecCredentialProvider(
+        execConfig(plugin.exec({ command: 'k-planted-plugin', installHint: 'install it' })),
+        { stderr: null, environment: { ...process.env, PATH: ':/usr/bin:/bin' } },
+      );
+      providers.push(provider);
+      const error = await failure(provider.getCredentials());
+      expect(error.code).toBe('ERR_EXEC_NOT_FOUND');
+      expect(error.message).toBe(
+        `exec: executable k-planted-plugin not found: k-planted-plugin was found relative to the current directory (through an empty or relative PATH entry) and is not run\n\n${INSTALL_HINT_HELP}\n\ninstall it`,
+      );
+    } finally {
+      process.chdir(previous);
+    }
+  });
+
   it('D14: a failing plugin reports command, exit code and the stderr tail', async () => {
     const { plugin, provider } = setup([
       { exitCode: 73, stderr: 'line one\nerror: the identity provider said no\n' },
@@ -347,6 +411,26 @@ describe('ExecCredentialProvider', () => {
     await expect(aborted).rejects.toThrow('caller gave up');
     expect(await other).toEqual({ authorization: 'Bearer t' });
     expect(plugin.runs()).toHaveLength(1);
+  });
+
+  it('a caller whose signal is already aborted leaves no unhandled rejection behind', async () => {
+    const unhandled: unknown[] = [];
+    const listener = (reason: unknown) => unhandled.push(reason);
+    process.on('unhandledRejection', listener);
+    try {
+      const { plugin, provider } = setup([{ exitCode: 3, sleepMs: 100 }]);
+      const reason = new Error('caller gave up before it started');
+      await expect(provider.getCredentials({ signal: AbortSignal.abort(reason) })).rejects.toBe(
+        reason,
+      );
+      for (let attempt = 0; attempt < 100 && plugin.runs().length === 0; attempt++) {
+        await sleep(20);
+      }
+      await sleep(500);
+      expect(unhandled).toEqual([]);
+    } finally {
+      process.off('unhandledRejection', listener);
+    }
   });
 
   it('refuses unsupported apiVersions at construction', () => {

@@ -6,7 +6,13 @@ import type {
   CredentialRequest,
   Credentials,
 } from '../auth/credential-provider.js';
+import {
+  expectCredentialRequest,
+  expectFactoryContext,
+  expectOptionalFunction,
+} from '../checks/argument-checks.js';
 import { ExecPluginError } from '../errors.js';
+import { checkExecConfig, checkExecOptions } from './check-exec-arguments.js';
 import {
   EXEC_CREDENTIAL_API_VERSIONS,
   EXEC_INFO_ENV_VAR,
@@ -36,7 +42,8 @@ const MAX_KNOWN_SECRETS = 32;
 export interface ExecCredentialProviderOptions {
   /**
    * timeoutMs bounds one plugin run (default {@link DEFAULT_EXEC_TIMEOUT_MS}); when it passes the
-   * plugin's process tree is killed and `ERR_EXEC_TIMEOUT` thrown. 0 waits forever, as client-go.
+   * plugin's process tree is killed and `ERR_EXEC_TIMEOUT` thrown. 0 waits forever, as client-go,
+   * and so does `Infinity` or anything longer than a Node timer holds (2^31-1 ms, ~24.8 days).
    */
   timeoutMs?: number;
   /**
@@ -99,17 +106,19 @@ export class ExecCredentialProvider implements CredentialProvider {
   /**
    * Throws `ERR_EXEC_INVALID_API_VERSION` (`exec plugin: invalid apiVersion "<v>"`) for anything
    * but `client.authentication.k8s.io/v1` and `…/v1beta1`, as client-go does when it builds the
-   * transport.
+   * transport, and a `TransportError` `ERR_TRANSPORT_INVALID_ARGUMENT` for arguments of the
+   * wrong shape (a user that is not an exec user, options of the wrong type).
    */
   constructor(
     config: ResolvedConfig,
     options: ExecCredentialProviderOptions = {},
     now: () => number = Date.now,
   ) {
-    if (config.auth.kind !== 'exec') {
-      throw new TypeError(`exec credential provider needs an exec user, not ${config.auth.kind}`);
-    }
-    const auth = config.auth;
+    const where = 'ExecCredentialProvider';
+    checkExecConfig(config, where, 'config');
+    checkExecOptions(options, where);
+    expectOptionalFunction(now, where, 'now');
+    const auth = config.auth as ExecAuth;
     if (!EXEC_CREDENTIAL_API_VERSIONS.includes(auth.exec.apiVersion)) {
       throw new ExecPluginError(
         'ERR_EXEC_INVALID_API_VERSION',
@@ -150,6 +159,7 @@ export class ExecCredentialProvider implements CredentialProvider {
   }
 
   async getCredentials(request: CredentialRequest = {}): Promise<Credentials> {
+    expectCredentialRequest(request, 'ExecCredentialProvider.getCredentials');
     if (this.#closing.signal.aborted) throw this.#closedError();
     if (this.#skip) return {};
     const current = this.#current;
@@ -209,7 +219,8 @@ export class ExecCredentialProvider implements CredentialProvider {
     const execInfo = JSON.stringify(
       buildExecCredentialRequest(exec.apiVersion, interactive, cluster),
     );
-    const env: NodeJS.ProcessEnv = { ...(this.#environment ?? process.env) };
+    const parent = this.#environment ?? process.env;
+    const env: NodeJS.ProcessEnv = { ...parent };
     for (const variable of exec.env ?? []) env[variable.name] = variable.value;
     env[EXEC_INFO_ENV_VAR] = execInfo;
     this.#runs++;
@@ -217,11 +228,12 @@ export class ExecCredentialProvider implements CredentialProvider {
       command,
       args: exec.args ?? [],
       env,
+      searchPath: parent.PATH ?? '',
       interactive,
       timeoutMs: this.#timeoutMs,
       stderr: this.#stderr,
       redact: (stderr, stdout) => this.#redact(stderr, stdout),
-      notFoundMessage: () => this.#hints.notFoundMessage(command, exec.installHint),
+      notFoundMessage: (detail) => this.#hints.notFoundMessage(command, exec.installHint, detail),
       signal: this.#closing.signal,
     });
     const parsed = parseExecCredential(run.stdout, exec.apiVersion, command);
@@ -296,15 +308,16 @@ export class ExecCredentialProvider implements CredentialProvider {
 export function createExecCredentialProviderFactory(
   options: ExecCredentialProviderOptions = {},
 ): CredentialProviderFactory {
+  checkExecOptions(options, 'createExecCredentialProviderFactory');
   const registries = new WeakMap<() => number, SharedCredentialProviders>();
   return {
     kind: 'exec',
     create(context: CredentialProviderContext): CredentialProvider {
+      const where = 'execCredentialProviderFactory.create';
+      expectFactoryContext(context, where);
+      checkExecConfig(context.config, where, 'context.config');
       const config = context.config;
-      if (config.auth.kind !== 'exec') {
-        throw new TypeError(`exec credential provider needs an exec user, not ${config.auth.kind}`);
-      }
-      const command = config.auth.exec.command;
+      const command = (config.auth as ExecAuth).exec.command;
       let registry = registries.get(context.now);
       if (!registry) {
         registry = new SharedCredentialProviders(

@@ -40,10 +40,11 @@ export class InstallHintLimiter {
 
   /**
    * notFoundMessage is client-go's message for a missing plugin: `exec: executable <cmd> not
-   * found`, then (when allowed) the help and the kubeconfig's install hint.
+   * found` (then `: <detail>` when given), then (when allowed) the help and the kubeconfig's
+   * install hint.
    */
-  notFoundMessage(command: string, installHint: string | undefined): string {
-    let message = `exec: executable ${command} not found`;
+  notFoundMessage(command: string, installHint: string | undefined, detail?: string): string {
+    let message = `exec: executable ${command} not found${detail ? `: ${detail}` : ''}`;
     if (this.allow()) {
       message += `\n\n${INSTALL_HINT_HELP}`;
       if (installHint) message += `\n\n${installHint}`;

@@ -1,5 +1,6 @@
 import { X509Certificate, createPrivateKey, type KeyObject } from 'node:crypto';
 import type { Credentials } from '../auth/credential-provider.js';
+import { expectString } from '../checks/argument-checks.js';
 import { ExecPluginError } from '../errors.js';
 import { EXEC_CREDENTIAL_API_VERSIONS } from './build-exec-credential-request.js';
 
@@ -28,6 +29,9 @@ export function parseExecCredential(
   apiVersion: string,
   command: string,
 ): ParsedExecCredential {
+  expectString(stdout, 'parseExecCredential', 'stdout', true);
+  expectString(apiVersion, 'parseExecCredential', 'apiVersion');
+  expectString(command, 'parseExecCredential', 'command');
   const fail = (message: string, cause?: unknown): never => {
     throw new ExecPluginError('ERR_EXEC_INVALID_OUTPUT', message, { command, cause });
   };

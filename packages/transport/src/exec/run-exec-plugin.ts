@@ -1,5 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { timerDelay } from '../checks/timer-delay.js';
 import { ExecPluginError } from '../errors.js';
+import { findExecutable } from './find-executable.js';
+import { trackPluginProcess } from './plugin-processes.js';
 
 /** RunExecPluginOptions describe one plugin run. */
 export interface RunExecPluginOptions {
@@ -7,18 +10,35 @@ export interface RunExecPluginOptions {
   args: readonly string[];
   /** env is the complete environment of the plugin. */
   env: NodeJS.ProcessEnv;
+  /**
+   * searchPath is the `PATH` a bare command name is looked up in (default `env.PATH`). client-go
+   * looks it up in its own `PATH`, not in the plugin's environment with `exec.env` applied.
+   */
+  searchPath?: string;
   /** interactive connects our standard input and standard error directly to the plugin. */
   interactive: boolean;
-  /** timeoutMs kills the plugin's process tree after this long; 0 waits forever (client-go). */
+  /**
+   * timeoutMs kills the plugin's process tree after this long; 0 waits forever (client-go), and
+   * so does anything longer than a Node timer holds (2^31-1 ms, ~24.8 days).
+   */
   timeoutMs: number;
-  /** killGraceMs is how long SIGTERM has before SIGKILL (default 2000). */
+  /** killGraceMs is how long SIGTERM has before SIGKILL (default 2000; too long: never). */
   killGraceMs?: number;
+  /**
+   * outputGraceMs is how long, once the plugin has exited, its pipes may still deliver what it
+   * wrote (default 200) before they are closed. A helper the plugin started may hold them open
+   * forever; it does not hold the run.
+   */
+  outputGraceMs?: number;
   /** stderr receives the plugin's stderr as it is written (null: captured only). */
   stderr: NodeJS.WritableStream | null;
   /** redact turns the stderr tail into something safe for an error message (stdout given as a hint). */
   redact: (stderr: string, stdout: string) => string;
-  /** notFoundMessage builds the message for a missing command (with the rate-limited hint). */
-  notFoundMessage: () => string;
+  /**
+   * notFoundMessage builds the message for a missing command (with the rate-limited hint);
+   * `detail` says why a bare name found in PATH was not run.
+   */
+  notFoundMessage: (detail?: string) => string;
   /** signal stops the run (the process tree is killed) and rejects with ERR_EXEC_CLOSED. */
   signal?: AbortSignal;
   /** maxStdoutBytes bounds what is kept of stdout (default 4 MiB); more is an error. */
@@ -33,54 +53,69 @@ export interface ExecPluginRun {
 
 const STDERR_KEEP_BYTES = 64 * 1024;
 const STDERR_TAIL_CHARACTERS = 2048;
+const DEFAULT_KILL_GRACE_MS = 2000;
+const DEFAULT_OUTPUT_GRACE_MS = 200;
 
-// Process groups of detached plugins still running, killed if this process exits first.
-const runningGroups = new Set<number>();
-let exitHookInstalled = false;
-
-function installExitHook(): void {
-  if (exitHookInstalled) return;
-  exitHookInstalled = true;
-  process.once('exit', () => {
-    for (const group of runningGroups) signalGroup(group, 'SIGKILL');
-  });
-}
-
-function signalGroup(pid: number, signal: NodeJS.Signals): void {
+function signalTarget(target: number, signal: NodeJS.Signals): void {
   try {
-    process.kill(-pid, signal);
+    process.kill(target, signal);
   } catch {
     // Already gone.
   }
 }
 
 /**
- * runExecPlugin runs a credential plugin without a shell (`spawn(command, args, { shell: false })`,
- * PATH lookup for bare names) and resolves with its stdout when it exits 0. Standard input is
- * the terminal only when `interactive` (else /dev/null); so is standard error then, so the plugin
- * can prompt. Otherwise stderr is forwarded to `options.stderr` as it comes and its last 64 KiB
- * are kept for errors. Non-interactive plugins run in their own process group so a timeout or
- * `signal` kills the whole tree (SIGTERM, SIGKILL after the grace period); groups still running
- * when this process exits are killed too.
+ * runExecPlugin runs a credential plugin without a shell and resolves with its stdout when it
+ * exits 0. A bare command name is looked up in `searchPath` as Go does (see
+ * {@link findExecutable}: a match relative to the current directory is refused with
+ * `ERR_EXEC_NOT_FOUND`); the process is started with that path and `argv[0]` the name as
+ * configured. Standard input is the terminal only when `interactive` (else /dev/null); so is
+ * standard error then, so the plugin can prompt. Otherwise stderr is forwarded to
+ * `options.stderr` as it comes and its last 64 KiB are kept for errors.
+ *
+ * The run ends when the plugin exits: what its pipes deliver within `outputGraceMs` after that
+ * is used, then they are closed, so a helper that inherited them (a daemon, `setsid … &`) keeps
+ * neither the run nor this process waiting. Non-interactive plugins run in their own process
+ * group so a timeout or `signal` kills the whole tree (SIGTERM, SIGKILL after the grace period);
+ * plugins still running when this process exits or is killed by a signal are killed too
+ * (without changing how the program handles the signal).
  *
  * Errors (`ExecPluginError`): `ERR_EXEC_NOT_FOUND`; `ERR_EXEC_FAILED` with client-go's
  * `exec: executable <cmd> failed with exit code <n>` plus the redacted stderr tail;
  * `ERR_EXEC_TIMEOUT`; `ERR_EXEC_RUN` (`exec: <error>`); `ERR_EXEC_CLOSED`;
- * `ERR_EXEC_INVALID_OUTPUT` when stdout is larger than allowed.
+ * `ERR_EXEC_INVALID_OUTPUT` when stdout is larger than allowed. No error, nor its `cause`,
+ * holds the arguments or the environment of the plugin (they may carry secrets): a spawn
+ * failure keeps only its code, errno, system call and the command path.
  */
-export function runExecPlugin(options: RunExecPluginOptions): Promise<ExecPluginRun> {
+export async function runExecPlugin(options: RunExecPluginOptions): Promise<ExecPluginRun> {
+  const command = options.command;
+  if (options.signal?.aborted) throw closedError(command);
+  const found = await findExecutable(command, options.searchPath ?? options.env.PATH ?? '');
+  if (found.path === undefined) {
+    throw new ExecPluginError(
+      'ERR_EXEC_NOT_FOUND',
+      options.notFoundMessage(
+        found.relativeMatch === undefined
+          ? undefined
+          : `${found.relativeMatch} was found relative to the current directory (through an empty or relative PATH entry) and is not run`,
+      ),
+      { command },
+    );
+  }
+  if (options.signal?.aborted) throw closedError(command);
+  return run(options, found.path);
+}
+
+function run(options: RunExecPluginOptions, path: string): Promise<ExecPluginRun> {
   const startedAt = Date.now();
   const command = options.command;
   const detached = !options.interactive && process.platform !== 'win32';
   const maxStdoutBytes = options.maxStdoutBytes ?? 4 * 1024 * 1024;
   return new Promise<ExecPluginRun>((resolve, reject) => {
-    if (options.signal?.aborted) {
-      reject(closedError(command));
-      return;
-    }
     let child: ChildProcess;
     try {
-      child = spawn(command, [...options.args], {
+      child = spawn(path, [...options.args], {
+        argv0: command,
         shell: false,
         env: options.env,
         detached,
@@ -104,6 +139,10 @@ export function runExecPlugin(options: RunExecPluginOptions): Promise<ExecPlugin
     let settled = false;
     let timer: NodeJS.Timeout | undefined;
     let killTimer: NodeJS.Timeout | undefined;
+    let outputTimer: NodeJS.Timeout | undefined;
+    const pid = child.pid;
+    const killTarget = pid === undefined ? undefined : detached ? -pid : pid;
+    const untrack = killTarget === undefined ? () => {} : trackPluginProcess(killTarget);
 
     const stderrTail = (): string => {
       const text = Buffer.concat(stderr).toString('utf8');
@@ -113,14 +152,12 @@ export function runExecPlugin(options: RunExecPluginOptions): Promise<ExecPlugin
         : redacted;
     };
     const kill = () => {
-      if (child.pid === undefined) return;
-      if (detached) signalGroup(child.pid, 'SIGTERM');
-      else child.kill('SIGTERM');
-      killTimer ??= setTimeout(() => {
-        if (child.pid === undefined) return;
-        if (detached) signalGroup(child.pid, 'SIGKILL');
-        else child.kill('SIGKILL');
-      }, options.killGraceMs ?? 2000);
+      if (killTarget === undefined) return;
+      signalTarget(killTarget, 'SIGTERM');
+      const grace = timerDelay(options.killGraceMs ?? DEFAULT_KILL_GRACE_MS);
+      if (killTimer || grace === undefined) return;
+      // SIGKILL reaches what of the tree ignored SIGTERM, even after the plugin itself is gone.
+      killTimer = setTimeout(() => signalTarget(killTarget, 'SIGKILL'), grace);
       killTimer.unref();
     };
     const stop = (error: ExecPluginError) => {
@@ -128,21 +165,24 @@ export function runExecPlugin(options: RunExecPluginOptions): Promise<ExecPlugin
       kill();
     };
     const onAbort = () => stop(closedError(command));
+    const closePipes = () => {
+      child.stdout?.destroy();
+      child.stderr?.destroy();
+    };
     const finish = (settle: () => void) => {
       if (settled) return;
       settled = true;
-      if (timer) clearTimeout(timer);
+      clearTimeout(timer);
+      clearTimeout(outputTimer);
       options.signal?.removeEventListener('abort', onAbort);
-      if (child.pid !== undefined) runningGroups.delete(child.pid);
+      untrack();
+      closePipes();
       settle();
     };
 
-    if (detached && child.pid !== undefined) {
-      installExitHook();
-      runningGroups.add(child.pid);
-    }
     options.signal?.addEventListener('abort', onAbort, { once: true });
-    if (options.timeoutMs > 0) {
+    const timeout = timerDelay(options.timeoutMs);
+    if (timeout !== undefined) {
       timer = setTimeout(() => {
         stop(
           new ExecPluginError(
@@ -151,7 +191,7 @@ export function runExecPlugin(options: RunExecPluginOptions): Promise<ExecPlugin
             { command, stderrTail: stderrTail() },
           ),
         );
-      }, options.timeoutMs);
+      }, timeout);
     }
 
     child.stdout?.on('data', (chunk: Buffer) => {
@@ -176,21 +216,11 @@ export function runExecPlugin(options: RunExecPluginOptions): Promise<ExecPlugin
         stderrBytes -= stderr.shift()!.length;
       }
     });
-    child.on('error', (error: NodeJS.ErrnoException) => {
-      finish(() => {
-        if (error.code === 'ENOENT' && error.syscall?.startsWith('spawn')) {
-          reject(
-            new ExecPluginError('ERR_EXEC_NOT_FOUND', options.notFoundMessage(), {
-              command,
-              cause: error,
-            }),
-          );
-        } else {
-          reject(failure ?? runError(command, error));
-        }
-      });
-    });
-    child.on('close', (code, signal) => {
+    // Destroyed pipes may report errors (EPIPE, ECONNRESET); the exit status is what counts.
+    child.stdout?.on('error', () => {});
+    child.stderr?.on('error', () => {});
+
+    const ended = (code: number | null, signal: NodeJS.Signals | null) =>
       finish(() => {
         if (failure) {
           if (failure.code === 'ERR_EXEC_TIMEOUT' || failure.code === 'ERR_EXEC_CLOSED') {
@@ -231,7 +261,29 @@ export function runExecPlugin(options: RunExecPluginOptions): Promise<ExecPlugin
           ),
         );
       });
+
+    child.on('error', (error: NodeJS.ErrnoException) => {
+      finish(() => {
+        if (error.code === 'ENOENT' && error.syscall?.startsWith('spawn')) {
+          reject(
+            new ExecPluginError('ERR_EXEC_NOT_FOUND', options.notFoundMessage(), {
+              command,
+              cause: safeCause(command, error),
+            }),
+          );
+        } else {
+          reject(failure ?? runError(command, error));
+        }
+      });
     });
+    child.on('exit', (code, signal) => {
+      // The pipes close by themselves unless a helper inherited them; wait a little for what
+      // the plugin wrote, then read what is buffered once more (setImmediate runs after the
+      // next poll for I/O) and close them.
+      const grace = timerDelay(options.outputGraceMs ?? DEFAULT_OUTPUT_GRACE_MS) ?? 0;
+      outputTimer = setTimeout(() => setImmediate(() => ended(code, signal)), grace);
+    });
+    child.on('close', ended);
   });
 }
 
@@ -243,7 +295,36 @@ function closedError(command: string): ExecPluginError {
   );
 }
 
+/**
+ * safeCause keeps what is safe of a spawn failure: its code, errno, system call and the command
+ * path. Node's spawn errors also carry `spawnargs`, and its argument checks quote the offending
+ * argument or environment value in their message; neither is kept.
+ */
+function safeCause(command: string, error: unknown): Error {
+  const failure = (error ?? {}) as NodeJS.ErrnoException;
+  const code = typeof failure.code === 'string' ? failure.code : undefined;
+  const isSystemError = typeof failure.errno === 'number' && typeof failure.syscall === 'string';
+  const cause = new Error(
+    isSystemError ? `${failure.syscall} ${code ?? ''}`.trim() : describeRefusal(command, code),
+  ) as NodeJS.ErrnoException;
+  if (code !== undefined) cause.code = code;
+  if (isSystemError) {
+    cause.errno = failure.errno;
+    cause.syscall = failure.syscall;
+    if (typeof failure.path === 'string') cause.path = failure.path;
+  }
+  return cause;
+}
+
+function describeRefusal(command: string, code: string | undefined): string {
+  const reason =
+    code === 'ERR_INVALID_ARG_VALUE'
+      ? 'an argument or environment value contains a NUL byte'
+      : 'an argument or environment value is not valid';
+  return `${command} cannot be started: ${reason}${code ? ` (${code})` : ''}`;
+}
+
 function runError(command: string, error: unknown): ExecPluginError {
-  const message = error instanceof Error ? error.message : String(error);
-  return new ExecPluginError('ERR_EXEC_RUN', `exec: ${message}`, { command, cause: error });
+  const cause = safeCause(command, error);
+  return new ExecPluginError('ERR_EXEC_RUN', `exec: ${cause.message}`, { command, cause });
 }

@@ -1,3 +1,4 @@
+import { invalidArgument } from '../checks/argument-checks.js';
 import type {
   CredentialProvider,
   CredentialRequest,
@@ -16,6 +17,14 @@ export class SharedCredentialProviders {
   readonly #closedError: () => Error;
 
   constructor(closedError: () => Error) {
+    if (typeof closedError !== 'function') {
+      throw invalidArgument(
+        'SharedCredentialProviders',
+        'closedError',
+        'a function returning the error for a closed handle',
+        closedError,
+      );
+    }
     this.#closedError = closedError;
   }
 
@@ -63,10 +72,14 @@ export function waitWithSignal<T>(
   signal: AbortSignal | undefined,
 ): Promise<T> {
   if (!signal) return promise;
-  if (signal.aborted) return Promise.reject(signal.reason as Error);
+  if (signal.aborted) {
+    // This caller leaves at once; the shared promise must not end up rejected with no handler.
+    promise.then(undefined, () => {});
+    return Promise.reject(signal.reason as Error);
+  }
   return new Promise<T>((resolve, reject) => {
     const onAbort = () => reject(signal.reason as Error);
-    signal.addEventListener('abort', onAbort, { once: true });
+    // Handlers first: the shared promise is never left without one, whatever happens next.
     promise.then(
       (value) => {
         signal.removeEventListener('abort', onAbort);
@@ -78,5 +91,6 @@ export function waitWithSignal<T>(
         reject(error);
       },
     );
+    signal.addEventListener('abort', onAbort, { once: true });
   });
 }

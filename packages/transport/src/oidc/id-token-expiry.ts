@@ -1,3 +1,4 @@
+import { expectOptionalString, expectString, invalidArgument } from '../checks/argument-checks.js';
 import { OidcError } from '../errors.js';
 
 /** ID_TOKEN_EXPIRY_DELTA_MS is client-go's skew: an id-token is used only while `now + 10s < exp`. */
@@ -12,6 +13,8 @@ export const ID_TOKEN_EXPIRY_DELTA_MS = 10_000;
  * `exp` (`parsing claims: …`). Messages never quote the token. Pure.
  */
 export function idTokenExpiry(idToken: string, issuer?: string): number {
+  expectString(idToken, 'idTokenExpiry', 'idToken', true);
+  expectOptionalString(issuer, 'idTokenExpiry', 'issuer');
   const fail = (message: string, cause?: unknown): never => {
     throw new OidcError('ERR_OIDC_INVALID_ID_TOKEN', prefix(issuer, message), { issuer, cause });
   };
@@ -46,6 +49,10 @@ export function idTokenExpiry(idToken: string, issuer?: string): number {
  * `now + 10s < exp`. Throws like {@link idTokenExpiry}.
  */
 export function isIdTokenValid(idToken: string, nowMs: number, issuer?: string): boolean {
+  expectString(idToken, 'isIdTokenValid', 'idToken', true);
+  if (typeof nowMs !== 'number' || !Number.isFinite(nowMs)) {
+    throw invalidArgument('isIdTokenValid', 'nowMs', 'the current time in milliseconds', nowMs);
+  }
   return nowMs + ID_TOKEN_EXPIRY_DELTA_MS < idTokenExpiry(idToken, issuer) * 1000;
 }
 

@@ -1,3 +1,5 @@
+import { expectString } from '../checks/argument-checks.js';
+
 /**
  * kubeconfigAuthProviderPersister returns a persister that writes a user's refreshed
  * auth-provider config into the kubeconfig file it came from (`origin`), as client-go's
@@ -12,6 +14,8 @@ export function kubeconfigAuthProviderPersister(
   origin: string,
   userName: string,
 ): (config: Map<string, string>) => Promise<void> {
+  expectString(origin, 'kubeconfigAuthProviderPersister', 'origin (the kubeconfig file)');
+  expectString(userName, 'kubeconfigAuthProviderPersister', 'userName', true);
   return async (config) => {
     // Loaded on first use: the kubeconfig reader (and its YAML parser) stays out of the import
     // cost of every program that never refreshes an OIDC token.

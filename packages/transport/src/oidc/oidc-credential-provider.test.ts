@@ -1,5 +1,8 @@
+import { once } from 'node:events';
+import { createServer, type AddressInfo, type Socket } from 'node:net';
 import type { ResolvedConfig } from '@k/config';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { secretLeaks } from '../../e2e/support/secret-leaks.js';
 import { startOidcIssuer, unsignedJwt, type OidcIssuer } from '../../e2e/fixtures/oidc-issuer.js';
 import { OidcError } from '../errors.js';
 import {
@@ -208,6 +211,19 @@ describe('OidcCredentialProvider refresh against a loopback issuer (a fake IdP)'
     expect(refused.message).not.toContain('wrong-secret-value');
   });
 
+  it('treats a request timeout longer than a Node timer holds as none, not 1 ms', async () => {
+    const warnings: Error[] = [];
+    const listener = (warning: Error) => warnings.push(warning);
+    process.on('warning', listener);
+    try {
+      const provider = make({}, { requestTimeoutMs: 2 ** 31 });
+      expect((await provider.getCredentials()).authorization).toMatch(/^Bearer ey/);
+      expect(warnings.filter((warning) => warning.name === 'TimeoutOverflowWarning')).toEqual([]);
+    } finally {
+      process.off('warning', listener);
+    }
+  });
+
   it('fails when the issuer has no discovery document', async () => {
     const provider = make({ 'idp-issuer-url': `${issuer.url}/nowhere/` });
     const error = await failure(provider.getCredentials());
@@ -285,5 +301,70 @@ describe('createOidcCredentialProviderFactory', () => {
     expect(() => factory.create({ config: oidcConfig({ 'client-id': 'c' }), now })).toThrow(
       'must provide idp-issuer-url',
     );
+  });
+});
+
+describe('OidcCredentialProvider through an HTTPS_PROXY with credentials', () => {
+  const saved = { ...process.env };
+  afterEach(() => {
+    for (const name of ['HTTPS_PROXY', 'https_proxy', 'NO_PROXY', 'no_proxy']) {
+      if (saved[name] === undefined) delete process.env[name];
+      else process.env[name] = saved[name];
+    }
+  });
+
+  const refreshThrough = async (proxyUrl: string) => {
+    process.env.HTTPS_PROXY = proxyUrl;
+    delete process.env.NO_PROXY;
+    delete process.env.no_proxy;
+    const provider = new OidcCredentialProvider(
+      oidcConfig({
+        'idp-issuer-url': 'https://issuer.k-test.invalid',
+        'client-id': 'c',
+        'id-token': expiredToken(),
+        'refresh-token': 'rt',
+      }),
+      { requestTimeoutMs: 10_000 },
+    );
+    try {
+      return await failure(provider.getCredentials());
+    } finally {
+      await provider.close();
+    }
+  };
+
+  it('a proxy that refuses connections: no error holds the proxy password', async () => {
+    const closed = createServer();
+    closed.listen(0, '127.0.0.1');
+    await once(closed, 'listening');
+    const port = (closed.address() as AddressInfo).port;
+    closed.close();
+    const error = await refreshThrough(`http://user:pa55-w0rd@127.0.0.1:${port}`);
+    expect(error.code).toBe('ERR_OIDC_DISCOVERY');
+    expect(secretLeaks(error, ['pa55-w0rd'])).toEqual([]);
+  });
+
+  it('a proxy that answers 407 (a fake proxy): no error holds the proxy password', async () => {
+    const sockets = new Set<Socket>();
+    const proxy = createServer((socket) => {
+      sockets.add(socket);
+      socket.on('error', () => {});
+      socket.once('data', () =>
+        socket.end('HTTP/1.1 407 Proxy Authentication Required\r\nContent-Length: 0\r\n\r\n'),
+      );
+    });
+    proxy.listen(0, '127.0.0.1');
+    await once(proxy, 'listening');
+    try {
+      const port = (proxy.address() as AddressInfo).port;
+      const error = await refreshThrough(`http://user:pa55-w0rd@127.0.0.1:${port}`);
+      expect(error.code).toBe('ERR_OIDC_DISCOVERY');
+      expect(
+        secretLeaks(error, ['pa55-w0rd', Buffer.from('user:pa55-w0rd').toString('base64')]),
+      ).toEqual([]);
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      proxy.close();
+    }
   });
 });

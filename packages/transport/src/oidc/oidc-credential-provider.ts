@@ -8,6 +8,19 @@ import type {
   CredentialRequest,
   Credentials,
 } from '../auth/credential-provider.js';
+import {
+  expectAuthKind,
+  expectCredentialRequest,
+  expectDuration,
+  expectFactoryContext,
+  expectOptionalBytes,
+  expectOptionalFunction,
+  expectOptions,
+  expectResolvedConfig,
+  expectString,
+  invalidArgument,
+  isRecord,
+} from '../checks/argument-checks.js';
 import { OidcError } from '../errors.js';
 import { SharedCredentialProviders, waitWithSignal } from '../exec/shared-credential-providers.js';
 import { idTokenExpiry, isIdTokenValid } from './id-token-expiry.js';
@@ -37,7 +50,10 @@ export interface OidcCredentialProviderOptions {
   persist?: (config: Map<string, string>) => Promise<void>;
   /** dispatcher sends discovery and token requests (default: an undici agent with the IdP CA). */
   dispatcher?: Dispatcher;
-  /** requestTimeoutMs bounds each request to the identity provider (default 30 000). */
+  /**
+   * requestTimeoutMs bounds each request to the identity provider (default 30 000); 0, and
+   * anything longer than a Node timer holds (2^31-1 ms, ~24.8 days), means no timeout.
+   */
   requestTimeoutMs?: number;
 }
 
@@ -75,17 +91,19 @@ export class OidcCredentialProvider implements CredentialProvider {
   /**
    * Throws `ERR_OIDC_CONFIG` when `idp-issuer-url` or `client-id` is missing or
    * `idp-certificate-authority-data` is not base64, as client-go does when it builds the
-   * transport.
+   * transport, and a `TransportError` `ERR_TRANSPORT_INVALID_ARGUMENT` for arguments of the
+   * wrong shape.
    */
   constructor(
     config: ResolvedConfig,
     options: OidcCredentialProviderOptions = {},
     now: () => number = Date.now,
   ) {
-    const auth = config.auth;
-    if (auth.kind !== 'auth-provider') {
-      throw new TypeError(`oidc credential provider needs an auth-provider user, not ${auth.kind}`);
-    }
+    const where = 'OidcCredentialProvider';
+    checkOidcConfig(config, where, 'config');
+    checkOidcOptions(options, where);
+    expectOptionalFunction(now, where, 'now');
+    const auth = config.auth as AuthProviderAuth;
     const settings = auth.config;
     const user = `oidc auth-provider of user ${JSON.stringify(auth.userName)}`;
     const issuer = settings.get(OIDC_CONFIG_KEYS.issuerUrl);
@@ -130,6 +148,7 @@ export class OidcCredentialProvider implements CredentialProvider {
   }
 
   async getCredentials(request: CredentialRequest = {}): Promise<Credentials> {
+    expectCredentialRequest(request, 'OidcCredentialProvider.getCredentials');
     if (this.#closing.signal.aborted) throw this.#closedError();
     const idToken = this.#config.get(OIDC_CONFIG_KEYS.idToken);
     if (idToken && isIdTokenValid(idToken, this.#now(), this.issuer)) {
@@ -245,6 +264,8 @@ export class OidcCredentialProvider implements CredentialProvider {
  * `ProxyFromEnvironment`).
  */
 export function createIdentityProviderDispatcher(issuer: string, ca?: Buffer): Dispatcher {
+  expectString(issuer, 'createIdentityProviderDispatcher', 'issuer');
+  expectOptionalBytes(ca, 'createIdentityProviderDispatcher', 'ca');
   const tls = { ...(ca?.length ? { ca } : {}), minVersion: 'TLSv1.2' as const };
   const environment = process.env;
   const proxied = Boolean(
@@ -279,10 +300,14 @@ export function createIdentityProviderDispatcher(issuer: string, ca?: Buffer): D
 export function createOidcCredentialProviderFactory(
   options: OidcCredentialProviderOptions = {},
 ): CredentialProviderFactory {
+  checkOidcOptions(options, 'createOidcCredentialProviderFactory');
   const registries = new WeakMap<() => number, SharedCredentialProviders>();
   return {
     kind: 'oidc',
     create(context: CredentialProviderContext): CredentialProvider {
+      const where = 'oidcCredentialProviderFactory.create';
+      expectFactoryContext(context, where);
+      checkOidcConfig(context.config, where, 'context.config');
       const config = context.config;
       const auth = config.auth as AuthProviderAuth;
       const persist =
@@ -323,3 +348,36 @@ export function createOidcCredentialProviderFactory(
 /** oidcCredentialProviderFactory is the default `oidc` factory (process-wide sharing). */
 export const oidcCredentialProviderFactory: CredentialProviderFactory =
   createOidcCredentialProviderFactory();
+
+/** checkOidcConfig checks a resolved config whose user has an auth-provider. */
+function checkOidcConfig(config: unknown, where: string, what: string): void {
+  expectResolvedConfig(config, where, what);
+  expectAuthKind(config, 'auth-provider', where, what);
+  const auth = config.auth as Record<string, unknown>;
+  if (!(auth.config instanceof Map)) {
+    throw invalidArgument(
+      where,
+      `${what}.auth.config`,
+      'a Map of the auth-provider settings',
+      auth.config,
+    );
+  }
+}
+
+/** checkOidcOptions checks {@link OidcCredentialProviderOptions}. */
+function checkOidcOptions(options: unknown, where: string): void {
+  const checked = expectOptions(options, where) as Record<string, unknown>;
+  expectOptionalFunction(checked.persist, where, 'options.persist');
+  if (
+    checked.dispatcher !== undefined &&
+    !(isRecord(checked.dispatcher) && typeof checked.dispatcher.dispatch === 'function')
+  ) {
+    throw invalidArgument(
+      where,
+      'options.dispatcher',
+      'an undici Dispatcher or undefined',
+      checked.dispatcher,
+    );
+  }
+  expectDuration(checked.requestTimeoutMs, where, 'options.requestTimeoutMs', 0);
+}

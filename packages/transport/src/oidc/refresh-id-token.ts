@@ -1,5 +1,15 @@
 import { STATUS_CODES } from 'node:http';
 import { request, type Dispatcher } from 'undici';
+import {
+  expectDuration,
+  expectOptionalSignal,
+  expectOptionalString,
+  expectRecord,
+  expectString,
+  invalidArgument,
+  isRecord,
+} from '../checks/argument-checks.js';
+import { timerDelay } from '../checks/timer-delay.js';
 import { OidcError } from '../errors.js';
 
 /** RefreshIdTokenOptions describe one refresh at an OpenID provider. */
@@ -10,7 +20,10 @@ export interface RefreshIdTokenOptions {
   refreshToken: string;
   /** dispatcher sends the requests (it carries the IdP's CA and proxy settings). */
   dispatcher: Dispatcher;
-  /** timeoutMs bounds each request (default 30 000). */
+  /**
+   * timeoutMs bounds each request (default 30 000); 0, and anything longer than a Node timer
+   * holds (2^31-1 ms, ~24.8 days), means no timeout.
+   */
   timeoutMs?: number;
   signal?: AbortSignal;
 }
@@ -34,6 +47,7 @@ const MAX_BODY_BYTES = 1024 * 1024;
 export async function discoverTokenEndpoint(
   options: Pick<RefreshIdTokenOptions, 'issuer' | 'dispatcher' | 'timeoutMs' | 'signal'>,
 ): Promise<{ tokenEndpoint: string; authMethods: string[] }> {
+  checkRequestOptions(options, 'discoverTokenEndpoint');
   const issuer = options.issuer;
   const url = `${issuer.replace(/\/+$/, '')}/.well-known/openid-configuration`;
   const fail = (message: string, status?: number, cause?: unknown): never => {
@@ -84,6 +98,11 @@ export async function discoverTokenEndpoint(
  * `id_token`). No message contains a token or the secret, nor the response body.
  */
 export async function refreshIdToken(options: RefreshIdTokenOptions): Promise<RefreshedTokens> {
+  const where = 'refreshIdToken';
+  checkRequestOptions(options, where);
+  expectString(options.clientId, where, 'options.clientId');
+  expectOptionalString(options.clientSecret, where, 'options.clientSecret');
+  expectString(options.refreshToken, where, 'options.refreshToken');
   const issuer = options.issuer;
   const fail = (message: string, status?: number, cause?: unknown): never => {
     throw new OidcError('ERR_OIDC_REFRESH', `oidc issuer ${issuer}: ${message}`, {
@@ -176,14 +195,18 @@ async function send(
   init: { method: 'GET' | 'POST'; headers: Record<string, string>; body?: string },
   options: Pick<RefreshIdTokenOptions, 'dispatcher' | 'timeoutMs' | 'signal'>,
 ): Promise<SentResponse> {
-  const timeout = AbortSignal.timeout(options.timeoutMs ?? 30_000);
-  const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout;
+  const delay = timerDelay(options.timeoutMs ?? 30_000);
+  const signals = [
+    ...(options.signal ? [options.signal] : []),
+    ...(delay === undefined ? [] : [AbortSignal.timeout(delay)]),
+  ];
+  const signal = signals.length > 1 ? AbortSignal.any(signals) : signals[0];
   const response = await request(url, {
     method: init.method,
     headers: init.headers,
     ...(init.body === undefined ? {} : { body: init.body }),
     dispatcher: options.dispatcher,
-    signal,
+    ...(signal ? { signal } : {}),
   });
   const chunks: Buffer[] = [];
   let size = 0;
@@ -230,4 +253,20 @@ function statusText(status: number): string {
 
 function describe(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
+}
+
+/** checkRequestOptions checks what discovery and refresh have in common. */
+function checkRequestOptions(options: unknown, where: string): void {
+  expectRecord(options, where, 'options', 'an object ({ issuer, dispatcher, … })');
+  expectString(options.issuer, where, 'options.issuer');
+  if (!(isRecord(options.dispatcher) && typeof options.dispatcher.dispatch === 'function')) {
+    throw invalidArgument(
+      where,
+      'options.dispatcher',
+      'an undici Dispatcher (e.g. createIdentityProviderDispatcher(issuer))',
+      options.dispatcher,
+    );
+  }
+  expectDuration(options.timeoutMs, where, 'options.timeoutMs', 0);
+  expectOptionalSignal(options.signal, where, 'options.signal');
 }

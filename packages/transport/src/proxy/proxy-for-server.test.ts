@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { secretLeaks } from '../../e2e/support/secret-leaks.js';
+import { TransportError } from '../errors.js';
 import { NoProxy, parseProxyUrl, proxyForServer, redactProxyUrl } from './proxy-for-server.js';
 
 describe('NoProxy (Go httpproxy semantics, with CIDRs as client-go)', () => {
@@ -101,5 +103,30 @@ describe('parseProxyUrl', () => {
     expect(() => parseProxyUrl('gopher://user:secret@proxy')).toThrow(
       expect.objectContaining({ message: expect.not.stringContaining('secret') as string }),
     );
+  });
+
+  it('keeps the password out of every error about a proxy URL, cause included', () => {
+    for (const [value, message] of [
+      ['http://user:pa55-w0rd@[bad-host', 'invalid proxy address http://user:xxxxx@[bad-host'],
+      ['http://user:pa55-w0rd@', 'invalid proxy address http://user:xxxxx@'],
+      ['user:pa55-w0rd@proxy:port', 'invalid proxy address http://user:xxxxx@proxy:port'],
+      [
+        'gopher://user:pa55-w0rd@proxy',
+        'invalid proxy address gopher://user:xxxxx@proxy: the scheme must be http, https or socks5',
+      ],
+    ] as const) {
+      const error = (() => {
+        try {
+          parseProxyUrl(value);
+        } catch (caught) {
+          return caught;
+        }
+        throw new Error(`${value} was accepted`);
+      })();
+      expect(error).toBeInstanceOf(TransportError);
+      expect((error as TransportError).code).toBe('ERR_TRANSPORT_PROXY');
+      expect(secretLeaks(error, ['pa55-w0rd'])).toEqual([]);
+      expect((error as TransportError).message).toBe(message);
+    }
   });
 });

@@ -1,5 +1,11 @@
 import { BlockList, isIP } from 'node:net';
 import { domainToASCII } from 'node:url';
+import {
+  expectOptionalString,
+  expectRecord,
+  expectString,
+  invalidArgument,
+} from '../checks/argument-checks.js';
 import { TransportError } from '../errors.js';
 
 /** The proxy URL schemes the transport can tunnel through. */
@@ -23,6 +29,7 @@ export class NoProxy {
   readonly #all: boolean;
 
   constructor(value: string | undefined) {
+    expectOptionalString(value, 'NoProxy', 'value (a NO_PROXY list)');
     let all = false;
     for (const raw of (value ?? '').split(',')) {
       const entry = raw.trim().toLowerCase();
@@ -125,15 +132,24 @@ function isLoopback(ip: string, version: number): boolean {
 /**
  * parseProxyUrl parses a proxy URL as Go does for the environment: a value without a scheme is
  * `http://<value>`. Only http, https and socks5 are accepted (`ERR_TRANSPORT_PROXY`, naming the
- * URL without its password).
+ * URL without its password). The error's cause, if any, holds no part of the URL either (the
+ * URL parser's own error carries the whole input).
  */
 export function parseProxyUrl(value: string): URL {
+  expectString(value, 'parseProxyUrl', 'value (a proxy URL)');
   const text = /^[a-z][a-z0-9+.-]*:\/\//i.test(value) ? value : `http://${value}`;
   let url: URL;
   try {
     url = new URL(text);
   } catch (error) {
-    throw new TransportError('ERR_TRANSPORT_PROXY', 'invalid proxy address', { cause: error });
+    const cause = new TypeError('Invalid URL') as NodeJS.ErrnoException;
+    const code = (error as NodeJS.ErrnoException | undefined)?.code;
+    if (typeof code === 'string') cause.code = code;
+    throw new TransportError(
+      'ERR_TRANSPORT_PROXY',
+      `invalid proxy address ${redactUnparsedUrl(text)}`,
+      { cause },
+    );
   }
   if (!PROXY_SCHEMES.includes(url.protocol) || !url.hostname) {
     throw new TransportError(
@@ -144,12 +160,27 @@ export function parseProxyUrl(value: string): URL {
   return url;
 }
 
-/** redactProxyUrl renders a proxy URL for messages: the password becomes `xxxxx`. */
+/** redactProxyUrl renders a proxy URL for messages: the password becomes `xxxxx` (Go's `Redacted`). */
 export function redactProxyUrl(url: URL): string {
   if (!url.password) return url.href;
   const copy = new URL(url.href);
   copy.password = 'xxxxx';
   return copy.href;
+}
+
+/**
+ * redactUnparsedUrl does what {@link redactProxyUrl} does for text that is not a valid URL:
+ * whatever follows the first `:` of the user information (up to the last `@`) becomes `xxxxx`.
+ */
+function redactUnparsedUrl(text: string): string {
+  const schemeEnd = text.indexOf('://');
+  const start = schemeEnd < 0 ? 0 : schemeEnd + 3;
+  const at = text.lastIndexOf('@');
+  if (at < start) return text;
+  const userInformation = text.slice(start, at);
+  const colon = userInformation.indexOf(':');
+  if (colon < 0) return text;
+  return `${text.slice(0, start)}${userInformation.slice(0, colon)}:xxxxx${text.slice(at)}`;
 }
 
 /**
@@ -166,6 +197,11 @@ export function proxyForServer(
   proxyUrl: string | undefined,
   environment: NodeJS.ProcessEnv = process.env,
 ): URL | undefined {
+  if (!(server instanceof URL)) {
+    throw invalidArgument('proxyForServer', 'server', 'a URL (new URL(server))', server);
+  }
+  expectOptionalString(proxyUrl, 'proxyForServer', 'proxyUrl');
+  expectRecord(environment, 'proxyForServer', 'environment', 'an object (like process.env)');
   if (proxyUrl) return parseProxyUrl(proxyUrl);
   const https = server.protocol === 'https:';
   const value = https

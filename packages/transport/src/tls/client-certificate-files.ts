@@ -1,5 +1,11 @@
 import { readFile } from 'node:fs/promises';
 import type { ClientCertificate } from '../auth/credential-provider.js';
+import {
+  expectDuration,
+  expectOptionalFunction,
+  expectOptions,
+  expectString,
+} from '../checks/argument-checks.js';
 import { readTlsFile, validateClientCertificate } from './pem.js';
 
 /** client-go re-reads a file-based key pair at most once a second, at handshake time. */
@@ -34,6 +40,10 @@ export class ClientCertificateFiles {
     keyFile: string,
     options: ClientCertificateFilesOptions = {},
   ) {
+    const where = 'ClientCertificateFiles';
+    expectString(certificateFile, where, 'certificateFile');
+    expectString(keyFile, where, 'keyFile');
+    checkClientCertificateFilesOptions(options, where);
     this.certificateFile = certificateFile;
     this.keyFile = keyFile;
     this.#intervalMs = options.reloadIntervalMs ?? CLIENT_CERTIFICATE_RELOAD_INTERVAL_MS;
@@ -79,4 +89,15 @@ export class ClientCertificateFiles {
       throw error;
     }
   }
+}
+
+/** checkClientCertificateFilesOptions checks {@link ClientCertificateFilesOptions}. */
+export function checkClientCertificateFilesOptions(
+  options: unknown,
+  where: string,
+  what = 'options',
+): void {
+  const checked = expectOptions(options, where, what) as Record<string, unknown>;
+  expectDuration(checked.reloadIntervalMs, where, `${what}.reloadIntervalMs`, 0);
+  expectOptionalFunction(checked.now, where, `${what}.now`);
 }

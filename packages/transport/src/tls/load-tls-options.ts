@@ -1,8 +1,10 @@
 import type { TlsSettings } from '@k/config';
 import type { ClientCertificate } from '../auth/credential-provider.js';
+import { expectTlsSettings } from '../checks/argument-checks.js';
 import { TransportError } from '../errors.js';
 import {
   ClientCertificateFiles,
+  checkClientCertificateFilesOptions,
   type ClientCertificateFilesOptions,
 } from './client-certificate-files.js';
 import {
@@ -42,6 +44,8 @@ export function loadTlsOptions(
   settings: TlsSettings,
   fileOptions: ClientCertificateFilesOptions = {},
 ): TlsOptions {
+  expectTlsSettings(settings, 'loadTlsOptions', 'settings');
+  checkClientCertificateFilesOptions(fileOptions, 'loadTlsOptions', 'fileOptions');
   const hasCa = Boolean(settings.caData?.length || settings.caFile);
   if (settings.insecure && hasCa) {
     throw new TransportError(

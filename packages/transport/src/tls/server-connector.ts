@@ -2,6 +2,13 @@ import { connect as connectTcp, isIP, type Socket } from 'node:net';
 import { connect as connectTls } from 'node:tls';
 import { buildConnector } from 'undici';
 import type { ClientCertificate } from '../auth/credential-provider.js';
+import {
+  expectDuration,
+  expectRecord,
+  expectString,
+  invalidArgument,
+} from '../checks/argument-checks.js';
+import { timerDelay } from '../checks/timer-delay.js';
 import { TransportError } from '../errors.js';
 import { httpConnectTunnel } from '../proxy/http-connect-tunnel.js';
 import { redactProxyUrl } from '../proxy/proxy-for-server.js';
@@ -20,6 +27,11 @@ export interface ServerConnectorOptions {
   providerCertificate?: ClientCertificate;
   /** proxy, when set, is tunnelled through (http/https CONNECT, or SOCKS5). */
   proxy?: URL;
+  /**
+   * connectTimeoutMs bounds connecting, tunnelling and the TLS handshake (default
+   * {@link DEFAULT_CONNECT_TIMEOUT_MS}); 0, and anything longer than a Node timer holds
+   * (2^31-1 ms, ~24.8 days), means no timeout.
+   */
   connectTimeoutMs?: number;
 }
 
@@ -45,8 +57,39 @@ export class ServerConnector {
   #connector: Connector | undefined;
 
   constructor(options: ServerConnectorOptions) {
+    const where = 'ServerConnector';
+    expectRecord(options, where, 'options', 'an object ({ tls, proxy?, connectTimeoutMs? })');
+    expectRecord(options.tls, where, 'options.tls', 'TlsOptions (from loadTlsOptions)');
+    expectString(options.tls.identity, where, 'options.tls.identity', true);
+    if (options.proxy !== undefined && !(options.proxy instanceof URL)) {
+      throw invalidArgument(
+        where,
+        'options.proxy',
+        'a URL (from parseProxyUrl) or undefined',
+        options.proxy,
+      );
+    }
+    if (options.providerCertificate !== undefined) {
+      expectRecord(
+        options.providerCertificate,
+        where,
+        'options.providerCertificate',
+        'a { certificate, key } of PEM strings or undefined',
+      );
+      expectString(
+        options.providerCertificate.certificate,
+        where,
+        'options.providerCertificate.certificate',
+      );
+      expectString(options.providerCertificate.key, where, 'options.providerCertificate.key');
+    }
     this.#options = options;
-    this.#timeoutMs = options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
+    this.#timeoutMs = expectDuration(
+      options.connectTimeoutMs,
+      where,
+      'options.connectTimeoutMs',
+      DEFAULT_CONNECT_TIMEOUT_MS,
+    );
   }
 
   /** connect is undici's `connect` option; it is bound, so it can be passed as it is. */
@@ -89,38 +132,44 @@ export class ServerConnector {
       ...(tls.serverName ? { servername: tls.serverName } : {}),
       rejectUnauthorized: !tls.insecure,
       minVersion: 'TLSv1.2',
-      timeout: this.#timeoutMs,
+      // undici: 0 is no timeout (and a longer one would overflow its timer).
+      timeout: timerDelay(this.#timeoutMs) ?? 0,
       keepAlive: true,
       keepAliveInitialDelay: DEFAULT_TCP_KEEP_ALIVE_MS,
     });
     return this.#connector;
   }
 
+  /**
+   * #tunnel opens the tunnel to `host:port` through the proxy within the connect timeout. The
+   * socket to the proxy exists from the first moment, so whatever stalls — the TCP connect, the
+   * TLS handshake with an https proxy, the CONNECT or SOCKS5 exchange — the timeout destroys it
+   * and nothing is left open.
+   */
   async #tunnel(proxy: URL, host: string, port: number): Promise<Socket> {
     const proxyPort =
       Number(proxy.port) ||
       (proxy.protocol === 'https:' ? 443 : proxy.protocol === 'socks5:' ? 1080 : 80);
     const proxyHost = proxy.hostname.replace(/^\[(.*)\]$/, '$1');
-    let socket: Socket | undefined;
+    const { socket, connected } = this.#connectToProxy(proxy, proxyHost, proxyPort);
+    const delay = timerDelay(this.#timeoutMs);
     let timer: NodeJS.Timeout | undefined;
     try {
       const tunnel = (async () => {
-        socket = await this.#connectToProxy(proxy, proxyHost, proxyPort);
+        await connected;
         socket.setNoDelay(true);
         socket.setKeepAlive(true, DEFAULT_TCP_KEEP_ALIVE_MS);
         return proxy.protocol === 'socks5:'
           ? socks5Tunnel(socket, proxy, host, port)
           : httpConnectTunnel(socket, proxy, host, port);
       })();
+      if (delay === undefined) return await tunnel;
       const timeout = new Promise<never>((_, reject) => {
-        timer = setTimeout(
-          () => reject(new Error(`timed out after ${this.#timeoutMs}ms`)),
-          this.#timeoutMs,
-        );
+        timer = setTimeout(() => reject(new Error(`timed out after ${this.#timeoutMs}ms`)), delay);
       });
       return await Promise.race([tunnel, timeout]);
     } catch (error) {
-      socket?.destroy();
+      socket.destroy();
       throw new TransportError(
         'ERR_TRANSPORT_PROXY',
         `proxy ${redactProxyUrl(proxy)}: ${(error as Error).message}`,
@@ -131,28 +180,34 @@ export class ServerConnector {
     }
   }
 
-  #connectToProxy(proxy: URL, host: string, port: number): Promise<Socket> {
+  /** #connectToProxy starts connecting; `connected` settles when the socket is usable. */
+  #connectToProxy(
+    proxy: URL,
+    host: string,
+    port: number,
+  ): { socket: Socket; connected: Promise<void> } {
     const { tls } = this.#options;
-    return new Promise((resolve, reject) => {
-      // An https proxy is verified with the cluster's TLS settings, as Go's transport does.
-      const socket =
-        proxy.protocol === 'https:'
-          ? connectTls({
-              host,
-              port,
-              ...(isIP(host) ? {} : { servername: host }),
-              ...(tls.ca ? { ca: tls.ca } : {}),
-              rejectUnauthorized: !tls.insecure,
-              minVersion: 'TLSv1.2',
-              ALPNProtocols: ['http/1.1'],
-            })
-          : connectTcp({ host, port });
-      const event = proxy.protocol === 'https:' ? 'secureConnect' : 'connect';
+    // An https proxy is verified with the cluster's TLS settings, as Go's transport does.
+    const socket =
+      proxy.protocol === 'https:'
+        ? connectTls({
+            host,
+            port,
+            ...(isIP(host) ? {} : { servername: host }),
+            ...(tls.ca ? { ca: tls.ca } : {}),
+            rejectUnauthorized: !tls.insecure,
+            minVersion: 'TLSv1.2',
+            ALPNProtocols: ['http/1.1'],
+          })
+        : connectTcp({ host, port });
+    const event = proxy.protocol === 'https:' ? 'secureConnect' : 'connect';
+    const connected = new Promise<void>((resolve, reject) => {
       socket.once(event, () => {
         socket.off('error', reject);
-        resolve(socket);
+        resolve();
       });
       socket.once('error', reject);
     });
+    return { socket, connected };
   }
 }

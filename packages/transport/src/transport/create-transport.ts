@@ -7,6 +7,18 @@ import type {
   CredentialProviderFactory,
 } from '../auth/credential-provider.js';
 import { selectCredentialProviderFactory } from '../auth/select-credential-provider-factory.js';
+import {
+  expectDuration,
+  expectFactories,
+  expectOptionalFunction,
+  expectOptionalInteger,
+  expectOptionalString,
+  expectOptions,
+  expectRecord,
+  expectResolvedConfig,
+  invalidArgument,
+  isRecord,
+} from '../checks/argument-checks.js';
 import { authInterceptor } from '../interceptors/auth-interceptor.js';
 import { compressionInterceptor } from '../interceptors/compression-interceptor.js';
 import { impersonationInterceptor } from '../interceptors/impersonation-interceptor.js';
@@ -60,6 +72,7 @@ export function createTransport(
   resolved: ResolvedConfig,
   options: TransportOptions = {},
 ): Transport {
+  checkArguments(resolved, options);
   const tls = loadTlsOptions(
     resolved.tls,
     options.clientCertificateReloadIntervalMs === undefined
@@ -129,4 +142,48 @@ export function createTransport(
     release: () => router.close(),
     credentialProvider: provider,
   });
+}
+
+/** checkArguments checks createTransport's arguments (for plain JavaScript callers). */
+function checkArguments(resolved: unknown, options: unknown): void {
+  const where = 'createTransport';
+  expectResolvedConfig(resolved, where, 'resolved');
+  const checked = expectOptions(options, where) as Record<string, unknown>;
+  if (checked.credentialProviderFactories !== undefined) {
+    expectFactories(
+      checked.credentialProviderFactories,
+      where,
+      'options.credentialProviderFactories',
+    );
+  }
+  expectOptionalString(checked.userAgent, where, 'options.userAgent');
+  expectOptionalString(checked.appName, where, 'options.appName');
+  if (checked.environment !== undefined) {
+    expectRecord(checked.environment, where, 'options.environment', 'an object (like process.env)');
+  }
+  if (
+    checked.connectionPools !== undefined &&
+    !(isRecord(checked.connectionPools) && typeof checked.connectionPools.acquire === 'function')
+  ) {
+    throw invalidArgument(
+      where,
+      'options.connectionPools',
+      'a ConnectionPools or undefined',
+      checked.connectionPools,
+    );
+  }
+  expectOptionalFunction(checked.now, where, 'options.now');
+  expectOptionalFunction(
+    checked.persistAuthProviderConfig,
+    where,
+    'options.persistAuthProviderConfig',
+  );
+  for (const name of [
+    'clientCertificateReloadIntervalMs',
+    'keepAliveTimeoutMs',
+    'connectTimeoutMs',
+  ] as const) {
+    expectDuration(checked[name], where, `options.${name}`, 0);
+  }
+  expectOptionalInteger(checked.maxConnections, where, 'options.maxConnections', 1);
 }
