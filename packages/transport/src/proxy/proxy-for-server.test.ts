@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { secretLeaks } from '../../e2e/support/secret-leaks.js';
 import { TransportError } from '../errors.js';
-import { NoProxy, parseProxyUrl, proxyForServer, redactProxyUrl } from './proxy-for-server.js';
+import { redactUrl } from '../redaction/redact-url.js';
+import { NoProxy, parseProxyUrl, proxyForServer } from './proxy-for-server.js';
 
 describe('NoProxy (Go httpproxy semantics, with CIDRs as client-go)', () => {
   it.each([
@@ -99,7 +100,7 @@ describe('parseProxyUrl', () => {
 
   it('never shows the proxy password', () => {
     const url = new URL('http://user:secret@proxy:3128');
-    expect(redactProxyUrl(url)).toBe('http://user:xxxxx@proxy:3128/');
+    expect(redactUrl(url)).toBe('http://user:xxxxx@proxy:3128/');
     expect(() => parseProxyUrl('gopher://user:secret@proxy')).toThrow(
       expect.objectContaining({ message: expect.not.stringContaining('secret') as string }),
     );

@@ -1,3 +1,4 @@
+import { redactUrl, redactUrlText } from '../redaction/redact-url.js';
 import { BlockList, isIP } from 'node:net';
 import { domainToASCII } from 'node:url';
 import {
@@ -147,40 +148,17 @@ export function parseProxyUrl(value: string): URL {
     if (typeof code === 'string') cause.code = code;
     throw new TransportError(
       'ERR_TRANSPORT_PROXY',
-      `invalid proxy address ${redactUnparsedUrl(text)}`,
+      `invalid proxy address ${redactUrlText(text)}`,
       { cause },
     );
   }
   if (!PROXY_SCHEMES.includes(url.protocol) || !url.hostname) {
     throw new TransportError(
       'ERR_TRANSPORT_PROXY',
-      `invalid proxy address ${redactProxyUrl(url)}: the scheme must be http, https or socks5`,
+      `invalid proxy address ${redactUrl(url)}: the scheme must be http, https or socks5`,
     );
   }
   return url;
-}
-
-/** redactProxyUrl renders a proxy URL for messages: the password becomes `xxxxx` (Go's `Redacted`). */
-export function redactProxyUrl(url: URL): string {
-  if (!url.password) return url.href;
-  const copy = new URL(url.href);
-  copy.password = 'xxxxx';
-  return copy.href;
-}
-
-/**
- * redactUnparsedUrl does what {@link redactProxyUrl} does for text that is not a valid URL:
- * whatever follows the first `:` of the user information (up to the last `@`) becomes `xxxxx`.
- */
-function redactUnparsedUrl(text: string): string {
-  const schemeEnd = text.indexOf('://');
-  const start = schemeEnd < 0 ? 0 : schemeEnd + 3;
-  const at = text.lastIndexOf('@');
-  if (at < start) return text;
-  const userInformation = text.slice(start, at);
-  const colon = userInformation.indexOf(':');
-  if (colon < 0) return text;
-  return `${text.slice(0, start)}${userInformation.slice(0, colon)}:xxxxx${text.slice(at)}`;
 }
 
 /**

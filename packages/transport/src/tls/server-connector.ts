@@ -11,7 +11,7 @@ import {
 import { timerDelay } from '../checks/timer-delay.js';
 import { TransportError } from '../errors.js';
 import { httpConnectTunnel } from '../proxy/http-connect-tunnel.js';
-import { redactProxyUrl } from '../proxy/proxy-for-server.js';
+import { redactUrl } from '../redaction/redact-url.js';
 import { socks5Tunnel } from '../proxy/socks5-tunnel.js';
 import type { TlsOptions } from './load-tls-options.js';
 
@@ -172,7 +172,7 @@ export class ServerConnector {
       socket.destroy();
       throw new TransportError(
         'ERR_TRANSPORT_PROXY',
-        `proxy ${redactProxyUrl(proxy)}: ${(error as Error).message}`,
+        `proxy ${redactUrl(proxy)}: ${(error as Error).message}`,
         { cause: error },
       );
     } finally {

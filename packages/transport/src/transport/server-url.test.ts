@@ -30,4 +30,21 @@ describe('parseServerUrl (client-go DefaultServerURL)', () => {
       expect.objectContaining({ code: 'ERR_TRANSPORT_SERVER_URL' }),
     );
   });
+
+  it('never quotes a password that is part of a bad server URL', () => {
+    for (const server of [
+      'https://user:pa55w0rd@[bad',
+      'ftp://user:pa55w0rd@host',
+      'user:pa55w0rd@host/x',
+    ]) {
+      let message = '';
+      try {
+        parseServerUrl(server, false);
+      } catch (error) {
+        message = (error as Error).message;
+      }
+      expect(message).not.toBe('');
+      expect(message).not.toContain('pa55w0rd');
+    }
+  });
 });

@@ -1,4 +1,5 @@
 import { TransportError } from '../errors.js';
+import { redactUrlText } from '../redaction/redact-url.js';
 
 /** ServerInfo is where a transport sends requests. */
 export interface ServerInfo {
@@ -18,7 +19,7 @@ export interface ServerInfo {
  * `DefaultServerURL`: an empty value means `localhost`; a value without a scheme gets `https://`
  * when `defaultTls` (a CA, a client certificate or `insecure` is configured) and `http://`
  * otherwise, and must then be a bare `host[:port]` (`host must be a URL or a host:port pair:
- * "<server>"`). Only http and https are accepted.
+ * "<server>"`, with any password in it shown as `xxxxx`). Only http and https are accepted.
  */
 export function parseServerUrl(server: string, defaultTls: boolean): ServerInfo {
   const host = server || 'localhost';
@@ -28,14 +29,14 @@ export function parseServerUrl(server: string, defaultTls: boolean): ServerInfo 
     if (!url || (url.pathname !== '' && url.pathname !== '/') || url.search || url.hash) {
       throw new TransportError(
         'ERR_TRANSPORT_SERVER_URL',
-        `host must be a URL or a host:port pair: "${host}"`,
+        `host must be a URL or a host:port pair: "${redactUrlText(host)}"`,
       );
     }
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') {
     throw new TransportError(
       'ERR_TRANSPORT_SERVER_URL',
-      `server "${host}" must be an http or https URL`,
+      `server "${redactUrlText(host)}" must be an http or https URL`,
     );
   }
   return { url, origin: url.origin, basePath: url.pathname.replace(/\/+$/, '') };
