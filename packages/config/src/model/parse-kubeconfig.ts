@@ -48,8 +48,27 @@ export interface KubeconfigFile {
  * YAML library's own error is not kept as `cause`: its message can quote the source.
  */
 export function parseKubeconfig(source: string | Uint8Array, path = '<input>'): KubeconfigFile {
+  return parseKubeconfigSource(source, path, true);
+}
+
+/**
+ * parseKubeconfigWithFullParser is {@link parseKubeconfig} without the fast reader: every text
+ * goes through the yaml library. Tests hold the two to the same result, or the same error.
+ */
+export function parseKubeconfigWithFullParser(
+  source: string | Uint8Array,
+  path = '<input>',
+): KubeconfigFile {
+  return parseKubeconfigSource(source, path, false);
+}
+
+function parseKubeconfigSource(
+  source: string | Uint8Array,
+  path: string,
+  fastPath: boolean,
+): KubeconfigFile {
   const text = typeof source === 'string' ? stripBom(source) : decodeText(source, path);
-  const simple = FORBIDDEN_CHARACTER.test(text) ? undefined : parseSimpleYaml(text);
+  const simple = !fastPath || FORBIDDEN_CHARACTER.test(text) ? undefined : parseSimpleYaml(text);
   if (simple) {
     // The fast path reads only what the full parser reads the same way (checks on the text
     // itself, like the one for control characters, must also guard it); the YAML document,
