@@ -94,7 +94,13 @@ export interface ResolvedConfig {
   impersonation?: Impersonation;
   proxyUrl?: string;
   disableCompression: boolean;
-  /** timeoutMs is the request timeout from `--request-timeout`; 0 or absent means none. */
+  /**
+   * timeoutMs is the request timeout from `--request-timeout` (see `parseTimeout`); 0 or absent
+   * means none. It is a whole number of milliseconds, exact (a sub-millisecond rest rounds up,
+   * so a nonzero timeout is never 0), at most 9 223 372 036 855 (Go's longest duration, so
+   * always a safe integer), and may well exceed the 2^31 − 1 ms (about 24.8 days) that one
+   * Node.js timer can wait: consumers must not hand it to `setTimeout` unchecked.
+   */
   timeoutMs?: number;
   /** source says where this came from: a kubeconfig, or the pod's service account. */
   source: 'kubeconfig' | 'in-cluster';
