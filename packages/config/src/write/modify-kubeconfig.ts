@@ -31,8 +31,11 @@ export interface ModifyKubeconfigResult {
  * `current-context` into kubectl's default file (see `defaultKubeconfigFile`).
  *
  * Each file to write is locked (`<file>.lock`, as kubectl), re-read, edited, checked to parse
- * back, and all are replaced atomically (temporary file, fsync, rename) keeping their mode
- * (new files 0600). Concurrent changes by others to other fields of the same file are kept.
+ * back, and all are replaced together (temporary file, fsync, rename) keeping their mode, owner
+ * and group (new files 0600); a file with hard links, or whose owner this process may not give
+ * a new file, is rewritten in place instead (see `writeFilesAtomically`). A symlink stays a
+ * link to the rewritten target. Concurrent changes by others to other fields of the same file
+ * are kept.
  * On any failure no file has changed and a `KubeconfigError` with `ERR_KUBECONFIG_WRITE` is thrown.
  */
 export async function modifyKubeconfig(
