@@ -102,8 +102,9 @@ describe('parseTimeout', () => {
   });
 
   it('rejects a value that is not a string, as a plain JavaScript caller may pass', () => {
-    for (const value of [5, Number.NaN, undefined, null, {}]) {
-      const error = failure(() => parseTimeout(value as unknown as string));
+    const values: unknown[] = [5, Number.NaN, undefined, null, {}];
+    for (const value of values) {
+      const error = failure(() => parseTimeout(value as string));
       expect(error.code).toBe('ERR_KUBECONFIG_INVALID');
       expect(error.message).toMatch(/^invalid --request-timeout: must be a string/);
     }
