@@ -5,6 +5,7 @@ import type { LoadKubeconfigOptions } from './load/load-kubeconfig.js';
 import { loadKubeconfig } from './load/load-kubeconfig.js';
 import type { ConfigOverrides } from './resolve/config-overrides.js';
 import { removeNamespacePrefix } from './resolve/config-overrides.js';
+import { hideResolvedConfigSecrets } from './resolve/hide-resolved-config-secrets.js';
 import { resolveConfig } from './resolve/resolve-config.js';
 import type { ResolvedConfig } from './resolve/resolved-config.js';
 
@@ -56,5 +57,5 @@ function applyInClusterOverrides(
     result.namespace = removeNamespacePrefix(overrides.namespace);
     result.namespaceExplicit = true;
   }
-  return result;
+  return hideResolvedConfigSecrets(result);
 }

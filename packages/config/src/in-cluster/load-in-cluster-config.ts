@@ -1,5 +1,6 @@
 import { readFile, stat } from 'node:fs/promises';
 import { InClusterConfigError } from '../errors.js';
+import { hideResolvedConfigSecrets } from '../resolve/hide-resolved-config-secrets.js';
 import type { ResolvedConfig } from '../resolve/resolved-config.js';
 
 /** Where Kubernetes mounts a pod's service-account credentials. */
@@ -48,7 +49,7 @@ export async function loadInClusterConfig(options: InClusterOptions = {}): Promi
   const namespace =
     env.POD_NAMESPACE ||
     (await readTrimmed(options.namespaceFile ?? `${SERVICE_ACCOUNT_DIRECTORY}/namespace`));
-  return {
+  return hideResolvedConfigSecrets({
     server: `https://${joinHostPort(host, port)}`,
     contextName: '',
     clusterName: '',
@@ -59,7 +60,7 @@ export async function loadInClusterConfig(options: InClusterOptions = {}): Promi
     auth: { kind: 'token', token, tokenFile },
     disableCompression: false,
     source: 'in-cluster',
-  };
+  });
 }
 
 /**

@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { KubeconfigError } from '../errors.js';
+import { hideLoadedKubeconfigSecrets } from '../model/hide-kubeconfig-secrets.js';
 import type { Kubeconfig } from '../model/kubeconfig.js';
 import type { KubeconfigFile } from '../model/parse-kubeconfig.js';
 import { parseKubeconfig } from '../model/parse-kubeconfig.js';
@@ -62,7 +63,7 @@ export async function loadKubeconfig(
     options.resolvePaths === false
       ? merged.config
       : resolveLocalPaths(merged.config, merged.origins);
-  return { config, origins: merged.origins, files, precedence };
+  return hideLoadedKubeconfigSecrets({ config, origins: merged.origins, files, precedence });
 }
 
 async function readKubeconfigFile(

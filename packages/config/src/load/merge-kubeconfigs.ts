@@ -1,4 +1,5 @@
 import type { Kubeconfig } from '../model/kubeconfig.js';
+import { hideKubeconfigSecrets } from '../model/hide-kubeconfig-secrets.js';
 import { emptyKubeconfig } from '../model/kubeconfig.js';
 
 /** EntryOrigins records which file defined each merged entry (client-go's LocationOfOrigin). */
@@ -39,7 +40,7 @@ export function mergeKubeconfigs(
       addMissing(config.preferences.extensions, source.preferences.extensions);
     }
   }
-  return { config, origins };
+  return { config: hideKubeconfigSecrets(config), origins };
 }
 
 function addMissing<T>(

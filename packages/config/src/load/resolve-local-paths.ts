@@ -1,4 +1,5 @@
 import { dirname, isAbsolute, resolve, sep } from 'node:path';
+import { hideKubeconfigSecrets } from '../model/hide-kubeconfig-secrets.js';
 import type { Kubeconfig } from '../model/kubeconfig.js';
 import type { EntryOrigins } from './merge-kubeconfigs.js';
 
@@ -35,7 +36,7 @@ export function resolveLocalPaths(config: Kubeconfig, origins: EntryOrigins): Ku
       return [name, resolved];
     }),
   );
-  return { ...config, clusters, users };
+  return hideKubeconfigSecrets({ ...config, clusters, users });
 }
 
 function baseDirectory(origin: string | undefined): string | undefined {

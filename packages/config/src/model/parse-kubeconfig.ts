@@ -11,6 +11,7 @@ import {
 } from 'yaml';
 import { KubeconfigError } from '../errors.js';
 import { decodeKubeconfig } from './decode-kubeconfig.js';
+import { hideKubeconfigFileSecrets } from './hide-kubeconfig-secrets.js';
 import type { Kubeconfig } from './kubeconfig.js';
 import { parseSimpleYaml } from './parse-simple-yaml.js';
 import { kubectlYamlTags } from './yaml-schema.js';
@@ -77,13 +78,13 @@ function parseKubeconfigSource(
     // needed to write back, is parsed when first asked for.
     const config = decodeKubeconfig(simple.value, path);
     let document: Document | undefined;
-    return {
+    return hideKubeconfigFileSecrets({
       path,
       config,
       get document() {
         return (document ??= parseKubeconfigDocument(text, path));
       },
-    };
+    });
   }
   const document = parseKubeconfigDocument(text, path);
   let value: unknown;
@@ -98,7 +99,7 @@ function parseKubeconfigSource(
       { path },
     );
   }
-  return { path, config: decodeKubeconfig(value, path), document };
+  return hideKubeconfigFileSecrets({ path, config: decodeKubeconfig(value, path), document });
 }
 
 /**

@@ -3,6 +3,7 @@ import type { AuthInfo, Cluster, Context, Kubeconfig } from '../model/kubeconfig
 import type { LoadedKubeconfig } from '../load/load-kubeconfig.js';
 import type { ConfigOverrides } from './config-overrides.js';
 import { removeNamespacePrefix } from './config-overrides.js';
+import { hideResolvedConfigSecrets } from './hide-resolved-config-secrets.js';
 import { parseTimeout } from './parse-timeout.js';
 import type { AuthMethod, Impersonation, ResolvedConfig, TlsSettings } from './resolved-config.js';
 import { EMPTY_CLUSTER_MESSAGE, validateAuthInfo, validateCluster } from './validate-selection.js';
@@ -90,7 +91,7 @@ export function resolveConfig(
   if (impersonation) resolved.impersonation = impersonation;
   if (cluster.proxyUrl) resolved.proxyUrl = cluster.proxyUrl;
   if (overrides.requestTimeout) resolved.timeoutMs = parseTimeout(overrides.requestTimeout);
-  return resolved;
+  return hideResolvedConfigSecrets(resolved);
 }
 
 function notFound(message: string, entry: string): KubeconfigError {

@@ -78,6 +78,12 @@ export interface Impersonation {
 /**
  * ResolvedConfig is everything needed to talk to one API server, selected and validated from
  * a kubeconfig (or the in-cluster environment). Plain data: no files are read to build it.
+ *
+ * The objects this package returns print without credentials: `util.inspect`, `console.log`
+ * and `JSON.stringify` show `REDACTED` for tokens, passwords, exec env values, auth-provider
+ * secrets and URL passwords and `DATA+OMITTED` for certificate and key bytes, while every field
+ * holds its real value. Copy one with `structuredClone` or spread, never a JSON round trip
+ * (which would copy the markers), and build cache keys from fields, not from `JSON.stringify`.
  */
 export interface ResolvedConfig {
   /** server is the API server URL as the cluster gives it (client-go's rest.Config.Host). */

@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { KubeconfigError } from '../errors.js';
 import type { EntryOrigins } from '../load/merge-kubeconfigs.js';
+import { hideKubeconfigSecrets } from '../model/hide-kubeconfig-secrets.js';
 import type { Kubeconfig } from '../model/kubeconfig.js';
 
 /** FlattenKubeconfigOptions say where relative origin files are. */
@@ -70,7 +71,7 @@ export async function flattenKubeconfig(
     }
     users.set(name, flattened);
   }
-  return { ...config, clusters, users };
+  return hideKubeconfigSecrets({ ...config, clusters, users });
 }
 
 async function inline(

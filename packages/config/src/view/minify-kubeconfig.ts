@@ -1,4 +1,5 @@
 import { KubeconfigError } from '../errors.js';
+import { hideKubeconfigSecrets } from '../model/hide-kubeconfig-secrets.js';
 import type { Kubeconfig } from '../model/kubeconfig.js';
 
 /**
@@ -57,5 +58,5 @@ export function minifyKubeconfig(config: Kubeconfig, contextName?: string): Kube
     }
     minified.users.set(context.user, user);
   }
-  return minified;
+  return hideKubeconfigSecrets(minified);
 }

@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { Document } from 'yaml';
 import { KubeconfigError } from '../errors.js';
 import type { LoadedKubeconfig } from '../load/load-kubeconfig.js';
+import { hideKubeconfigSecrets } from '../model/hide-kubeconfig-secrets.js';
 import type { AuthInfo, Context, Kubeconfig } from '../model/kubeconfig.js';
 import { parseKubeconfig } from '../model/parse-kubeconfig.js';
 import { kubectlYamlTags } from '../model/yaml-schema.js';
@@ -44,7 +45,7 @@ export async function modifyKubeconfig(
   options: ModifyKubeconfigOptions = {},
 ): Promise<ModifyKubeconfigResult> {
   const copy = structuredClone(loaded.config);
-  const wanted = (await mutate(copy)) ?? copy;
+  const wanted = hideKubeconfigSecrets((await mutate(copy)) ?? copy);
   const plan = planKubeconfigEdits(loaded, wanted);
   if (plan.size === 0) return { config: wanted, writtenFiles: [] };
   const release = await lockKubeconfigFiles([...plan.keys()], options);
