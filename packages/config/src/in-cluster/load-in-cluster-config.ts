@@ -1,3 +1,5 @@
+import { checkFields, checkString, IN_CLUSTER_FIELDS } from '../argument-checks.js';
+
 import { readFile, stat } from 'node:fs/promises';
 import { InClusterConfigError } from '../errors.js';
 import { hideResolvedConfigSecrets } from '../resolve/hide-resolved-config-secrets.js';
@@ -24,6 +26,7 @@ export interface InClusterOptions {
  * Throws {@link InClusterConfigError}: `ERR_NOT_IN_CLUSTER` or `ERR_IN_CLUSTER_TOKEN`.
  */
 export async function loadInClusterConfig(options: InClusterOptions = {}): Promise<ResolvedConfig> {
+  checkFields('loadInClusterConfig', 'options', options, IN_CLUSTER_FIELDS);
   const env = options.env ?? process.env;
   const host = env.KUBERNETES_SERVICE_HOST;
   const port = env.KUBERNETES_SERVICE_PORT;
@@ -68,6 +71,7 @@ export async function loadInClusterConfig(options: InClusterOptions = {}): Promi
  * service variables set and the token file present (and not a directory).
  */
 export async function isInClusterPossible(options: InClusterOptions = {}): Promise<boolean> {
+  checkFields('isInClusterPossible', 'options', options, IN_CLUSTER_FIELDS);
   const env = options.env ?? process.env;
   if (!env.KUBERNETES_SERVICE_HOST || !env.KUBERNETES_SERVICE_PORT) return false;
   try {
@@ -79,6 +83,8 @@ export async function isInClusterPossible(options: InClusterOptions = {}): Promi
 
 /** joinHostPort brackets IPv6 literals, as Go's net.JoinHostPort. */
 export function joinHostPort(host: string, port: string): string {
+  checkString('joinHostPort', 'host', host);
+  checkString('joinHostPort', 'port', port);
   return host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
 }
 

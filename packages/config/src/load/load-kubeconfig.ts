@@ -1,3 +1,5 @@
+import { checkFields, LOAD_FIELDS } from '../argument-checks.js';
+
 import { readFile } from 'node:fs/promises';
 import { KubeconfigError } from '../errors.js';
 import { hideLoadedKubeconfigSecrets } from '../model/hide-kubeconfig-secrets.js';
@@ -49,6 +51,7 @@ export interface LoadedKubeconfig {
 export async function loadKubeconfig(
   options: LoadKubeconfigOptions = {},
 ): Promise<LoadedKubeconfig> {
+  checkFields('loadKubeconfig', 'options', options, LOAD_FIELDS);
   const precedence = loadingPrecedence(options);
   const files: KubeconfigFile[] = [];
   for (const path of precedence.files) {

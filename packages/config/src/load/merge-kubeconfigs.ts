@@ -1,3 +1,5 @@
+import { checkFields, checkKubeconfig, checkString, fail } from '../argument-checks.js';
+
 import type { Kubeconfig } from '../model/kubeconfig.js';
 import { hideKubeconfigSecrets } from '../model/hide-kubeconfig-secrets.js';
 import { emptyKubeconfig } from '../model/kubeconfig.js';
@@ -24,6 +26,18 @@ export interface MergedKubeconfig {
 export function mergeKubeconfigs(
   files: readonly { path: string; config: Kubeconfig }[],
 ): MergedKubeconfig {
+  const given: unknown = files; // checked apart, so that `files` keeps its element type
+  if (!Array.isArray(given))
+    fail('mergeKubeconfigs', 'files', 'an array of { path, config }', files);
+  files.forEach((file, index) =>
+    checkFields(
+      'mergeKubeconfigs',
+      `files[${index}]`,
+      file,
+      { path: checkString, config: checkKubeconfig },
+      false,
+    ),
+  );
   const config = emptyKubeconfig();
   const origins: EntryOrigins = { clusters: new Map(), users: new Map(), contexts: new Map() };
   for (const file of files) {

@@ -1,3 +1,5 @@
+import { checkString, fail } from '../argument-checks.js';
+
 import type { Document, Node } from 'yaml';
 import {
   isAlias,
@@ -51,6 +53,10 @@ export interface KubeconfigFile {
  * YAML library's own error is not kept as `cause`: its message can quote the source.
  */
 export function parseKubeconfig(source: string | Uint8Array, path = '<input>'): KubeconfigFile {
+  if (typeof source !== 'string' && !(source instanceof Uint8Array)) {
+    fail('parseKubeconfig', 'source', 'the text of a kubeconfig, as a string or bytes', source);
+  }
+  checkString('parseKubeconfig', 'path', path);
   return parseKubeconfigSource(source, path, true);
 }
 

@@ -1,3 +1,5 @@
+import { checkString } from '../argument-checks.js';
+
 /**
  * ConfigOverrides are kubectl's global flags, applied over the kubeconfig the way client-go's
  * ConfigOverrides are: names select entries (`--context`, `--cluster`, `--user`), the other
@@ -48,5 +50,6 @@ const NAMESPACE_PREFIX = /^(?:ns|namespace|namespaces)\//i;
 
 /** removeNamespacePrefix drops kubectl's accepted `ns/`, `namespace/`, `namespaces/` prefixes. */
 export function removeNamespacePrefix(namespace: string): string {
+  checkString('removeNamespacePrefix', 'namespace', namespace);
   return namespace.replace(NAMESPACE_PREFIX, '');
 }

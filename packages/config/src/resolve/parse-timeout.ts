@@ -1,3 +1,5 @@
+import { checkString, fail } from '../argument-checks.js';
+
 import { KubeconfigError } from '../errors.js';
 
 /** The largest Go time.Duration: 2^63 − 1 nanoseconds. */
@@ -36,8 +38,9 @@ const NEGATIVE = 'a timeout cannot be negative (0 means none)';
  * no timeout at all).
  */
 export function parseTimeout(value: string, name = '--request-timeout'): number {
+  checkString('parseTimeout', 'name', name);
   if (typeof value !== 'string') {
-    throw invalid(name, `must be a string such as "30" (seconds) or "1m30s", not ${kindOf(value)}`);
+    fail('parseTimeout', 'value', 'a string such as "30" (seconds) or "1m30s"', value);
   }
   const nanoseconds = /^[-+]?\d+$/.test(value)
     ? integerSeconds(value, name)
@@ -125,10 +128,4 @@ function leadingFraction(digits: string): [bigint, number] {
 
 function invalid(name: string, problem: string): KubeconfigError {
   return new KubeconfigError('ERR_KUBECONFIG_INVALID', `invalid ${name}: ${problem}`);
-}
-
-function kindOf(value: unknown): string {
-  if (value === null) return 'null';
-  if (typeof value === 'number' && Number.isNaN(value)) return 'NaN';
-  return `a ${typeof value}`;
 }

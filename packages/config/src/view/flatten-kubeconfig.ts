@@ -1,3 +1,11 @@
+import {
+  checkFields,
+  checkKubeconfig,
+  checkOrigins,
+  checkString,
+  optional,
+} from '../argument-checks.js';
+
 import { readFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { KubeconfigError } from '../errors.js';
@@ -26,6 +34,9 @@ export async function flattenKubeconfig(
   origins: EntryOrigins,
   options: FlattenKubeconfigOptions = {},
 ): Promise<Kubeconfig> {
+  checkKubeconfig('flattenKubeconfig', 'config', config);
+  checkOrigins('flattenKubeconfig', 'origins', origins);
+  checkFields('flattenKubeconfig', 'options', options, { cwd: optional(checkString) });
   const cwd = options.cwd ?? process.cwd();
   const base = (origin: string | undefined) => dirname(resolve(cwd, origin ?? '.'));
   const clusters = new Map(config.clusters);

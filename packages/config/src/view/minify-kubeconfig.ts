@@ -1,3 +1,5 @@
+import { checkKubeconfig, checkString, optional } from '../argument-checks.js';
+
 import { KubeconfigError } from '../errors.js';
 import { hideKubeconfigSecrets } from '../model/hide-kubeconfig-secrets.js';
 import type { Kubeconfig } from '../model/kubeconfig.js';
@@ -12,6 +14,8 @@ import type { Kubeconfig } from '../model/kubeconfig.js';
  * Returns a new Kubeconfig.
  */
 export function minifyKubeconfig(config: Kubeconfig, contextName?: string): Kubeconfig {
+  checkKubeconfig('minifyKubeconfig', 'config', config);
+  optional(checkString)('minifyKubeconfig', 'contextName', contextName);
   const currentContext = contextName || config.currentContext;
   if (!currentContext) {
     throw new KubeconfigError(

@@ -1,3 +1,5 @@
+import { checkKubeconfig } from '../argument-checks.js';
+
 import { hideKubeconfigSecrets } from '../model/hide-kubeconfig-secrets.js';
 import type { Kubeconfig } from '../model/kubeconfig.js';
 import { DATA_OMITTED } from './redaction-markers.js';
@@ -15,6 +17,7 @@ const DATA_OMITTED_BYTES = new Uint8Array(Buffer.from(DATA_OMITTED, 'base64'));
  * hold OIDC tokens), `exec.env` and extensions as they are. Returns a new Kubeconfig.
  */
 export function redactKubeconfig(config: Kubeconfig): Kubeconfig {
+  checkKubeconfig('redactKubeconfig', 'config', config);
   const clusters = new Map(
     [...config.clusters].map(([name, cluster]) => {
       const redacted = { ...cluster };

@@ -1,3 +1,14 @@
+import {
+  checkFields,
+  checkFunction,
+  checkKubeconfig,
+  checkLoadedKubeconfig,
+  checkObject,
+  checkString,
+  LOCK_FIELDS,
+  optional,
+} from '../argument-checks.js';
+
 import { readFile } from 'node:fs/promises';
 import { Document } from 'yaml';
 import { KubeconfigError } from '../errors.js';
@@ -44,8 +55,13 @@ export async function modifyKubeconfig(
   mutate: (config: Kubeconfig) => Kubeconfig | void | Promise<Kubeconfig | void>,
   options: ModifyKubeconfigOptions = {},
 ): Promise<ModifyKubeconfigResult> {
+  checkLoadedKubeconfig('modifyKubeconfig', 'loaded', loaded);
+  checkFunction('modifyKubeconfig', 'mutate', mutate);
+  checkFields('modifyKubeconfig', 'options', options, LOCK_FIELDS);
   const copy = structuredClone(loaded.config);
-  const wanted = hideKubeconfigSecrets((await mutate(copy)) ?? copy);
+  const returned = await mutate(copy);
+  optional(checkKubeconfig)('modifyKubeconfig', 'the value mutate returns', returned);
+  const wanted = hideKubeconfigSecrets(returned ?? copy);
   const plan = planKubeconfigEdits(loaded, wanted);
   if (plan.size === 0) return { config: wanted, writtenFiles: [] };
   const release = await lockKubeconfigFiles([...plan.keys()], options);
@@ -124,6 +140,8 @@ export async function setCurrentContext(
   name: string,
   options?: ModifyKubeconfigOptions,
 ): Promise<ModifyKubeconfigResult> {
+  checkLoadedKubeconfig('setCurrentContext', 'loaded', loaded);
+  checkString('setCurrentContext', 'name', name);
   if (name && !loaded.config.contexts.has(name)) {
     throw new KubeconfigError(
       'ERR_KUBECONFIG_NOT_FOUND',
@@ -156,6 +174,16 @@ export async function setContext(
   changes: ContextChanges,
   options?: ModifyKubeconfigOptions,
 ): Promise<ModifyKubeconfigResult & { created: boolean }> {
+  checkLoadedKubeconfig('setContext', 'loaded', loaded);
+  checkString('setContext', 'name', name);
+  const optionalString = optional(checkString);
+  checkFields(
+    'setContext',
+    'changes',
+    changes,
+    { cluster: optionalString, user: optionalString, namespace: optionalString },
+    false,
+  );
   const created = !loaded.config.contexts.has(name);
   const result = await modifyKubeconfig(
     loaded,
@@ -184,6 +212,9 @@ export async function updateUser(
   update: (user: AuthInfo) => void,
   options?: ModifyKubeconfigOptions,
 ): Promise<ModifyKubeconfigResult> {
+  checkLoadedKubeconfig('updateUser', 'loaded', loaded);
+  checkString('updateUser', 'userName', userName);
+  checkFunction('updateUser', 'update', update);
   if (!loaded.config.users.has(userName)) {
     throw new KubeconfigError('ERR_KUBECONFIG_NOT_FOUND', `user "${userName}" not found`, {
       entry: userName,
@@ -211,6 +242,12 @@ export async function updateAuthProviderConfig(
   entries: Readonly<Record<string, string | undefined>>,
   options?: ModifyKubeconfigOptions,
 ): Promise<ModifyKubeconfigResult> {
+  checkLoadedKubeconfig('updateAuthProviderConfig', 'loaded', loaded);
+  checkString('updateAuthProviderConfig', 'userName', userName);
+  checkObject('updateAuthProviderConfig', 'entries', entries);
+  for (const [key, value] of Object.entries(entries)) {
+    optional(checkString)('updateAuthProviderConfig', `entries[${JSON.stringify(key)}]`, value);
+  }
   if (!loaded.config.users.get(userName)?.authProvider) {
     throw new KubeconfigError(
       'ERR_KUBECONFIG_NOT_FOUND',
