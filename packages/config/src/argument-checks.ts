@@ -149,8 +149,8 @@ export const checkLoadedKubeconfig: FieldCheck = (fn, at, value) => {
 };
 
 const checkLockWait: FieldCheck = (fn, at, value) => {
-  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) {
-    fail(fn, at, 'a finite number of milliseconds, 0 or more', value);
+  if (typeof value !== 'number' || Number.isNaN(value) || value < 0) {
+    fail(fn, at, 'a number of milliseconds, 0 or more (Infinity waits as long as it takes)', value);
   }
 };
 

@@ -84,6 +84,8 @@ export interface Impersonation {
  * secrets and URL passwords and `DATA+OMITTED` for certificate and key bytes, while every field
  * holds its real value. Copy one with `structuredClone` or spread, never a JSON round trip
  * (which would copy the markers), and build cache keys from fields, not from `JSON.stringify`.
+ * `console.dir` and Node's report of an uncaught exception turn custom inspection off and
+ * print the real values: log errors that carry a config with `console.error`.
  */
 export interface ResolvedConfig {
   /** server is the API server URL as the cluster gives it (client-go's rest.Config.Host). */

@@ -15,6 +15,8 @@ export interface RedactedViewKinds {
  * `object`, and with `json` also `JSON.stringify`, which then gives `view` with maps as plain
  * objects. Both are non-enumerable own properties: property access, `Object.keys`, spread (which
  * drops them) and `structuredClone` (which drops them too) see the real data. Returns `object`.
+ * `console.dir`, `util.inspect(…, { customInspect: false })` and Node's report of an uncaught
+ * exception skip custom inspection by design, and so print the data as it is.
  */
 export function defineRedactedView<T extends object>(
   object: T,
