@@ -95,6 +95,44 @@ export class ConfigInferenceError extends KubeError {
   }
 }
 
+/**
+ * ConfigArgumentError is thrown (or rejected with) when a public function of @k/config gets an
+ * argument of the wrong type, as a plain JavaScript caller can pass one. The message names the
+ * function, the argument (`options.explicitPath`) and what to pass, and the type received, never
+ * the value (it could be a credential in the wrong place). `argument` is that name.
+ */
+export class ConfigArgumentError extends KubeError {
+  declare readonly code: 'ERR_CONFIG_INVALID_ARGUMENT';
+  readonly argument: string;
+
+  constructor(functionName: string, argument: string, expected: string, received: unknown) {
+    super(
+      'ERR_CONFIG_INVALID_ARGUMENT',
+      `${functionName}: ${argument} must be ${expected}, not ${describeType(received)}`,
+    );
+    this.argument = argument;
+  }
+}
+
+/** describeType names what a value is without showing it. */
+function describeType(value: unknown): string {
+  if (value === undefined) return 'undefined';
+  if (value === null) return 'null';
+  if (typeof value === 'number') {
+    if (Number.isNaN(value)) return 'NaN';
+    if (!Number.isFinite(value)) return 'an infinite number';
+    return value < 0 ? 'a negative number' : 'a number';
+  }
+  if (Array.isArray(value)) return 'an array';
+  if (value instanceof Map) return 'a Map';
+  if (value instanceof Uint8Array) return 'bytes';
+  if (typeof value === 'object') {
+    const name = (value.constructor as { name?: string } | undefined)?.name;
+    return name && name !== 'Object' ? `a ${name}` : 'an object';
+  }
+  return `a ${typeof value}`;
+}
+
 function describe(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }

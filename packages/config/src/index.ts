@@ -3,6 +3,7 @@ export {
   KubeconfigError,
   InClusterConfigError,
   ConfigInferenceError,
+  ConfigArgumentError,
 } from './errors.js';
 export type { KubeconfigErrorCode, InClusterConfigErrorCode } from './errors.js';
 export { emptyKubeconfig } from './model/kubeconfig.js';

@@ -1,3 +1,5 @@
+import { checkFields, IN_CLUSTER_FIELDS, LOAD_FIELDS, OVERRIDE_FIELDS } from './argument-checks.js';
+
 import { ConfigInferenceError, KubeError } from './errors.js';
 import type { InClusterOptions } from './in-cluster/load-in-cluster-config.js';
 import { isInClusterPossible, loadInClusterConfig } from './in-cluster/load-in-cluster-config.js';
@@ -5,6 +7,7 @@ import type { LoadKubeconfigOptions } from './load/load-kubeconfig.js';
 import { loadKubeconfig } from './load/load-kubeconfig.js';
 import type { ConfigOverrides } from './resolve/config-overrides.js';
 import { removeNamespacePrefix } from './resolve/config-overrides.js';
+import { hideResolvedConfigSecrets } from './resolve/hide-resolved-config-secrets.js';
 import { resolveConfig } from './resolve/resolve-config.js';
 import type { ResolvedConfig } from './resolve/resolved-config.js';
 
@@ -22,6 +25,11 @@ export interface InferConfigOptions extends LoadKubeconfigOptions {
  * as it is. When neither source works the {@link ConfigInferenceError} keeps both causes.
  */
 export async function inferConfig(options: InferConfigOptions = {}): Promise<ResolvedConfig> {
+  checkFields('inferConfig', 'options', options, {
+    ...LOAD_FIELDS,
+    overrides: (fn, at, value) => checkFields(fn, at, value, OVERRIDE_FIELDS),
+    inCluster: (fn, at, value) => checkFields(fn, at, value, IN_CLUSTER_FIELDS),
+  });
   let kubeconfigError: unknown;
   try {
     const loaded = await loadKubeconfig(options);
@@ -56,5 +64,5 @@ function applyInClusterOverrides(
     result.namespace = removeNamespacePrefix(overrides.namespace);
     result.namespaceExplicit = true;
   }
-  return result;
+  return hideResolvedConfigSecrets(result);
 }

@@ -1,4 +1,12 @@
-import { chmodSync, readFileSync } from 'node:fs';
+import {
+  chmodSync,
+  chownSync,
+  linkSync,
+  lstatSync,
+  readFileSync,
+  statSync,
+  symlinkSync,
+} from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { TempFiles } from '../testing/temp-files.js';
 import { createTempFiles } from '../testing/temp-files.js';
@@ -164,5 +172,32 @@ describe('k-config', () => {
       expect(overview.stdout).toContain(command);
     }
     expect((await k(['view', '--help'])).stdout).toContain('--minify');
+  });
+
+  // `sudo k-config use-context` runs as root on a file a user owns; these tests run as root.
+  it('use-context keeps the owner, group, mode, symlink and hard links of the file', async () => {
+    const real = files.write('dotfiles/kubeconfig', CONFIG);
+    chownSync(real, 1000, 1000);
+    chmodSync(real, 0o640);
+    linkSync(real, files.path('dotfiles/kubeconfig.hardlink'));
+    const link = files.path('home/.kube/config');
+    files.write('home/.kube/.keep', '');
+    symlinkSync(real, link);
+    const inode = statSync(real).ino;
+    expect((await k(['use-context', 'ctx2'])).code).toBe(0);
+    expect(lstatSync(link).isSymbolicLink()).toBe(true);
+    expect(readFileSync(files.path('dotfiles/kubeconfig.hardlink'), 'utf8')).toContain(
+      'current-context: ctx2',
+    );
+    expect(statSync(real)).toMatchObject({ ino: inode, uid: 1000, gid: 1000, nlink: 2 });
+    expect(statSync(real).mode & 0o777).toBe(0o640);
+  });
+
+  it('use-context keeps the owner of a file without links, and replaces it whole', async () => {
+    const path = files.write('config', CONFIG);
+    chownSync(path, 1000, 1000);
+    expect((await k(['use-context', 'ctx2', `--kubeconfig=${path}`])).code).toBe(0);
+    expect(readFileSync(path, 'utf8')).toContain('current-context: ctx2');
+    expect(statSync(path)).toMatchObject({ uid: 1000, gid: 1000, nlink: 1 });
   });
 });

@@ -1,5 +1,8 @@
+import { checkFields, checkString, IN_CLUSTER_FIELDS } from '../argument-checks.js';
+
 import { readFile, stat } from 'node:fs/promises';
 import { InClusterConfigError } from '../errors.js';
+import { hideResolvedConfigSecrets } from '../resolve/hide-resolved-config-secrets.js';
 import type { ResolvedConfig } from '../resolve/resolved-config.js';
 
 /** Where Kubernetes mounts a pod's service-account credentials. */
@@ -23,6 +26,7 @@ export interface InClusterOptions {
  * Throws {@link InClusterConfigError}: `ERR_NOT_IN_CLUSTER` or `ERR_IN_CLUSTER_TOKEN`.
  */
 export async function loadInClusterConfig(options: InClusterOptions = {}): Promise<ResolvedConfig> {
+  checkFields('loadInClusterConfig', 'options', options, IN_CLUSTER_FIELDS);
   const env = options.env ?? process.env;
   const host = env.KUBERNETES_SERVICE_HOST;
   const port = env.KUBERNETES_SERVICE_PORT;
@@ -48,7 +52,7 @@ export async function loadInClusterConfig(options: InClusterOptions = {}): Promi
   const namespace =
     env.POD_NAMESPACE ||
     (await readTrimmed(options.namespaceFile ?? `${SERVICE_ACCOUNT_DIRECTORY}/namespace`));
-  return {
+  return hideResolvedConfigSecrets({
     server: `https://${joinHostPort(host, port)}`,
     contextName: '',
     clusterName: '',
@@ -59,7 +63,7 @@ export async function loadInClusterConfig(options: InClusterOptions = {}): Promi
     auth: { kind: 'token', token, tokenFile },
     disableCompression: false,
     source: 'in-cluster',
-  };
+  });
 }
 
 /**
@@ -67,6 +71,7 @@ export async function loadInClusterConfig(options: InClusterOptions = {}): Promi
  * service variables set and the token file present (and not a directory).
  */
 export async function isInClusterPossible(options: InClusterOptions = {}): Promise<boolean> {
+  checkFields('isInClusterPossible', 'options', options, IN_CLUSTER_FIELDS);
   const env = options.env ?? process.env;
   if (!env.KUBERNETES_SERVICE_HOST || !env.KUBERNETES_SERVICE_PORT) return false;
   try {
@@ -78,6 +83,8 @@ export async function isInClusterPossible(options: InClusterOptions = {}): Promi
 
 /** joinHostPort brackets IPv6 literals, as Go's net.JoinHostPort. */
 export function joinHostPort(host: string, port: string): string {
+  checkString('joinHostPort', 'host', host);
+  checkString('joinHostPort', 'port', port);
   return host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
 }
 

@@ -1,5 +1,8 @@
+import { checkFields, LOAD_FIELDS } from '../argument-checks.js';
+
 import { readFile } from 'node:fs/promises';
 import { KubeconfigError } from '../errors.js';
+import { hideLoadedKubeconfigSecrets } from '../model/hide-kubeconfig-secrets.js';
 import type { Kubeconfig } from '../model/kubeconfig.js';
 import type { KubeconfigFile } from '../model/parse-kubeconfig.js';
 import { parseKubeconfig } from '../model/parse-kubeconfig.js';
@@ -48,6 +51,7 @@ export interface LoadedKubeconfig {
 export async function loadKubeconfig(
   options: LoadKubeconfigOptions = {},
 ): Promise<LoadedKubeconfig> {
+  checkFields('loadKubeconfig', 'options', options, LOAD_FIELDS);
   const precedence = loadingPrecedence(options);
   const files: KubeconfigFile[] = [];
   for (const path of precedence.files) {
@@ -62,7 +66,7 @@ export async function loadKubeconfig(
     options.resolvePaths === false
       ? merged.config
       : resolveLocalPaths(merged.config, merged.origins);
-  return { config, origins: merged.origins, files, precedence };
+  return hideLoadedKubeconfigSecrets({ config, origins: merged.origins, files, precedence });
 }
 
 async function readKubeconfigFile(

@@ -1,3 +1,5 @@
+import { checkFields, LOADING_RULES_FIELDS } from '../argument-checks.js';
+
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 
@@ -34,6 +36,7 @@ export interface LoadingPrecedence {
  * removed keeping the first); otherwise `~/.kube/config`. Pure: it reads no files.
  */
 export function loadingPrecedence(options: LoadingRulesOptions = {}): LoadingPrecedence {
+  checkFields('loadingPrecedence', 'options', options, LOADING_RULES_FIELDS);
   const env = options.env ?? process.env;
   const defaultFile = join(
     options.homeDir ?? homeDirectory(env, options.platform),

@@ -1,4 +1,7 @@
+import { checkFields, checkKubeconfig, checkString, fail } from '../argument-checks.js';
+
 import type { Kubeconfig } from '../model/kubeconfig.js';
+import { hideKubeconfigSecrets } from '../model/hide-kubeconfig-secrets.js';
 import { emptyKubeconfig } from '../model/kubeconfig.js';
 
 /** EntryOrigins records which file defined each merged entry (client-go's LocationOfOrigin). */
@@ -23,6 +26,18 @@ export interface MergedKubeconfig {
 export function mergeKubeconfigs(
   files: readonly { path: string; config: Kubeconfig }[],
 ): MergedKubeconfig {
+  const given: unknown = files; // checked apart, so that `files` keeps its element type
+  if (!Array.isArray(given))
+    fail('mergeKubeconfigs', 'files', 'an array of { path, config }', files);
+  files.forEach((file, index) =>
+    checkFields(
+      'mergeKubeconfigs',
+      `files[${index}]`,
+      file,
+      { path: checkString, config: checkKubeconfig },
+      false,
+    ),
+  );
   const config = emptyKubeconfig();
   const origins: EntryOrigins = { clusters: new Map(), users: new Map(), contexts: new Map() };
   for (const file of files) {
@@ -39,7 +54,7 @@ export function mergeKubeconfigs(
       addMissing(config.preferences.extensions, source.preferences.extensions);
     }
   }
-  return { config, origins };
+  return { config: hideKubeconfigSecrets(config), origins };
 }
 
 function addMissing<T>(

@@ -1,4 +1,7 @@
+import { checkKubeconfig, checkOrigins } from '../argument-checks.js';
+
 import { dirname, isAbsolute, resolve, sep } from 'node:path';
+import { hideKubeconfigSecrets } from '../model/hide-kubeconfig-secrets.js';
 import type { Kubeconfig } from '../model/kubeconfig.js';
 import type { EntryOrigins } from './merge-kubeconfigs.js';
 
@@ -10,6 +13,8 @@ import type { EntryOrigins } from './merge-kubeconfigs.js';
  * `proxy-url`, `auth-provider` config, `*-data` fields. Returns a new Kubeconfig.
  */
 export function resolveLocalPaths(config: Kubeconfig, origins: EntryOrigins): Kubeconfig {
+  checkKubeconfig('resolveLocalPaths', 'config', config);
+  checkOrigins('resolveLocalPaths', 'origins', origins);
   const clusters = new Map(
     [...config.clusters].map(([name, cluster]) => {
       const base = baseDirectory(origins.clusters.get(name));
@@ -35,7 +40,7 @@ export function resolveLocalPaths(config: Kubeconfig, origins: EntryOrigins): Ku
       return [name, resolved];
     }),
   );
-  return { ...config, clusters, users };
+  return hideKubeconfigSecrets({ ...config, clusters, users });
 }
 
 function baseDirectory(origin: string | undefined): string | undefined {

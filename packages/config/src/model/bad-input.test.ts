@@ -185,10 +185,15 @@ describe('malformed YAML and JSON', { timeout: SLOW_TEST_TIMEOUT }, () => {
     'trailing commas in flow collections': 'clusters: [{name: a, cluster: {server: s,},},]\n',
     'a merge key':
       'base: &base {server: merged}\nclusters:\n- name: a\n  cluster:\n    <<: *base\n',
-    'a NEL inside a value': 'current-context: "a\u0085b"\n',
+    'a NEL inside a value': 'current-context: "a\u0085 b"\n',
   };
   it.each(Object.entries(accepted))('accepts %s', (_, text) => {
     expectParsed(text);
+  });
+
+  // YAML 1.1 line breaks, as kubectl reads them: NEL folds like LF inside a quoted scalar.
+  it('reads a NEL inside a quoted value as a line break, as kubectl does', () => {
+    expect(expectParsed('current-context: "a\u0085 b"\n').currentContext).toBe('a b');
   });
 
   // Known divergences, both outcomes acceptable here: kubectl rejects a line holding only a

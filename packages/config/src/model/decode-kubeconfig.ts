@@ -10,6 +10,7 @@ import type {
   Kubeconfig,
   Preferences,
 } from './kubeconfig.js';
+import { hideKubeconfigSecrets } from './hide-kubeconfig-secrets.js';
 import { emptyKubeconfig } from './kubeconfig.js';
 
 /**
@@ -55,7 +56,7 @@ class Decoder {
     config.currentContext = this.optionalString(fields, 'current-context', 'current-context') ?? '';
     config.extensions =
       this.extensions(fields.get('extensions'), 'extensions') ?? new Map<string, unknown>();
-    return config;
+    return hideKubeconfigSecrets(config);
   }
 
   private preferences(value: unknown): Preferences {

@@ -4,8 +4,11 @@
  * `certificateAuthorityData`); `*-data` fields hold the decoded bytes. Collections keyed by a
  * name are `Map`s, so no name (not even `__proto__`) can collide with an object property.
  *
- * These are plain data: nothing here reads files or the network.
+ * These are plain data: nothing here reads files or the network. Objects this package returns
+ * print without their credentials (`util.inspect`, `JSON.stringify`; see hideKubeconfigSecrets).
  */
+
+import { hideKubeconfigSecrets } from './hide-kubeconfig-secrets.js';
 
 /** Extensions are opaque JSON values keyed by name; they round-trip untouched. */
 export type Extensions = Map<string, unknown>;
@@ -90,7 +93,9 @@ export interface Preferences {
 
 /**
  * Kubeconfig is one kubeconfig document, or several merged into one. Map iteration order is
- * the order of first definition; `kubectl config view` sorts by name when it prints.
+ * the order of first definition; `kubectl config view` sorts by name when it prints. Printed
+ * with `util.inspect` or `JSON.stringify`, the ones this package returns hide credentials, as
+ * `ResolvedConfig` does; writing one back writes the real values.
  */
 export interface Kubeconfig {
   preferences: Preferences;
@@ -102,14 +107,14 @@ export interface Kubeconfig {
   extensions: Extensions;
 }
 
-/** emptyKubeconfig returns a Kubeconfig with no entries. */
+/** emptyKubeconfig returns a Kubeconfig with no entries (printed without secrets, see hideKubeconfigSecrets). */
 export function emptyKubeconfig(): Kubeconfig {
-  return {
+  return hideKubeconfigSecrets({
     preferences: {},
     clusters: new Map(),
     users: new Map(),
     contexts: new Map(),
     currentContext: '',
     extensions: new Map(),
-  };
+  });
 }

@@ -1,3 +1,5 @@
+import { checkString, fail } from '../argument-checks.js';
+
 import type { Document, Node } from 'yaml';
 import {
   isAlias,
@@ -7,9 +9,11 @@ import {
   isPair,
   LineCounter,
   parseDocument,
+  visit,
 } from 'yaml';
 import { KubeconfigError } from '../errors.js';
 import { decodeKubeconfig } from './decode-kubeconfig.js';
+import { hideKubeconfigFileSecrets } from './hide-kubeconfig-secrets.js';
 import type { Kubeconfig } from './kubeconfig.js';
 import { parseSimpleYaml } from './parse-simple-yaml.js';
 import { kubectlYamlTags } from './yaml-schema.js';
@@ -42,27 +46,51 @@ export interface KubeconfigFile {
 
 /**
  * parseKubeconfig parses kubeconfig text (YAML 1.1 as kubectl reads it, or JSON). A UTF-8 or
- * UTF-16 byte-order mark is honoured. `path` is only used in error messages. Throws a
+ * UTF-16 byte-order mark is honoured; Unicode spaces such as U+00A0 are content, as in kubectl,
+ * and a lone CR, NEL, LS and PS end lines (see {@link parseKubeconfigDocument}). `path` is only used in error messages. Throws a
  * {@link KubeconfigError} (`ERR_KUBECONFIG_PARSE` or `ERR_KUBECONFIG_DUPLICATE_NAME`) whose
  * message gives a line and column but no file content, so no secret can leak through it. The
  * YAML library's own error is not kept as `cause`: its message can quote the source.
  */
 export function parseKubeconfig(source: string | Uint8Array, path = '<input>'): KubeconfigFile {
+  if (typeof source !== 'string' && !(source instanceof Uint8Array)) {
+    fail('parseKubeconfig', 'source', 'the text of a kubeconfig, as a string or bytes', source);
+  }
+  checkString('parseKubeconfig', 'path', path);
+  return parseKubeconfigSource(source, path, true);
+}
+
+/**
+ * parseKubeconfigWithFullParser is {@link parseKubeconfig} without the fast reader: every text
+ * goes through the yaml library. Tests hold the two to the same result, or the same error.
+ */
+export function parseKubeconfigWithFullParser(
+  source: string | Uint8Array,
+  path = '<input>',
+): KubeconfigFile {
+  return parseKubeconfigSource(source, path, false);
+}
+
+function parseKubeconfigSource(
+  source: string | Uint8Array,
+  path: string,
+  fastPath: boolean,
+): KubeconfigFile {
   const text = typeof source === 'string' ? stripBom(source) : decodeText(source, path);
-  const simple = FORBIDDEN_CHARACTER.test(text) ? undefined : parseSimpleYaml(text);
+  const simple = !fastPath || FORBIDDEN_CHARACTER.test(text) ? undefined : parseSimpleYaml(text);
   if (simple) {
     // The fast path reads only what the full parser reads the same way (checks on the text
     // itself, like the one for control characters, must also guard it); the YAML document,
     // needed to write back, is parsed when first asked for.
     const config = decodeKubeconfig(simple.value, path);
     let document: Document | undefined;
-    return {
+    return hideKubeconfigFileSecrets({
       path,
       config,
       get document() {
         return (document ??= parseKubeconfigDocument(text, path));
       },
-    };
+    });
   }
   const document = parseKubeconfigDocument(text, path);
   let value: unknown;
@@ -77,11 +105,29 @@ export function parseKubeconfig(source: string | Uint8Array, path = '<input>'): 
       { path },
     );
   }
-  return { path, config: decodeKubeconfig(value, path), document };
+  return hideKubeconfigFileSecrets({ path, config: decodeKubeconfig(value, path), document });
 }
 
-/** parseKubeconfigDocument parses text into a YAML document, or throws a KubeconfigError. */
-export function parseKubeconfigDocument(text: string, path: string): Document {
+/**
+ * Line breaks of YAML 1.1, which kubectl's reader honours and the yaml library (YAML 1.2) reads
+ * as content: a CR not followed by LF, NEL, LS and PS. Each is one UTF-16 unit, like the LF
+ * that replaces it, so offsets into the text stay valid.
+ */
+const YAML_11_LINE_BREAK = /\r(?!\n)|[\u0085\u2028\u2029]/g;
+
+/**
+ * parseKubeconfigDocument parses text into a YAML document, or throws a KubeconfigError. Line
+ * breaks are YAML 1.1's, as in kubectl: a lone CR, NEL (U+0085), LS (U+2028) and PS (U+2029)
+ * end a line like LF (and an edit writes them back as LF). CR and NEL fold inside a scalar as
+ * LF does there; kubectl keeps LS and PS inside a scalar as they are, which the yaml library
+ * cannot do, so an LS or PS inside a scalar is an error rather than a different value.
+ */
+export function parseKubeconfigDocument(source: string, path: string): Document {
+  const separators: number[] = [];
+  const text = source.replace(YAML_11_LINE_BREAK, (character: string, offset: number) => {
+    if (character === '\u2028' || character === '\u2029') separators.push(offset);
+    return '\n';
+  });
   let document: Document;
   const lineCounter = new LineCounter();
   const forbidden = FORBIDDEN_CHARACTER.exec(text);
@@ -136,7 +182,29 @@ export function parseKubeconfigDocument(text: string, path: string): Document {
       { path },
     );
   }
+  const separator = separators.length > 0 ? separatorInScalar(document, separators) : undefined;
+  if (separator !== undefined) {
+    const position = lineCounter.linePos(separator);
+    throw new KubeconfigError(
+      'ERR_KUBECONFIG_PARSE',
+      `error loading config file "${path}": yaml: line ${position.line}, column ${position.col}: a line or paragraph separator (U+2028, U+2029) inside a scalar is not supported`,
+      { path },
+    );
+  }
   return document;
+}
+
+/** separatorInScalar returns the first offset in `offsets` that lies inside a scalar's source. */
+function separatorInScalar(document: Document, offsets: readonly number[]): number | undefined {
+  let found: number | undefined;
+  visit(document, {
+    Scalar(_, node) {
+      const [start, end] = node.range ?? [0, 0];
+      found = offsets.find((offset) => offset >= start && offset < end);
+      return found === undefined ? undefined : visit.BREAK;
+    },
+  });
+  return found;
 }
 
 /**

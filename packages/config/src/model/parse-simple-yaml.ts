@@ -14,8 +14,15 @@ type PlainScalarResolver = (source: string) => unknown;
 
 // A key the fast path handles: a plain word such as `certificate-authority-data` or `tokenFile`.
 const SIMPLE_KEY = /^[A-Za-z0-9_][A-Za-z0-9_./-]*$/;
-// Characters the fast path leaves to the full parser wherever they appear.
-const UNHANDLED_CHARACTER = /[\t\r\u0085\u2028\u2029\ufeff]/;
+/**
+ * Characters the fast path leaves to the full parser wherever they appear: tab and CR; NEL,
+ * LS and PS, which YAML 1.1 (and kubectl) count as line breaks; the byte-order mark; and the
+ * characters the full parser rejects (C0 and C1 controls, DEL, U+FFFE, U+FFFF, lone surrogates).
+ * Other Unicode spaces (U+00A0, U+2000–U+200A, U+3000, …) are content to YAML, and to the
+ * fast path: it only ever skips or trims U+0020.
+ */
+// eslint-disable-next-line no-control-regex -- matching control characters is the point
+const UNHANDLED_CHARACTER = /[\x00-\x08\t\x0B-\x1F\x7F-\x9F\u2028\u2029\ufeff\ufffe\uffff]|\p{Cs}/u;
 // A plain scalar may not start with an indicator; `-` is fine before a non-space (`--region`).
 const INDICATOR_START = /^(?:[?:,[\]{}#&*!|>'"%@`]|-(?:\s|$))/;
 // Kubeconfigs nest a few levels; deeper text goes to the full parser, which limits depth.
@@ -79,11 +86,11 @@ function parseLines(text: string, resolvePlain: PlainScalarResolver): SimpleYaml
     let indent = 0;
     while (line.charCodeAt(indent) === 0x20) indent++;
     if (indent === line.length || line.charCodeAt(indent) === 0x23) continue; // blank, # comment
-    let content = line.slice(indent).trimEnd();
+    let content = trimSpacesEnd(line.slice(indent));
     if (content === '-' || content.startsWith('- ')) {
       const after = content.slice(1);
-      const spaces = after.length - after.trimStart().length;
-      content = after.trimStart();
+      content = trimSpacesStart(after);
+      const spaces = after.length - content.length;
       if (content.startsWith('- ') || content === '-') return undefined; // `- - x`
       if (!root) return undefined; // a sequence at the root: leave it to the full parser
       // The entry's own content starts after the dash and its spaces.
@@ -139,7 +146,7 @@ function parseEntry(content: string, resolvePlain: PlainScalarResolver): Entry |
   const key = content.slice(0, colon);
   // Keys the yaml library would read as another type (`yes`, `1`, `null`) stay with it.
   if (!SIMPLE_KEY.test(key) || key.length > 1000 || resolvePlain(key) !== key) return undefined;
-  const rest = content.slice(colon + 1).trimStart();
+  const rest = trimSpacesStart(content.slice(colon + 1));
   if (rest === '') return { kind: 'key', key, value: BELOW };
   const value = parseScalar(rest, resolvePlain);
   return value === undefined ? undefined : { kind: 'key', key, value };
@@ -238,4 +245,18 @@ function assign(frame: Frame, key: string | number, value: unknown) {
 
 function closePending(frame: Frame) {
   frame.pending = undefined; // the placeholder already holds null
+}
+
+// YAML's white space in block context is U+0020 (tabs are left to the full parser); String's
+// trim() also removes U+00A0, U+3000, U+FEFF and other Unicode spaces, which YAML keeps.
+function trimSpacesStart(text: string): string {
+  let start = 0;
+  while (text.charCodeAt(start) === 0x20) start++;
+  return text.slice(start);
+}
+
+function trimSpacesEnd(text: string): string {
+  let end = text.length;
+  while (end > 0 && text.charCodeAt(end - 1) === 0x20) end--;
+  return text.slice(0, end);
 }

@@ -1,3 +1,5 @@
+import { checkString } from '../argument-checks.js';
+
 /**
  * ConfigOverrides are kubectl's global flags, applied over the kubeconfig the way client-go's
  * ConfigOverrides are: names select entries (`--context`, `--cluster`, `--user`), the other
@@ -36,7 +38,11 @@ export interface ConfigOverrides {
   impersonateUserExtra?: Map<string, string[]>;
   proxyUrl?: string;
   disableCompression?: boolean;
-  /** requestTimeout is `--request-timeout`: seconds (`"5"`) or a Go duration (`"1m30s"`); `"0"` is none. */
+  /**
+   * requestTimeout is `--request-timeout`: seconds (`"5"`) or a Go duration (`"1m30s"`); `"0"` is
+   * none. A value Go cannot parse, a negative one or one past Go's int64 nanoseconds is an
+   * `ERR_KUBECONFIG_INVALID` error naming the flag (see `parseTimeout`).
+   */
   requestTimeout?: string;
 }
 
@@ -44,5 +50,6 @@ const NAMESPACE_PREFIX = /^(?:ns|namespace|namespaces)\//i;
 
 /** removeNamespacePrefix drops kubectl's accepted `ns/`, `namespace/`, `namespaces/` prefixes. */
 export function removeNamespacePrefix(namespace: string): string {
+  checkString('removeNamespacePrefix', 'namespace', namespace);
   return namespace.replace(NAMESPACE_PREFIX, '');
 }

@@ -274,6 +274,10 @@ current-context: x
     expect(failure(() => resolveConfig(secureConfig, { requestTimeout: 'soon' })).code).toBe(
       'ERR_KUBECONFIG_INVALID',
     );
+    expect(resolveConfig(secureConfig, { requestTimeout: '1000h' }).timeoutMs).toBe(3_600_000_000);
+    expect(failure(() => resolveConfig(secureConfig, { requestTimeout: '2562048h' })).message).toBe(
+      'invalid --request-timeout: longer than the longest duration, 2562047h47m16.854775807s',
+    );
   });
 
   it('records where an auth-provider user came from, for writing refreshed tokens back', () => {

@@ -1,8 +1,19 @@
+import {
+  checkFields,
+  checkKubeconfig,
+  checkLoadedKubeconfig,
+  checkObject,
+  checkString,
+  optional,
+  OVERRIDE_FIELDS,
+} from '../argument-checks.js';
+
 import { KubeconfigError } from '../errors.js';
 import type { AuthInfo, Cluster, Context, Kubeconfig } from '../model/kubeconfig.js';
 import type { LoadedKubeconfig } from '../load/load-kubeconfig.js';
 import type { ConfigOverrides } from './config-overrides.js';
 import { removeNamespacePrefix } from './config-overrides.js';
+import { hideResolvedConfigSecrets } from './hide-resolved-config-secrets.js';
 import { parseTimeout } from './parse-timeout.js';
 import type { AuthMethod, Impersonation, ResolvedConfig, TlsSettings } from './resolved-config.js';
 import { EMPTY_CLUSTER_MESSAGE, validateAuthInfo, validateCluster } from './validate-selection.js';
@@ -27,6 +38,10 @@ export function resolveConfig(
   source: Kubeconfig | LoadedKubeconfig,
   overrides: ConfigOverrides = {},
 ): ResolvedConfig {
+  checkObject('resolveConfig', 'source', source, 'a Kubeconfig or the result of loadKubeconfig');
+  if ('origins' in source) checkLoadedKubeconfig('resolveConfig', 'source', source);
+  else checkKubeconfig('resolveConfig', 'source', source);
+  checkFields('resolveConfig', 'overrides', overrides, OVERRIDE_FIELDS);
   const config = 'origins' in source ? source.config : source;
   const origins = 'origins' in source ? source.origins : undefined;
 
@@ -90,7 +105,7 @@ export function resolveConfig(
   if (impersonation) resolved.impersonation = impersonation;
   if (cluster.proxyUrl) resolved.proxyUrl = cluster.proxyUrl;
   if (overrides.requestTimeout) resolved.timeoutMs = parseTimeout(overrides.requestTimeout);
-  return resolved;
+  return hideResolvedConfigSecrets(resolved);
 }
 
 function notFound(message: string, entry: string): KubeconfigError {
@@ -236,6 +251,7 @@ function cleanServer(server: string): string {
  * form, keeping tab and line breaks, so a plugin's hint cannot drive the user's terminal.
  */
 export function cleanInstallHint(hint: string | undefined): string | undefined {
+  optional(checkString)('cleanInstallHint', 'hint', hint);
   if (hint === undefined) return undefined;
   return hint.replace(/[\p{Cc}\p{Cf}]/gu, (character) =>
     '\t\n\v\f\r'.includes(character)

@@ -78,6 +78,14 @@ export interface Impersonation {
 /**
  * ResolvedConfig is everything needed to talk to one API server, selected and validated from
  * a kubeconfig (or the in-cluster environment). Plain data: no files are read to build it.
+ *
+ * The objects this package returns print without credentials: `util.inspect`, `console.log`
+ * and `JSON.stringify` show `REDACTED` for tokens, passwords, exec env values, auth-provider
+ * secrets and URL passwords and `DATA+OMITTED` for certificate and key bytes, while every field
+ * holds its real value. Copy one with `structuredClone` or spread, never a JSON round trip
+ * (which would copy the markers), and build cache keys from fields, not from `JSON.stringify`.
+ * `console.dir` and Node's report of an uncaught exception turn custom inspection off and
+ * print the real values: log errors that carry a config with `console.error`.
  */
 export interface ResolvedConfig {
   /** server is the API server URL as the cluster gives it (client-go's rest.Config.Host). */
@@ -94,7 +102,13 @@ export interface ResolvedConfig {
   impersonation?: Impersonation;
   proxyUrl?: string;
   disableCompression: boolean;
-  /** timeoutMs is the request timeout from `--request-timeout`; 0 or absent means none. */
+  /**
+   * timeoutMs is the request timeout from `--request-timeout` (see `parseTimeout`); 0 or absent
+   * means none. It is a whole number of milliseconds, exact (a sub-millisecond rest rounds up,
+   * so a nonzero timeout is never 0), at most 9 223 372 036 855 (Go's longest duration, so
+   * always a safe integer), and may well exceed the 2^31 − 1 ms (about 24.8 days) that one
+   * Node.js timer can wait: consumers must not hand it to `setTimeout` unchecked.
+   */
   timeoutMs?: number;
   /** source says where this came from: a kubeconfig, or the pod's service account. */
   source: 'kubeconfig' | 'in-cluster';

@@ -1,3 +1,5 @@
+import { checkString } from '../argument-checks.js';
+
 import { accessSync, constants } from 'node:fs';
 import type { AuthInfo, Cluster } from '../model/kubeconfig.js';
 
@@ -108,6 +110,7 @@ export function validateAuthInfo(name: string, user: AuthInfo): string[] {
  * socks5. Returns the reason, or undefined when it is usable.
  */
 export function proxyUrlProblem(value: string): string | undefined {
+  checkString('proxyUrlProblem', 'value', value);
   let url: URL;
   try {
     url = new URL(value);

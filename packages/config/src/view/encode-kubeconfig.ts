@@ -1,3 +1,5 @@
+import { checkKubeconfig } from '../argument-checks.js';
+
 import type {
   AuthInfo,
   AuthProviderConfig,
@@ -20,6 +22,7 @@ export type JsonObject = { [key: string]: unknown };
  * when empty. Empty lists are `null`, as kubectl prints them. Pure; the input is not changed.
  */
 export function encodeKubeconfig(config: Kubeconfig): JsonObject {
+  checkKubeconfig('encodeKubeconfig', 'config', config);
   const document: JsonObject = {
     kind: 'Config',
     apiVersion: 'v1',

@@ -1,7 +1,16 @@
+import {
+  checkFields,
+  checkKubeconfig,
+  checkOrigins,
+  checkString,
+  optional,
+} from '../argument-checks.js';
+
 import { readFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { KubeconfigError } from '../errors.js';
 import type { EntryOrigins } from '../load/merge-kubeconfigs.js';
+import { hideKubeconfigSecrets } from '../model/hide-kubeconfig-secrets.js';
 import type { Kubeconfig } from '../model/kubeconfig.js';
 
 /** FlattenKubeconfigOptions say where relative origin files are. */
@@ -25,6 +34,9 @@ export async function flattenKubeconfig(
   origins: EntryOrigins,
   options: FlattenKubeconfigOptions = {},
 ): Promise<Kubeconfig> {
+  checkKubeconfig('flattenKubeconfig', 'config', config);
+  checkOrigins('flattenKubeconfig', 'origins', origins);
+  checkFields('flattenKubeconfig', 'options', options, { cwd: optional(checkString) });
   const cwd = options.cwd ?? process.cwd();
   const base = (origin: string | undefined) => dirname(resolve(cwd, origin ?? '.'));
   const clusters = new Map(config.clusters);
@@ -70,7 +82,7 @@ export async function flattenKubeconfig(
     }
     users.set(name, flattened);
   }
-  return { ...config, clusters, users };
+  return hideKubeconfigSecrets({ ...config, clusters, users });
 }
 
 async function inline(

@@ -1,3 +1,5 @@
+import { checkKubeconfig, fail } from '../argument-checks.js';
+
 import { stringify } from 'yaml';
 import type { Kubeconfig } from '../model/kubeconfig.js';
 import { compareBytes, encodeKubeconfig } from './encode-kubeconfig.js';
@@ -21,6 +23,9 @@ const GO_JSON_ESCAPES: Record<string, string> = {
  * redacted here: apply `redactKubeconfig` first for kubectl's default view.
  */
 export function formatKubeconfig(config: Kubeconfig, format: KubeconfigOutputFormat): string {
+  checkKubeconfig('formatKubeconfig', 'config', config);
+  if (format !== 'json' && format !== 'yaml')
+    fail('formatKubeconfig', 'format', '"json" or "yaml"', format);
   const encoded = encodeKubeconfig(config);
   if (format === 'json') return formatGoJson(encoded);
   return stringify(encoded, {

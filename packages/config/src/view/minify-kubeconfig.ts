@@ -1,4 +1,7 @@
+import { checkKubeconfig, checkString, optional } from '../argument-checks.js';
+
 import { KubeconfigError } from '../errors.js';
+import { hideKubeconfigSecrets } from '../model/hide-kubeconfig-secrets.js';
 import type { Kubeconfig } from '../model/kubeconfig.js';
 
 /**
@@ -11,6 +14,8 @@ import type { Kubeconfig } from '../model/kubeconfig.js';
  * Returns a new Kubeconfig.
  */
 export function minifyKubeconfig(config: Kubeconfig, contextName?: string): Kubeconfig {
+  checkKubeconfig('minifyKubeconfig', 'config', config);
+  optional(checkString)('minifyKubeconfig', 'contextName', contextName);
   const currentContext = contextName || config.currentContext;
   if (!currentContext) {
     throw new KubeconfigError(
@@ -57,5 +62,5 @@ export function minifyKubeconfig(config: Kubeconfig, contextName?: string): Kube
     }
     minified.users.set(context.user, user);
   }
-  return minified;
+  return hideKubeconfigSecrets(minified);
 }

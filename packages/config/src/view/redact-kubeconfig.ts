@@ -1,9 +1,10 @@
-import type { Kubeconfig } from '../model/kubeconfig.js';
+import { checkKubeconfig } from '../argument-checks.js';
 
-/** The marker kubectl prints instead of certificate and key bytes. */
-export const DATA_OMITTED = 'DATA+OMITTED';
-/** The marker kubectl prints instead of a token or password. */
-export const REDACTED = 'REDACTED';
+import { hideKubeconfigSecrets } from '../model/hide-kubeconfig-secrets.js';
+import type { Kubeconfig } from '../model/kubeconfig.js';
+import { DATA_OMITTED } from './redaction-markers.js';
+
+export { DATA_OMITTED, REDACTED } from './redaction-markers.js';
 
 // kubectl stores the bytes whose base64 is the marker, so the marker prints verbatim.
 const DATA_OMITTED_BYTES = new Uint8Array(Buffer.from(DATA_OMITTED, 'base64'));
@@ -16,6 +17,7 @@ const DATA_OMITTED_BYTES = new Uint8Array(Buffer.from(DATA_OMITTED, 'base64'));
  * hold OIDC tokens), `exec.env` and extensions as they are. Returns a new Kubeconfig.
  */
 export function redactKubeconfig(config: Kubeconfig): Kubeconfig {
+  checkKubeconfig('redactKubeconfig', 'config', config);
   const clusters = new Map(
     [...config.clusters].map(([name, cluster]) => {
       const redacted = { ...cluster };
@@ -30,10 +32,10 @@ export function redactKubeconfig(config: Kubeconfig): Kubeconfig {
       if (redacted.clientCertificateData?.length)
         redacted.clientCertificateData = DATA_OMITTED_BYTES;
       if (redacted.clientKeyData?.length) redacted.clientKeyData = DATA_OMITTED_BYTES;
-      if (redacted.token) redacted.token = REDACTED;
-      if (redacted.password) redacted.password = REDACTED;
+      if (redacted.token) redacted.token = 'REDACTED';
+      if (redacted.password) redacted.password = 'REDACTED';
       return [name, redacted];
     }),
   );
-  return { ...config, clusters, users };
+  return hideKubeconfigSecrets({ ...config, clusters, users });
 }

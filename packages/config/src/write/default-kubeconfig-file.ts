@@ -1,3 +1,5 @@
+import { checkPrecedence } from '../argument-checks.js';
+
 import { statSync } from 'node:fs';
 import { KubeconfigError } from '../errors.js';
 import type { LoadingPrecedence } from '../load/loading-rules.js';
@@ -11,6 +13,7 @@ import type { LoadingPrecedence } from '../load/loading-rules.js';
  * but names no file (kubectl then fails to open "").
  */
 export function defaultKubeconfigFile(precedence: LoadingPrecedence): string {
+  checkPrecedence('defaultKubeconfigFile', 'precedence', precedence);
   if (precedence.explicitPath) return precedence.explicitPath;
   if (!precedence.fromEnv) return precedence.defaultFile;
   const { files } = precedence;

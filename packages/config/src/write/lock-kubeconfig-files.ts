@@ -5,7 +5,10 @@ import { KubeconfigError } from '../errors.js';
 
 /** LockOptions say how long to wait for another writer's lock. */
 export interface LockOptions {
-  /** lockWaitMs waits up to this long for a held lock (default 0: fail at once, as client-go does). */
+  /**
+   * lockWaitMs waits up to this long for a held lock (default 0: fail at once, as client-go
+   * does; `Infinity` waits as long as it takes). The wait keeps the process alive.
+   */
   lockWaitMs?: number;
 }
 
@@ -45,8 +48,14 @@ export async function lockKubeconfigFiles(
   return release;
 }
 
+/**
+ * acquire creates the lock file, retrying every 20 ms until `waitMs` has passed (measured on the
+ * monotonic clock, so a wall-clock step neither cuts the wait short nor stretches it). The
+ * retry timer is a normal, referenced one on purpose: a program whose only work is waiting for
+ * the lock must stay alive until it has the lock or gives up.
+ */
 async function acquire(lock: string, path: string, waitMs: number): Promise<void> {
-  const deadline = Date.now() + waitMs;
+  const deadline = performance.now() + waitMs;
   for (;;) {
     try {
       const handle = await open(lock, 'wx', 0o600);
@@ -61,7 +70,7 @@ async function acquire(lock: string, path: string, waitMs: number): Promise<void
           { path, cause: error },
         );
       }
-      if (Date.now() >= deadline) {
+      if (performance.now() >= deadline) {
         throw new KubeconfigError(
           'ERR_KUBECONFIG_WRITE',
           `cannot lock kubeconfig "${path}": ${lock} exists (another process is writing; remove it if it is stale)`,

@@ -211,6 +211,14 @@ describe('modifyKubeconfig', () => {
     expect(read('config')).toContain("namespace: 'x'");
   });
 
+  it('waits as long as it takes with lockWaitMs Infinity', async () => {
+    const explicitPath = files.write('config', COMMENTED);
+    const lock = files.write('config.lock', '');
+    setTimeout(() => rmSync(lock), 50);
+    await setCurrentContext(await load({ explicitPath }), '', { lockWaitMs: Infinity });
+    expect(read('config')).not.toContain('current-context: ctx-a');
+  });
+
   it('refuses to write over a file that no longer parses', async () => {
     const explicitPath = files.write('config', COMMENTED);
     const loaded = await load({ explicitPath });

@@ -1,7 +1,19 @@
+import {
+  checkFields,
+  checkFunction,
+  checkKubeconfig,
+  checkLoadedKubeconfig,
+  checkObject,
+  checkString,
+  LOCK_FIELDS,
+  optional,
+} from '../argument-checks.js';
+
 import { readFile } from 'node:fs/promises';
 import { Document } from 'yaml';
 import { KubeconfigError } from '../errors.js';
 import type { LoadedKubeconfig } from '../load/load-kubeconfig.js';
+import { hideKubeconfigSecrets } from '../model/hide-kubeconfig-secrets.js';
 import type { AuthInfo, Context, Kubeconfig } from '../model/kubeconfig.js';
 import { parseKubeconfig } from '../model/parse-kubeconfig.js';
 import { kubectlYamlTags } from '../model/yaml-schema.js';
@@ -31,8 +43,11 @@ export interface ModifyKubeconfigResult {
  * `current-context` into kubectl's default file (see `defaultKubeconfigFile`).
  *
  * Each file to write is locked (`<file>.lock`, as kubectl), re-read, edited, checked to parse
- * back, and all are replaced atomically (temporary file, fsync, rename) keeping their mode
- * (new files 0600). Concurrent changes by others to other fields of the same file are kept.
+ * back, and all are replaced together (temporary file, fsync, rename) keeping their mode, owner
+ * and group (new files 0600); a file with hard links, or whose owner this process may not give
+ * a new file, is rewritten in place instead (see `writeFilesAtomically`). A symlink stays a
+ * link to the rewritten target. Concurrent changes by others to other fields of the same file
+ * are kept.
  * On any failure no file has changed and a `KubeconfigError` with `ERR_KUBECONFIG_WRITE` is thrown.
  */
 export async function modifyKubeconfig(
@@ -40,8 +55,13 @@ export async function modifyKubeconfig(
   mutate: (config: Kubeconfig) => Kubeconfig | void | Promise<Kubeconfig | void>,
   options: ModifyKubeconfigOptions = {},
 ): Promise<ModifyKubeconfigResult> {
+  checkLoadedKubeconfig('modifyKubeconfig', 'loaded', loaded);
+  checkFunction('modifyKubeconfig', 'mutate', mutate);
+  checkFields('modifyKubeconfig', 'options', options, LOCK_FIELDS);
   const copy = structuredClone(loaded.config);
-  const wanted = (await mutate(copy)) ?? copy;
+  const returned = await mutate(copy);
+  optional(checkKubeconfig)('modifyKubeconfig', 'the value mutate returns', returned);
+  const wanted = hideKubeconfigSecrets(returned ?? copy);
   const plan = planKubeconfigEdits(loaded, wanted);
   if (plan.size === 0) return { config: wanted, writtenFiles: [] };
   const release = await lockKubeconfigFiles([...plan.keys()], options);
@@ -120,6 +140,8 @@ export async function setCurrentContext(
   name: string,
   options?: ModifyKubeconfigOptions,
 ): Promise<ModifyKubeconfigResult> {
+  checkLoadedKubeconfig('setCurrentContext', 'loaded', loaded);
+  checkString('setCurrentContext', 'name', name);
   if (name && !loaded.config.contexts.has(name)) {
     throw new KubeconfigError(
       'ERR_KUBECONFIG_NOT_FOUND',
@@ -152,6 +174,16 @@ export async function setContext(
   changes: ContextChanges,
   options?: ModifyKubeconfigOptions,
 ): Promise<ModifyKubeconfigResult & { created: boolean }> {
+  checkLoadedKubeconfig('setContext', 'loaded', loaded);
+  checkString('setContext', 'name', name);
+  const optionalString = optional(checkString);
+  checkFields(
+    'setContext',
+    'changes',
+    changes,
+    { cluster: optionalString, user: optionalString, namespace: optionalString },
+    false,
+  );
   const created = !loaded.config.contexts.has(name);
   const result = await modifyKubeconfig(
     loaded,
@@ -180,6 +212,9 @@ export async function updateUser(
   update: (user: AuthInfo) => void,
   options?: ModifyKubeconfigOptions,
 ): Promise<ModifyKubeconfigResult> {
+  checkLoadedKubeconfig('updateUser', 'loaded', loaded);
+  checkString('updateUser', 'userName', userName);
+  checkFunction('updateUser', 'update', update);
   if (!loaded.config.users.has(userName)) {
     throw new KubeconfigError('ERR_KUBECONFIG_NOT_FOUND', `user "${userName}" not found`, {
       entry: userName,
@@ -207,6 +242,12 @@ export async function updateAuthProviderConfig(
   entries: Readonly<Record<string, string | undefined>>,
   options?: ModifyKubeconfigOptions,
 ): Promise<ModifyKubeconfigResult> {
+  checkLoadedKubeconfig('updateAuthProviderConfig', 'loaded', loaded);
+  checkString('updateAuthProviderConfig', 'userName', userName);
+  checkObject('updateAuthProviderConfig', 'entries', entries);
+  for (const [key, value] of Object.entries(entries)) {
+    optional(checkString)('updateAuthProviderConfig', `entries[${JSON.stringify(key)}]`, value);
+  }
   if (!loaded.config.users.get(userName)?.authProvider) {
     throw new KubeconfigError(
       'ERR_KUBECONFIG_NOT_FOUND',

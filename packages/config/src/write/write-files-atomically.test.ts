@@ -1,11 +1,13 @@
 import {
+  chmodSync,
+  chownSync,
+  linkSync,
+  lstatSync,
   readdirSync,
   readFileSync,
   statSync,
   symlinkSync,
-  lstatSync,
   writeFileSync,
-  chmodSync,
 } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type * as FileSystem from 'node:fs/promises';
@@ -14,17 +16,30 @@ import type { TempFiles } from '../testing/temp-files.js';
 import { createTempFiles } from '../testing/temp-files.js';
 import { writeFilesAtomically } from './write-files-atomically.js';
 
-// Lets a test make one rename fail, as a full disk or a vanished directory would.
-const faults = vi.hoisted(() => ({ failRenameTo: undefined as string | undefined }));
+// Lets a test make one rename fail, as a full disk or a vanished directory would; make chown
+// fail, as it does for a user who does not own the file; or refuse temporary files, as a
+// directory the user may not write does.
+const faults = vi.hoisted(() => ({
+  failRenameTo: undefined as string | undefined,
+  refuseChown: false,
+  refuseTemporaryFiles: false,
+}));
 vi.mock('node:fs/promises', async (importOriginal) => {
   const actual = await importOriginal<typeof FileSystem>();
+  const injected = (code: string) => Object.assign(new Error('injected'), { code });
   return {
     ...actual,
     rename: async (from: string, to: string) => {
-      if (to === faults.failRenameTo) {
-        throw Object.assign(new Error('injected'), { code: 'EIO' });
-      }
+      if (to === faults.failRenameTo) throw injected('EIO');
       return actual.rename(from, to);
+    },
+    chown: async (path: string, uid: number, gid: number) => {
+      if (faults.refuseChown) throw injected('EPERM');
+      return actual.chown(path, uid, gid);
+    },
+    open: async (path: string, flags?: string, mode?: number) => {
+      if (faults.refuseTemporaryFiles && flags === 'wx') throw injected('EACCES');
+      return actual.open(path, flags, mode);
     },
   };
 });
@@ -32,7 +47,11 @@ vi.mock('node:fs/promises', async (importOriginal) => {
 let files: TempFiles;
 beforeEach(() => {
   files = createTempFiles();
-  faults.failRenameTo = undefined;
+  Object.assign(faults, {
+    failRenameTo: undefined,
+    refuseChown: false,
+    refuseTemporaryFiles: false,
+  });
 });
 afterEach(() => files.cleanup());
 
@@ -102,5 +121,83 @@ describe('writeFilesAtomically', () => {
     writeFileSync(path, 'old');
     await writeFilesAtomically([{ path, content: 'new' }]);
     expect(readdirSync(files.root)).toEqual(['config']);
+  });
+
+  // Root runs these tests, so it may give a file to another user; 1000 and 65534 need not exist.
+  it('keeps the owner and group of a file another user owns', async () => {
+    const path = files.write('config', 'old');
+    chownSync(path, 1000, 1000);
+    chmodSync(path, 0o640);
+    await writeFilesAtomically([{ path, content: 'new' }]);
+    expect(readFileSync(path, 'utf8')).toBe('new');
+    expect(statSync(path)).toMatchObject({ uid: 1000, gid: 1000 });
+    expect(mode(path)).toBe(0o640);
+  });
+
+  it('keeps the group of a group-shared file', async () => {
+    const path = files.write('shared', 'old');
+    chownSync(path, process.getuid?.() ?? 0, 65534);
+    chmodSync(path, 0o660);
+    await writeFilesAtomically([{ path, content: 'new' }]);
+    expect(statSync(path).gid).toBe(65534);
+    expect(mode(path)).toBe(0o660);
+  });
+
+  it('updates a file with hard links in place, so that every link sees the new content', async () => {
+    const path = files.write('config', 'old content');
+    const other = files.path('linked');
+    linkSync(path, other);
+    const inode = statSync(path).ino;
+    await writeFilesAtomically([{ path, content: 'new' }]);
+    expect(readFileSync(other, 'utf8')).toBe('new');
+    expect(readFileSync(path, 'utf8')).toBe('new');
+    expect(statSync(path)).toMatchObject({ ino: inode, nlink: 2 });
+    expect(readdirSync(files.root).sort()).toEqual(['config', 'linked']); // no backup left
+  });
+
+  it('edits a symlinked file at its target and keeps the target inode when it has hard links', async () => {
+    const target = files.write('real', 'old');
+    linkSync(target, files.path('second-name'));
+    chownSync(target, 1000, 1000);
+    const link = files.path('link');
+    symlinkSync('real', link);
+    await writeFilesAtomically([{ path: link, content: 'new' }]);
+    expect(lstatSync(link).isSymbolicLink()).toBe(true);
+    expect(readFileSync(files.path('second-name'), 'utf8')).toBe('new');
+    expect(statSync(target)).toMatchObject({ uid: 1000, gid: 1000, nlink: 2 });
+  });
+
+  it('writes in place when it may not give the new file the old owner', async () => {
+    const path = files.write('config', 'old');
+    chownSync(path, 1000, 1000);
+    const inode = statSync(path).ino;
+    faults.refuseChown = true;
+    await writeFilesAtomically([{ path, content: 'new' }]);
+    expect(readFileSync(path, 'utf8')).toBe('new');
+    expect(statSync(path)).toMatchObject({ ino: inode, uid: 1000, gid: 1000 });
+    expect(readdirSync(files.root)).toEqual(['config']);
+  });
+
+  it('writes in place when the directory takes no temporary file', async () => {
+    const path = files.write('config', 'a longer old content');
+    faults.refuseTemporaryFiles = true;
+    await writeFilesAtomically([{ path, content: 'new' }]);
+    expect(readFileSync(path, 'utf8')).toBe('new'); // truncated to the new length
+  });
+
+  it('puts back a file it updated in place when a later rename fails', async () => {
+    const linked = files.write('a', 'old a');
+    linkSync(linked, files.path('a-link'));
+    const second = files.write('b', 'old b');
+    faults.failRenameTo = second;
+    await expect(
+      writeFilesAtomically([
+        { path: linked, content: 'new a, longer than before' },
+        { path: second, content: 'new b' },
+      ]),
+    ).rejects.toThrow(KubeconfigError);
+    expect(readFileSync(files.path('a-link'), 'utf8')).toBe('old a');
+    expect(readFileSync(second, 'utf8')).toBe('old b');
+    expect(readdirSync(files.root).sort()).toEqual(['a', 'a-link', 'b']);
   });
 });
