@@ -33,7 +33,7 @@ const testConstraints = [
 ];
 
 /** Lower layers that higher ones load on first use (to keep import cost low) and also import statically. */
-const lazyLoadedLayers = ['@k/config', '@k/transport', '@k/rest'];
+const lazyLoadedLayers = ['@k/config', '@k/config/yaml-guards', '@k/transport', '@k/rest'];
 
 const testFiles = ['**/*.test.ts', '**/*.test-d.ts', '**/e2e/**/*.ts', '**/__fixtures__/**'];
 

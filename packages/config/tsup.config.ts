@@ -1,7 +1,7 @@
 import { defineConfig } from 'tsup';
 
 export default defineConfig({
-  entry: ['src/index.ts', 'src/errors.ts', 'src/cli/main.ts'],
+  entry: ['src/index.ts', 'src/errors.ts', 'src/yaml-guards.ts', 'src/cli/main.ts'],
   format: ['esm', 'cjs'],
   dts: true,
   sourcemap: true,

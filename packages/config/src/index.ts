@@ -20,11 +20,6 @@ export type {
   Preferences,
 } from './model/kubeconfig.js';
 export { parseKubeconfig } from './model/parse-kubeconfig.js';
-export {
-  MAX_ALIASED_NODES,
-  aliasesRepeatTooMuch,
-  safeYamlMessage,
-} from './model/parse-kubeconfig.js';
 export type { KubeconfigFile } from './model/parse-kubeconfig.js';
 export { loadingPrecedence, KUBECONFIG_ENV_VAR } from './load/loading-rules.js';
 export type { LoadingPrecedence, LoadingRulesOptions } from './load/loading-rules.js';

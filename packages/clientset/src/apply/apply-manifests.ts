@@ -160,7 +160,7 @@ function kindForMessage(kind: string): string {
 async function readManifests(text: string): Promise<ManifestEntry[]> {
   const [yaml, { aliasesRepeatTooMuch, MAX_ALIASED_NODES, safeYamlMessage }] = await Promise.all([
     import('yaml'),
-    import('@k/config'),
+    import('@k/config/yaml-guards'),
   ]);
   const lineCounter = new yaml.LineCounter();
   const parsed = yaml.parseAllDocuments(text, {
