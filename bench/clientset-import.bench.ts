@@ -6,7 +6,7 @@
  *    process, ESM `import` and CJS `require`, plus the `@k/clientset/core/v1` subpath. Every
  *    round runs each target once, in rotating order, so load from other processes falls on all
  *    alike; figures are medians over the rounds. "ready" rows time import plus what it takes to
- *    hold a client that could send (`createClientset({ config })`, `new Agent()`,
+ *    hold a client that could send (`createClientset(config)`, `new Agent()`,
  *    `makeApiClient(CoreV1Api)`): @k/clientset loads @k/transport, @k/rest, undici and tsyringe
  *    only then. "over node" subtracts the median of a bare node
  *    process; the in-process column times the import statement alone (performance.now around it).
@@ -108,11 +108,11 @@ const TARGETS: ImportTarget[] = [
   ready('undici alone', "const { Agent } = await import('undici'); new Agent()"),
   ready(
     '@k/clientset { createClientset }',
-    `const { createClientset } = await import('@k/clientset'); const clientset = await createClientset({ config: ${CONFIG} }); clientset.coreV1.pods('default')`,
+    `const { createClientset } = await import('@k/clientset'); const clientset = createClientset(${CONFIG}); clientset.coreV1.pods('default')`,
   ),
   ready(
-    '@k/clientset without DI: new Clientset(createRestClient(config))',
-    `const [{ Clientset }, { createRestClient }] = await Promise.all([import('@k/clientset'), import('@k/rest')]); new Clientset(createRestClient(${CONFIG})).coreV1.pods('default')`,
+    '@k/clientset by DI: registerClientset + resolve(CLIENTSET)',
+    `await import('reflect-metadata'); const [{ container }, { registerClientset, CLIENTSET }] = await Promise.all([import('tsyringe'), import('@k/clientset/di')]); const clientset = registerClientset(container.createChildContainer(), { config: ${CONFIG} }).resolve(CLIENTSET); clientset.coreV1.pods('default')`,
   ),
   ready(
     '@kubernetes/client-node 1.4.0',

@@ -5,7 +5,7 @@
  * load it.
  *
  * - raw: `undici.request` on an `Agent`, then `JSON.parse(await body.text())` — the floor;
- * - typed: `new Clientset(createRestClient(config)).coreV1.pods('default').list()` — throttle
+ * - typed: `createClientset(config).coreV1.pods('default').list()` — throttle
  *   off, through @k/transport and @k/rest, as an application sends.
  *
  * It connects first (GET /version), lists once cold, then once for memory — the RSS before it
@@ -41,24 +41,21 @@ async function rawLister(origin: string): Promise<Lister> {
 }
 
 async function typedLister(origin: string): Promise<Lister> {
-  const { createRestClient } = await import('@k/rest');
-  const { Clientset } = await import('@k/clientset');
-  const clientset = new Clientset(
-    createRestClient(
-      {
-        server: origin,
-        contextName: 'bench',
-        clusterName: 'bench',
-        userName: 'bench',
-        namespace: 'default',
-        namespaceExplicit: false,
-        tls: { insecure: false },
-        auth: { kind: 'none' },
-        disableCompression: true,
-        source: 'kubeconfig',
-      },
-      { throttle: 'off' },
-    ),
+  const { createClientset } = await import('@k/clientset');
+  const clientset = createClientset(
+    {
+      server: origin,
+      contextName: 'bench',
+      clusterName: 'bench',
+      userName: 'bench',
+      namespace: 'default',
+      namespaceExplicit: false,
+      tls: { insecure: false },
+      auth: { kind: 'none' },
+      disableCompression: true,
+      source: 'kubeconfig',
+    },
+    { throttle: 'off' },
   );
   const pods = clientset.coreV1.pods('default');
   return {
@@ -66,7 +63,7 @@ async function typedLister(origin: string): Promise<Lister> {
     async list() {
       return (await pods.list()).items;
     },
-    close: () => clientset.rest.dispatcher.close(),
+    close: () => clientset.close(),
   };
 }
 

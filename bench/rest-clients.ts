@@ -106,13 +106,10 @@ async function rawUndici(target: BenchTarget): Promise<BenchClient> {
 
 async function kRest(target: BenchTarget): Promise<BenchClient> {
   const { Agent } = await import('undici');
-  const { RestClient, RetryPolicy, TokenBucket } = await import('@k/rest');
+  const { RestClient } = await import('@k/rest');
+  const { apiServerDispatcher } = await import('@k/transport');
   const agent = new Agent(target.caPem ? { connect: { ca: target.caPem } } : {});
-  const client = new RestClient(
-    { dispatcher: agent, server: target.origin },
-    TokenBucket.unlimited(),
-    new RetryPolicy(),
-  );
+  const client = new RestClient(apiServerDispatcher(agent, target.origin), { throttle: 'off' });
   return restOperations(CLIENT_NAMES['k-rest'], client, () => agent.close());
 }
 
@@ -134,7 +131,7 @@ async function kRestTransport(target: BenchTarget): Promise<BenchClient> {
     source: 'kubeconfig',
   };
   const client = createRestClient(config, { throttle: 'off' });
-  return restOperations(CLIENT_NAMES['k-rest-transport'], client, () => client.dispatcher.close());
+  return restOperations(CLIENT_NAMES['k-rest-transport'], client, () => client.close());
 }
 
 function restOperations(name: string, client: RestClient, close: () => Promise<void>): BenchClient {

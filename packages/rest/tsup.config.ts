@@ -5,6 +5,7 @@ export default defineConfig({
     index: 'src/index.ts',
     errors: 'src/error-exports.ts',
     'testing/index': 'src/testing/index.ts',
+    di: 'src/di.ts',
   },
   format: ['esm', 'cjs'],
   dts: true,

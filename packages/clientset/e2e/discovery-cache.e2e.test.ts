@@ -24,7 +24,7 @@ describe('the disk discovery cache against the real API server', () => {
     const directory = await mkdtemp(join(tmpdir(), 'k-discovery-e2e-'));
     folders.push(directory);
     const first = await withDiskCache(directory);
-    const file = join(directory, cacheFileName(first.rest.server.href));
+    const file = join(directory, cacheFileName(first.rest.server.url.href));
     // Well-formed JSON, fresh, of the wrong shape: trusted, it would fail every lookup for 6 hours.
     const corrupted = { storedAt: Date.now(), resources: { groups: 5, resources: [null] } };
     await writeFile(file, JSON.stringify(corrupted));

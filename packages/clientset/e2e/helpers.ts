@@ -1,15 +1,15 @@
 import { controlPlane } from '@k/testenv/vitest';
-import { createClientset, type Clientset, type CreateClientsetOptions } from '../src/index.js';
+import { inferClientset, type Clientset, type InferClientsetOptions } from '../src/index.js';
 
 /**
  * clientsetFor builds a clientset for the run's control plane the way an application does
- * (`createClientset` with the kubeconfig and a context), without a throttle so the suites stay fast.
+ * (`inferClientset` with the kubeconfig and a context), without a throttle so the suites stay fast.
  */
 export function clientsetFor(
   context = 'admin',
-  options: CreateClientsetOptions = {},
+  options: InferClientsetOptions = {},
 ): Promise<Clientset> {
-  return createClientset({
+  return inferClientset({
     kubeconfig: controlPlane().kubeconfigPath,
     context,
     throttle: 'off',

@@ -17,7 +17,7 @@ afterAll(async () => {
 
 // A real plain-JavaScript program (no compiler to stop it) makes the mistakes the types forbid,
 // against the real API server; every one must be a typed error and nothing may be written.
-const PROGRAM = `const cs = await createClientset({ kubeconfig: process.env.KUBECONFIG_PATH, context: 'admin' });
+const PROGRAM = `const cs = await inferClientset({ kubeconfig: process.env.KUBECONFIG_PATH, context: 'admin' });
 const configMaps = cs.coreV1.configMaps(process.env.NAMESPACE);
 const configMap = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'written' }, data: { a: 'b' } };
 const mistakes = {
@@ -42,7 +42,7 @@ await cs.close();`;
 describe.each(MODULE_KINDS)('a plain %s program that misuses the API', (kind) => {
   it('gets a typed error saying what to pass for every mistake, and nothing is written', async () => {
     const result = await runNodeProgram(
-      { imports: { '@k/clientset': ['createClientset'] }, main: PROGRAM },
+      { imports: { '@k/clientset': ['inferClientset'] }, main: PROGRAM },
       kind,
       { env: { KUBECONFIG_PATH: controlPlane().kubeconfigPath, NAMESPACE: namespace.name } },
     );

@@ -33,7 +33,7 @@ async function run(
 ): Promise<NodeProgramResult> {
   return runNodeProgram(
     {
-      imports: { '@k/clientset': ['createClientset'] },
+      imports: { '@k/clientset': ['inferClientset'] },
       main,
       ...(options.files ? { files: options.files } : {}),
     },
@@ -48,7 +48,7 @@ function expectCleanExit(result: NodeProgramResult, lastLine: string): void {
   expect(result.stdout.trim().split('\n').at(-1)).toBe(lastLine);
 }
 
-const CONNECT = `const cs = await createClientset({ kubeconfig: process.env.KUBECONFIG_PATH, context: 'admin' });`;
+const CONNECT = `const cs = await inferClientset({ kubeconfig: process.env.KUBECONFIG_PATH, context: 'admin' });`;
 
 describe.each(MODULE_KINDS)('the lifetime of a plain %s program using @k/clientset', (kind) => {
   it('createClientset, list, close(): exits with status 0, nothing left holding the loop', async () => {
@@ -128,7 +128,7 @@ describe.each(MODULE_KINDS)('the lifetime of a plain %s program using @k/clients
     folders.push(directory);
     const result = await run(
       kind,
-      `const cs = await createClientset({ kubeconfig: process.env.KUBECONFIG_PATH, context: 'admin', discoveryCache: { directory: process.env.CACHE } });
+      `const cs = await inferClientset({ kubeconfig: process.env.KUBECONFIG_PATH, context: 'admin', discoveryCache: { directory: process.env.CACHE } });
       const deployments = await cs.mapper.resourceFor({ group: 'apps', kind: 'Deployment' });
       console.log(deployments.plural);
       ${PRINT_HOLDING}`,
@@ -175,7 +175,7 @@ describe.each(MODULE_KINDS)('the lifetime of a plain %s program using @k/clients
     const plugin = `process.stdout.write(JSON.stringify({ apiVersion: 'client.authentication.k8s.io/v1', kind: 'ExecCredential', status: { token: ${JSON.stringify(token)} } }));`;
     const result = await run(
       kind,
-      `const cs = await createClientset({ kubeconfig: 'kubeconfig' });
+      `const cs = await inferClientset({ kubeconfig: 'kubeconfig' });
       const review = await cs.authenticationV1.selfSubjectReviews().create({ apiVersion: 'authentication.k8s.io/v1', kind: 'SelfSubjectReview' });
       console.log(review.status.userInfo.username);
       ${PRINT_HOLDING}`,

@@ -92,7 +92,7 @@ describe('typed client signatures', () => {
     expectTypeOf<WatchEvent<ConfigMap>['object']>().toEqualTypeOf<ConfigMap>();
     expectTypeOf(deployments.delete).returns.resolves.toEqualTypeOf<Deployment | Status>();
     expectTypeOf(cs.coreV1.namespaces).parameters.toEqualTypeOf<[]>();
-    expectTypeOf(cs.coreV1.pods).parameters.toEqualTypeOf<[namespace: string]>();
+    expectTypeOf(cs.coreV1.pods).parameters.toEqualTypeOf<[namespace?: string]>();
   });
 
   it('types the patch body by its patch type', () => {

@@ -12,35 +12,35 @@ import {
   createGroupVersionClient,
   type GroupVersionDefinition,
 } from './group/group-version-client.js';
-import { FUNCTION, REST_CLIENT, withMethods } from './validation/argument-rules.js';
+import { REST_CLIENT, withMethods } from './validation/argument-rules.js';
 import { checkArgument, checkOptions, type OptionRules } from './validation/check-arguments.js';
 
-const CLIENTSET_OPTIONS: OptionRules = {
+const CLIENTSET_PARTS: OptionRules = {
   rules: {
     discovery: withMethods('a DiscoveryClient', 'serverResources', 'refresh', 'invalidate'),
     mapper: withMethods('a RestMapper', 'mappingFor', 'resourceFor', 'kindFor'),
     dynamic: withMethods('a DynamicClient', 'resource', 'forKind', 'forObject'),
-    onClose: FUNCTION,
   },
 };
 
-/** ClientsetOptions supply a clientset's parts instead of the defaults made from its `RestClient`. */
-export interface ClientsetOptions {
+/** ClientsetParts supply a clientset's parts instead of the defaults made from its `RestClient`. */
+export interface ClientsetParts {
   discovery?: DiscoveryClient;
   mapper?: RestMapper;
   dynamic?: DynamicClient;
-  /** onClose runs once on {@link Clientset.close} (createClientset closes the transport it made). */
-  onClose?: () => Promise<void>;
 }
 
 /**
  * Clientset is every built-in API group in one object (`cs.coreV1.pods('ns')`,
- * `cs.appsV1.deployments('ns')`, `cs.coreV1.namespaces()`), plus discovery, a REST mapper, the
+ * `cs.appsV1.deployments()`, `cs.coreV1.namespaces()`), plus discovery, a REST mapper, the
  * dynamic client and {@link applyManifests}. Every part sends through the one `RestClient` it
  * was made with, so they share one connection pool, token bucket and retry policy (client-go's
- * `NewForConfig`). Group clients are made on first use and kept. Safe for concurrent use.
+ * `NewForConfig`). A namespaced client called without a namespace uses {@link defaultNamespace},
+ * the context's, as kubectl does; `''` (`ALL_NAMESPACES`) means every namespace. Group clients
+ * are made on first use and kept. Safe for concurrent use.
  *
- * Without DI: `new Clientset(createRestClient(await inferConfig()))`; with DI: `createClientset()`.
+ * By hand: `createClientset(config)` or `await inferClientset()`; from parts:
+ * `new Clientset(restClient)`; by DI: `@k/clientset/di`.
  */
 export class Clientset extends GroupVersionClients {
   readonly rest: RestClient;
@@ -48,18 +48,21 @@ export class Clientset extends GroupVersionClients {
   readonly mapper: RestMapper;
   readonly dynamic: DynamicClient;
   readonly #groups = new Map<GroupVersionDefinition, unknown>();
-  readonly #onClose: (() => Promise<void>) | undefined;
   #closed: Promise<void> | undefined;
 
-  constructor(rest: RestClient, options: ClientsetOptions = {}) {
+  constructor(rest: RestClient, parts: ClientsetParts = {}) {
     checkArgument(rest, REST_CLIENT, 'rest', { where: 'Clientset' });
-    checkOptions(options, CLIENTSET_OPTIONS, { where: 'Clientset' });
+    checkOptions(parts, CLIENTSET_PARTS, { where: 'Clientset' }, 'parts');
     super();
     this.rest = rest;
-    this.discovery = options.discovery ?? new DiscoveryClient(rest);
-    this.mapper = options.mapper ?? new RestMapper(this.discovery);
-    this.dynamic = options.dynamic ?? new DynamicClient(rest, this.mapper);
-    this.#onClose = options.onClose;
+    this.discovery = parts.discovery ?? new DiscoveryClient(rest);
+    this.mapper = parts.mapper ?? new RestMapper(this.discovery);
+    this.dynamic = parts.dynamic ?? new DynamicClient(rest, this.mapper);
+  }
+
+  /** defaultNamespace is the context's namespace (`default` when it names none), the REST client's. */
+  get defaultNamespace(): string {
+    return this.rest.defaultNamespace;
   }
 
   protected override groupVersionClient<Client>(definition: GroupVersionDefinition): Client {
@@ -80,11 +83,11 @@ export class Clientset extends GroupVersionClients {
   }
 
   /**
-   * close releases what the clientset owns: with `createClientset`, its transport. Watches and
-   * log streams open on it end first (watch loops end normally, streams quietly: they would
-   * otherwise hold the transport open until the server ends them); requests in flight finish,
-   * idle connections close, and later requests fail. A clientset made with `new` owns nothing
-   * (and ends no watch) unless given `onClose`. Calling it again returns the same promise.
+   * close closes the clientset's `RestClient`: its open watches and log streams end (watch loops
+   * end normally, streams quietly: they would otherwise hold the transport open until the
+   * server ends them), then the transport it owns closes — one `createClientset`,
+   * `inferClientset` or the DI container made; requests in flight finish first. Later requests
+   * fail. Calling it again returns the same promise.
    *
    * Nothing @k/clientset leaves behind keeps a process alive once it is idle: idle pooled
    * connections do not hold Node's event loop, so a program that never calls `close()` still
@@ -92,13 +95,7 @@ export class Clientset extends GroupVersionClients {
    * open connection should.
    */
   close(): Promise<void> {
-    this.#closed ??= this.#release();
+    this.#closed ??= this.rest.close();
     return this.#closed;
-  }
-
-  async #release(): Promise<void> {
-    if (!this.#onClose) return;
-    this.rest.closeStreams();
-    await this.#onClose();
   }
 }

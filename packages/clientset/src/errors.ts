@@ -19,10 +19,8 @@ export type ClientsetErrorCode =
   | 'ERR_DISCOVERY'
   /** A manifest is not valid YAML, aliases blow it up, or a document is not a Kubernetes object ({@link ManifestError}). */
   | 'ERR_MANIFEST'
-  /** The options cannot work together (QPS without burst, …). */
-  | 'ERR_CONFIGURATION'
-  /** `createClientset` could not load tsyringe or reflect-metadata (optional peers). */
-  | 'ERR_DI_UNAVAILABLE';
+  /** The options cannot work together, or a layer is registered twice in one container. */
+  | 'ERR_CONFIGURATION';
 
 /**
  * ClientsetError is every failure @k/clientset itself detects (the server's answers are `ApiError`s

@@ -13,17 +13,19 @@ async function sources(): Promise<string[]> {
 }
 
 // A static import of a value: `import { x } from 'm'` or `import x from 'm'` (not `import type`).
+// @k/rest (and through it @k/transport and undici) is what every clientset sends through, so it
+// is imported as usual (docs/decisions/0010); the kubeconfig readers, yaml and tsyringe are not.
 const VALUE_IMPORT =
-  /^(?:import|export) (?!type\b)[^;]*? from '(@k\/rest|@k\/transport|@k\/config|undici|tsyringe|yaml)'/gm;
+  /^(?:import|export) (?!type\b)[^;]*? from '(@k\/config|@k\/config\/yaml-guards|tsyringe|yaml)'/gm;
 
 describe('the import graph of @k/clientset', () => {
-  it('loads the kubeconfig readers, yaml, @k/rest, @k/transport, undici and tsyringe only when used', async () => {
+  it('loads the kubeconfig readers, yaml and tsyringe only when used', async () => {
     const found: string[] = [];
     for (const path of await sources()) {
       const text = await readFile(path, 'utf8');
       for (const match of text.matchAll(VALUE_IMPORT))
         found.push(`${relative(source, path)}: ${match[1]}`);
     }
-    expect(found, 'use `import type`, or import() inside createClientset').toEqual([]);
+    expect(found, 'use `import type`, or import() where it is used').toEqual([]);
   });
 });

@@ -1,26 +1,19 @@
 // The clientset: every built-in group version (typed clients also at `@k/clientset/<group>/<version>`).
 export { Clientset } from './clientset.js';
-export type { ClientsetOptions } from './clientset.js';
+export type { ClientsetParts } from './clientset.js';
+export { createClientset, inferClientset } from './create-clientset.js';
+export type {
+  ClientsetOptions,
+  DiskDiscoveryCacheSettings,
+  InferClientsetOptions,
+} from './create-clientset.js';
 export {
   GENERATED_KUBERNETES_VERSION,
   GROUP_VERSIONS,
   GroupVersionClients,
 } from './generated/groups.js';
-export { createGroupVersionClient } from './group/group-version-client.js';
+export { createGroupVersionClient, ALL_NAMESPACES } from './group/group-version-client.js';
 export type { GroupVersionDefinition } from './group/group-version-client.js';
-
-// Composition: DI (tsyringe, loaded lazily) and by hand.
-export { createClientset } from './create-clientset.js';
-export type { CreateClientsetOptions } from './create-clientset.js';
-export { registerClientset } from './register.js';
-export type { RegisterClientsetOptions } from './register.js';
-export {
-  CLIENTSET,
-  DISCOVERY_CACHE,
-  DISCOVERY_CLIENT,
-  DYNAMIC_CLIENT,
-  REST_MAPPER,
-} from './tokens.js';
 
 // Resource clients.
 export { ResourceClient } from './resource/resource-client.js';
@@ -108,8 +101,40 @@ export type { DynamicResourceClient } from './dynamic/dynamic-client.js';
 export { applyManifests, parseManifests } from './apply/apply-manifests.js';
 export type { AppliedManifest, ApplyManifestsOptions } from './apply/apply-manifests.js';
 
-// The REST client every resource client sends through (from @k/rest), for generated CRD clients.
-export type { RestClient } from '@k/rest';
+// What a clientset user needs from the layer below (@k/rest), so they need not install it by name.
+export {
+  ApiError,
+  ConnectionError,
+  RequestTimeoutError,
+  isAlreadyExists,
+  isConflict,
+  isForbidden,
+  isGone,
+  isInvalid,
+  isNotFound,
+  isResourceExpired,
+  isServerTimeout,
+  isServiceUnavailable,
+  isTimeout,
+  isTooManyRequests,
+  isUnauthorized,
+  retryOnConflict,
+  retryOnError,
+  DEFAULT_BACKOFF,
+  DEFAULT_RETRY,
+  RestClient,
+} from '@k/rest';
+export type {
+  Backoff,
+  RestClientOptions,
+  RetryEvent,
+  RetryPolicyOptions,
+  Status,
+  ThrottleOption,
+  Watch,
+  WatchEvent,
+  WatchEventType,
+} from '@k/rest';
 
 // Errors.
 export { ClientsetError, ApplyConflictError, ManifestError } from './errors.js';

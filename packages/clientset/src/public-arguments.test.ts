@@ -3,7 +3,8 @@ import { container as rootContainer } from 'tsyringe';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parseManifests } from './apply/apply-manifests.js';
 import { Clientset } from './clientset.js';
-import { createClientset } from './create-clientset.js';
+import type { ResolvedConfig } from '@k/config';
+import { createClientset, inferClientset } from './create-clientset.js';
 import { DiskDiscoveryCache, MemoryDiscoveryCache } from './discovery/discovery-cache.js';
 import { DiscoveryClient } from './discovery/discovery-client.js';
 import { RestMapper } from './discovery/rest-mapper.js';
@@ -12,6 +13,19 @@ import { ClientsetError } from './errors.js';
 import { applyManifests } from './apply/apply-manifests.js';
 import { registerClientset } from './register.js';
 import { startRecordingServer, type RecordingServer } from './__fixtures__/recording-server.js';
+
+const config: ResolvedConfig = {
+  server: 'http://127.0.0.1:1',
+  contextName: 'c',
+  clusterName: 'c',
+  userName: 'u',
+  namespace: 'default',
+  namespaceExplicit: false,
+  tls: { insecure: false },
+  auth: { kind: 'none' },
+  disableCompression: true,
+  source: 'kubeconfig',
+};
 
 let server: RecordingServer | undefined;
 
@@ -224,63 +238,56 @@ const constructions: [string, () => unknown, RegExp][] = [
   ],
   [
     'registerClientset() with a cache that is not one',
-    () => registerClientset(rootContainer.createChildContainer(), { discoveryCache: {} as Plain }),
-    /^registerClientset: options.discoveryCache must be a DiscoveryCache \(get, set and delete\), got an object$/,
+    () =>
+      registerClientset(rootContainer.createChildContainer(), {
+        discoveryCache: '/tmp/cache' as Plain,
+      }),
+    /^registerClientset: options.discoveryCache must be a DiscoveryCache or \{ directory, ttlMs \}, got a string$/,
   ],
   [
-    'createClientset() with a kubeconfig path instead of options',
+    'createClientset() with a kubeconfig path instead of a config',
     () => createClientset('/root/.kube/config' as Plain),
+    /^createClientset: config must be a ResolvedConfig from @k\/config \(resolveConfig, inferConfig\), got a string$/,
+  ],
+  [
+    'createClientset() with options that are text',
+    () => createClientset(config, 'fast' as Plain),
     /^createClientset: options must be an object, got a string$/,
   ],
   [
-    'createClientset() with a numeric kubeconfig',
-    () => createClientset({ kubeconfig: 5 as Plain }),
-    /^createClientset: options.kubeconfig must be a non-empty string, got a number$/,
-  ],
-  [
-    'createClientset() with a numeric context',
-    () => createClientset({ context: 5 as Plain }),
-    /^createClientset: options.context must be a non-empty string, got a number$/,
-  ],
-  [
-    'createClientset() with inCluster as text',
-    () => createClientset({ inCluster: 'yes' as Plain }),
-    /^createClientset: options.inCluster must be true or false, got a string$/,
-  ],
-  [
-    'createClientset() with qps as text',
-    () => createClientset({ qps: '5' as Plain, burst: 10 }),
-    /^createClientset: options.qps must be a number of 0 or more, got a string$/,
-  ],
-  [
-    'createClientset() with a config that is a path',
-    () => createClientset({ config: '/root/.kube/config' as Plain }),
-    /^createClientset: options.config must be a ResolvedConfig from @k\/config, got a string$/,
-  ],
-  [
     'createClientset() with a discovery cache folder as text',
-    () => createClientset({ discoveryCache: '/tmp/cache' as Plain }),
+    () => createClientset(config, { discoveryCache: '/tmp/cache' as Plain }),
     /^createClientset: options.discoveryCache must be a DiscoveryCache or \{ directory, ttlMs \}, got a string$/,
   ],
   [
-    'createClientset() with overrides as text',
-    () => createClientset({ overrides: 'ns' as Plain }),
-    /^createClientset: options.overrides must be an object, got a string$/,
+    'createClientset() with a throttle that is a number',
+    () => createClientset(config, { throttle: 5 as Plain }),
+    /^createClientset: options.throttle must be /,
   ],
   [
-    'createClientset() with one auth plugin instead of a list',
-    () => createClientset({ credentialProviderFactories: { kind: 'x' } as Plain }),
-    /^createClientset: options.credentialProviderFactories must be an array, got an object$/,
+    'inferClientset() with a kubeconfig path instead of options',
+    () => inferClientset('/root/.kube/config' as Plain),
+    /^inferClientset: options must be an object, got a string$/,
   ],
   [
-    'createClientset() with configure that is not a function',
-    () => createClientset({ configure: {} as Plain }),
-    /^createClientset: options.configure must be a function, got an object$/,
+    'inferClientset() with a numeric kubeconfig',
+    () => inferClientset({ kubeconfig: 5 as Plain }),
+    /^inferClientset: options.kubeconfig must be a non-empty string, got a number$/,
   ],
   [
-    'createClientset() with a container that is not one',
-    () => createClientset({ container: {} as Plain }),
-    /^createClientset: options.container must be a tsyringe DependencyContainer, got an object$/,
+    'inferClientset() with a numeric context',
+    () => inferClientset({ context: 5 as Plain }),
+    /^inferClientset: options.context must be a non-empty string, got a number$/,
+  ],
+  [
+    'inferClientset() with inCluster as text',
+    () => inferClientset({ inCluster: 'yes' as Plain }),
+    /^inferClientset: options.inCluster must be true or false, got a string$/,
+  ],
+  [
+    'inferClientset() with overrides as text',
+    () => inferClientset({ overrides: 'ns' as Plain }),
+    /^inferClientset: options.overrides must be an object, got a string$/,
   ],
 ];
 

@@ -1,14 +1,21 @@
-import type { RestClient } from '@k/rest';
-import type { DependencyContainer, InjectionToken } from 'tsyringe';
+import type { ResolvedConfig } from '@k/config';
+import { REST_CLIENT, registerRest } from '@k/rest/di';
+import { RESOLVED_CONFIG, TRANSPORT, registerTransport } from '@k/transport/di';
+import type { DependencyContainer } from 'tsyringe';
 import { Clientset } from './clientset.js';
-import { MemoryDiscoveryCache, type DiscoveryCache } from './discovery/discovery-cache.js';
+import type { ClientsetOptions, DiskDiscoveryCacheSettings } from './create-clientset.js';
+import {
+  DiskDiscoveryCache,
+  MemoryDiscoveryCache,
+  type DiscoveryCache,
+} from './discovery/discovery-cache.js';
 import { DiscoveryClient } from './discovery/discovery-client.js';
 import { RestMapper } from './discovery/rest-mapper.js';
 import { DynamicClient } from './dynamic/dynamic-client.js';
 import { ClientsetError } from './errors.js';
 import {
   DISCOVERY_CACHE as A_DISCOVERY_CACHE,
-  FUNCTION,
+  isPlainObject,
   withMethods,
 } from './validation/argument-rules.js';
 import { checkArgument, checkOptions } from './validation/check-arguments.js';
@@ -21,18 +28,11 @@ import {
 } from './tokens.js';
 
 /**
- * REST_CLIENT is @k/rest's `REST_CLIENT` token. Tokens are `Symbol.for` names, the same in every
- * copy of a package, so it is spelled out here rather than imported: importing @k/clientset
- * must not load @k/rest (and undici) until a client is actually built.
+ * RegisterClientsetOptions configure {@link registerClientset}: `createClientset`'s options, and
+ * the configuration to register as @k/transport's `RESOLVED_CONFIG`.
  */
-const REST_CLIENT: InjectionToken<RestClient> = Symbol.for('@k/rest.RestClient');
-
-/** RegisterClientsetOptions configure {@link registerClientset}. */
-export interface RegisterClientsetOptions {
-  /** discoveryCache replaces the default in-memory cache (e.g. a `DiskDiscoveryCache`). */
-  discoveryCache?: DiscoveryCache;
-  /** onClose is given to the clientset (see `Clientset.close`). */
-  onClose?: () => Promise<void>;
+export interface RegisterClientsetOptions extends ClientsetOptions {
+  config?: ResolvedConfig;
 }
 
 const CONTAINER = withMethods(
@@ -50,12 +50,15 @@ function once<T>(
 }
 
 /**
- * registerClientset wires @k/clientset into `container` (the caller's; never tsyringe's global
- * one) with factories that each create their instance once per registration, all over @k/rest's
- * `REST_CLIENT` (register @k/transport and @k/rest first, or register `REST_CLIENT` yourself):
- * `DISCOVERY_CACHE`, `DISCOVERY_CLIENT`, `REST_MAPPER`, `DYNAMIC_CLIENT` and `CLIENTSET`. Any of
- * them can be registered again afterwards to replace it. Registering twice is an error. Uses no
- * decorators and no runtime import of tsyringe.
+ * registerClientset wires the client layers into `container` (the caller's; never tsyringe's
+ * global one): @k/transport (`registerTransport`, with `options.config` as `RESOLVED_CONFIG` and
+ * `options.transport`) unless `TRANSPORT` is registered already, @k/rest (`registerRest` with
+ * the REST options) unless `REST_CLIENT` is, then @k/clientset's own factories, each making its
+ * instance once: `DISCOVERY_CACHE`, `DISCOVERY_CLIENT`, `REST_MAPPER`, `DYNAMIC_CLIENT` and
+ * `CLIENTSET`. Register any token again afterwards to replace it; auth plugins go under
+ * `CREDENTIAL_PROVIDER_FACTORY`, in this container or a parent. Registering twice is an error.
+ * `CLIENTSET`'s `close()` closes the transport the container made. Uses no decorators, no
+ * runtime import of tsyringe, no `Reflect` polyfill: the application loads its own.
  */
 export function registerClientset(
   container: DependencyContainer,
@@ -65,7 +68,14 @@ export function registerClientset(
   checkArgument(container, CONTAINER, 'container', context);
   checkOptions(
     options,
-    { rules: { discoveryCache: A_DISCOVERY_CACHE, onClose: FUNCTION } },
+    {
+      rules: {
+        discoveryCache: {
+          expected: 'a DiscoveryCache or { directory, ttlMs }',
+          test: (value) => A_DISCOVERY_CACHE.test(value) || isPlainObject(value),
+        },
+      },
+    },
     context,
   );
   if (container.isRegistered(CLIENTSET, false)) {
@@ -74,8 +84,18 @@ export function registerClientset(
       '@k/clientset is already registered in this container',
     );
   }
+  const { config, transport, discoveryCache, ...restOptions } = options;
+  if (config) container.register(RESOLVED_CONFIG, { useValue: config });
+  if (!container.isRegistered(TRANSPORT, true)) registerTransport(container, transport);
+  if (!container.isRegistered(REST_CLIENT, true)) registerRest(container, restOptions);
   container.register(DISCOVERY_CACHE, {
-    useFactory: once(() => options.discoveryCache ?? new MemoryDiscoveryCache()),
+    useFactory: once(() =>
+      discoveryCache === undefined
+        ? new MemoryDiscoveryCache()
+        : A_DISCOVERY_CACHE.test(discoveryCache)
+          ? (discoveryCache as DiscoveryCache)
+          : new DiskDiscoveryCache(discoveryCache as DiskDiscoveryCacheSettings),
+    ),
   });
   container.register(DISCOVERY_CLIENT, {
     useFactory: once(
@@ -100,7 +120,6 @@ export function registerClientset(
           discovery: resolver.resolve(DISCOVERY_CLIENT),
           mapper: resolver.resolve(REST_MAPPER),
           dynamic: resolver.resolve(DYNAMIC_CLIENT),
-          ...(options.onClose ? { onClose: options.onClose } : {}),
         }),
     ),
   });

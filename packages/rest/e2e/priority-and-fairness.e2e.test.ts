@@ -129,7 +129,7 @@ const client = createRestClient(config, {
 });
 const list = await client.get().namespace(process.argv[2]).resource('configmaps').execute();
 console.log('listed', Array.isArray(list.items));
-await client.dispatcher.close();`,
+await client.close();`,
         },
         kind,
         {

@@ -19,7 +19,7 @@ const client = createRestClient(resolveConfig(kubeconfig, { context: 'admin' }))
 try {
 ${main}
 } finally {
-  await client.dispatcher.close();
+  await client.close();
 }`,
   };
 }

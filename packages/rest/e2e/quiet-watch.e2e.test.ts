@@ -33,7 +33,7 @@ for await (const event of watch) {
   console.log(event.type, event.object.metadata.name);
   break;
 }
-await client.dispatcher.close();`,
+await client.close();`,
         },
         'esm',
         {
@@ -57,7 +57,7 @@ await client.dispatcher.close();`,
           .body({ metadata: { name: 'after-the-quiet' } })
           .execute();
       } finally {
-        await client.dispatcher.close();
+        await client.close();
       }
       const result = await program.exited;
       expect(result.stderr).toBe('');

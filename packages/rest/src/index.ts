@@ -25,17 +25,18 @@ export {
 export { formatGoDuration } from './request/go-duration.js';
 
 // The client: throttle → retry → transport.
+export { RestClient } from './client/rest-client.js';
+export type { ApplyOptions } from './client/rest-client.js';
 export {
-  RestClient,
+  resolveRestClientOptions,
   DEFAULT_REQUEST_TIMEOUT_MS,
   DEFAULT_WATCH_IDLE_TIMEOUT_MS,
-} from './client/rest-client.js';
+} from './client/rest-client-options.js';
 export type {
-  ApplyOptions,
+  ResolvedRestClientOptions,
   RestClientOptions,
-  RestTransport,
-  ServerDispatcher,
-} from './client/rest-client.js';
+  ThrottleOption,
+} from './client/rest-client-options.js';
 export { createRestClient } from './client/create-rest-client.js';
 export type { CreateRestClientOptions } from './client/create-rest-client.js';
 export { RequestExecutor, apiErrorFromResponse } from './client/request-executor.js';
@@ -87,15 +88,3 @@ export type {
 
 // Errors and Status (also the `@k/rest/errors` entry point, which loads no HTTP client).
 export * from './error-exports.js';
-
-// Dependency injection.
-export {
-  RATE_LIMITER,
-  REST_CLIENT,
-  REST_CLIENT_OPTIONS,
-  REST_TRANSPORT,
-  RETRY_POLICY,
-  WARNING_HANDLER,
-} from './tokens.js';
-export { registerRest } from './register.js';
-export type { RegisterRestOptions } from './register.js';

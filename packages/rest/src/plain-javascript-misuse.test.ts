@@ -4,6 +4,8 @@ import { RestClient } from './client/rest-client.js';
 import { RequestBuildError, RestConfigurationError } from './errors.js';
 import { RetryPolicy } from './retry/retry-policy.js';
 import { TokenBucket } from './throttle/token-bucket.js';
+import { apiServerDispatcher } from '@k/transport';
+import type { Dispatcher } from 'undici';
 
 // What a plain JavaScript caller can pass that TypeScript would refuse: every entry point answers
 // with a typed error naming the argument, never `Cannot read properties of undefined`.
@@ -11,11 +13,9 @@ import { TokenBucket } from './throttle/token-bucket.js';
 /** untyped passes `value` where TypeScript would refuse it, as plain JavaScript can. */
 const untyped = <T>(value: unknown): T => value as T;
 
-const client = new RestClient(
-  { dispatcher: untyped({ dispatch: () => true }), server: 'https://127.0.0.1:6443' },
-  TokenBucket.unlimited(),
-  RetryPolicy.never(),
-);
+const fakeDispatcher = untyped<Dispatcher>({ dispatch: () => true });
+const dispatcher = apiServerDispatcher(fakeDispatcher, 'https://127.0.0.1:6443');
+const client = new RestClient(dispatcher, { throttle: 'off', retry: RetryPolicy.never() });
 
 async function buildError(run: () => Promise<unknown>): Promise<RequestBuildError> {
   const error = await run().then(
@@ -44,37 +44,30 @@ describe('plain JavaScript misuse of @k/rest', () => {
     );
   });
 
-  it('new RestClient with missing parts', () => {
+  it('new RestClient with missing or old-shaped parts', () => {
+    expect(() => new RestClient(untyped(undefined))).toThrow(
+      /RestClient needs an ApiServerDispatcher/,
+    );
+    // The shape of 0.1: a dispatcher and a server, no longer taken.
     expect(
-      () => new RestClient(untyped(undefined), untyped(undefined), untyped(undefined)),
-    ).toThrow(/RestClient needs a transport/);
-    expect(
-      () =>
-        new RestClient(
-          { dispatcher: untyped({ dispatch: () => true }), server: 'https://h' },
-          untyped({}),
-          RetryPolicy.never(),
-        ),
-    ).toThrow(/RestClient needs a rate limiter/);
-    expect(
-      () =>
-        new RestClient(
-          { dispatcher: untyped({ dispatch: () => true }), server: 'https://h' },
-          TokenBucket.unlimited(),
-          untyped({ maxRetries: 3 }),
-        ),
-    ).toThrow(/RestClient needs a retry policy/);
-    for (const options of [{ timeoutMs: -1 }, { timeoutMs: '5s' }, { watchIdleTimeoutMs: NaN }]) {
-      expect(
-        () =>
-          new RestClient(
-            { dispatcher: untyped({ dispatch: () => true }), server: 'https://h' },
-            TokenBucket.unlimited(),
-            RetryPolicy.never(),
-            untyped(options),
-          ),
-      ).toThrow(RestConfigurationError);
+      () => new RestClient(untyped({ dispatcher: fakeDispatcher, server: 'https://h' })),
+    ).toThrow(/RestClient needs an ApiServerDispatcher/);
+    for (const options of [
+      { timeoutMs: -1 },
+      { timeoutMs: '5s' },
+      { watchIdleTimeoutMs: NaN },
+      { throttle: 5 },
+      { throttle: { qps: 20 } },
+      { retry: 3 },
+      { retry: { maxRetries: 'x' } },
+      { onRetry: 'log' },
+      { groupVersion: 1 },
+    ]) {
+      expect(() => new RestClient(dispatcher, untyped(options)), JSON.stringify(options)).toThrow(
+        RestConfigurationError,
+      );
     }
+    expect(() => new RestClient(dispatcher, untyped('fast'))).toThrow(RestConfigurationError);
   });
 
   it('builder arguments of the wrong type are recorded and thrown when the request runs', async () => {

@@ -1,11 +1,12 @@
 import 'reflect-metadata';
 import type { ResolvedConfig } from '@k/config';
-import { registerTransport, Transport } from '@k/transport';
+import { apiServerDispatcher, Transport } from '@k/transport';
+import { registerTransport } from '@k/transport/di';
 import { container as globalContainer } from 'tsyringe';
 import { afterEach, describe, expect, it } from 'vitest';
 import { RestClient } from './client/rest-client.js';
 import { RestConfigurationError } from './errors.js';
-import * as rest from './index.js';
+import * as rest from './di.js';
 import { registerRest } from './register.js';
 import { RetryPolicy } from './retry/retry-policy.js';
 import { TokenBucket } from './throttle/token-bucket.js';
@@ -56,7 +57,7 @@ describe('registerRest', () => {
     ]);
     for (const [name, token] of exported) {
       expect(container.resolve(token as symbol), name).toBeDefined();
-      expect(rest[name as keyof typeof rest], `${name} is exported from the index`).toBe(token);
+      expect(rest[name as keyof typeof rest], `${name} is exported from @k/rest/di`).toBe(token);
     }
     const client = container.resolve(tokens.REST_CLIENT);
     closers.push(() => client.dispatcher.close());
@@ -80,7 +81,7 @@ describe('registerRest', () => {
     const container = globalContainer.createChildContainer();
     const retry = new RetryPolicy({ maxRetries: 2 });
     registerRest(container, {
-      transport: { dispatcher: agent, server: 'http://127.0.0.1:1/base/' },
+      transport: apiServerDispatcher(agent, 'http://127.0.0.1:1/base/'),
       throttle: { qps: 50, burst: 100 },
       retry,
     });
@@ -89,5 +90,22 @@ describe('registerRest', () => {
     expect((client.throttle as TokenBucket).qps).toBe(50);
     expect(client.get().resource('pods').url()).toBe('/base/api/v1/pods');
     expect(() => registerRest(container)).toThrow(RestConfigurationError);
+  });
+
+  it('closes the container-made transport with its client, never one passed in', async () => {
+    const container = globalContainer.createChildContainer();
+    registerTransport(container, { config: resolvedConfig('http://127.0.0.1:1') });
+    registerRest(container);
+    const client = container.resolve(tokens.REST_CLIENT);
+    await client.close();
+    expect((client.dispatcher as Transport).closed).toBe(true);
+
+    const { Agent } = await import('undici');
+    const agent = new Agent();
+    closers.push(() => agent.close());
+    const own = globalContainer.createChildContainer();
+    registerRest(own, { transport: apiServerDispatcher(agent, 'http://127.0.0.1:1') });
+    await own.resolve(tokens.REST_CLIENT).close();
+    expect(agent.closed).toBe(false);
   });
 });

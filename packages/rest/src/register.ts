@@ -1,15 +1,9 @@
-import { RESOLVED_CONFIG, TRANSPORT } from '@k/transport';
+import { RESOLVED_CONFIG, TRANSPORT } from '@k/transport/di';
+import type { ApiServerDispatcher } from '@k/transport';
 import type { DependencyContainer } from 'tsyringe';
-import {
-  RestClient,
-  type RestClientOptions,
-  type RestTransport,
-  type ServerDispatcher,
-} from './client/rest-client.js';
+import { ownDispatcher, RestClient } from './client/rest-client.js';
+import { resolveRestClientOptions, type RestClientOptions } from './client/rest-client-options.js';
 import { RestConfigurationError } from './errors.js';
-import { WarningLogger, type WarningHandler } from './response/warning-handler.js';
-import { RetryPolicy, type RetryPolicyOptions } from './retry/retry-policy.js';
-import { TokenBucket, type RateLimiter, type TokenBucketOptions } from './throttle/token-bucket.js';
 import {
   RATE_LIMITER,
   REST_CLIENT,
@@ -19,18 +13,13 @@ import {
   WARNING_HANDLER,
 } from './tokens.js';
 
-/** RegisterRestOptions configure {@link registerRest}. */
-export interface RegisterRestOptions {
+/** RegisterRestOptions configure {@link registerRest}: the client options, and what to send through. */
+export interface RegisterRestOptions extends RestClientOptions {
   /**
    * transport to send through. Default: `REST_TRANSPORT` if registered, else @k/transport's
    * `TRANSPORT` (from `registerTransport`).
    */
-  transport?: RestTransport | ServerDispatcher;
-  /** throttle: token bucket settings (client-go defaults: 5 qps, burst 10), `'off'`, or a limiter. */
-  throttle?: TokenBucketOptions | RateLimiter | 'off';
-  retry?: RetryPolicyOptions | RetryPolicy;
-  warningHandler?: WarningHandler;
-  client?: RestClientOptions;
+  transport?: ApiServerDispatcher;
 }
 
 function once<T>(
@@ -40,72 +29,62 @@ function once<T>(
   return (container) => (created ??= { value: create(container) }).value;
 }
 
-function isRateLimiter(value: unknown): value is RateLimiter {
-  return typeof (value as RateLimiter | undefined)?.acquire === 'function';
-}
-
 /**
  * registerRest wires @k/rest into `container` (the caller's; never tsyringe's global one) with
  * factories, each creating its instance once per container: `RATE_LIMITER` (one token bucket for
  * every client of the container), `RETRY_POLICY`, `WARNING_HANDLER`, `REST_CLIENT_OPTIONS` and
- * `REST_CLIENT` (core group; derive others with `withGroupVersion`). `REST_TRANSPORT` is
+ * `REST_CLIENT` (core group; derive others with `withGroupVersion`), all from the options through
+ * `resolveRestClientOptions` — register any of them again to replace it. `REST_TRANSPORT` is
  * `options.transport`, else what is already registered, else @k/transport's `TRANSPORT`; the
- * client options default the timeout to `RESOLVED_CONFIG`'s. Registering twice is an error.
+ * timeout defaults to `RESOLVED_CONFIG`'s. Registering twice is an error. A `REST_CLIENT` over
+ * the container's own `TRANSPORT` owns it: `client.close()` closes it; a `transport` passed in
+ * stays its owner's.
  */
 export function registerRest(
   container: DependencyContainer,
   options: RegisterRestOptions = {},
 ): DependencyContainer {
+  if (typeof container?.register !== 'function') {
+    throw new RestConfigurationError('registerRest needs a tsyringe DependencyContainer');
+  }
   if (container.isRegistered(REST_CLIENT, false)) {
     throw new RestConfigurationError('@k/rest is already registered in this container');
   }
-  if (options.transport) {
-    container.register(REST_TRANSPORT, { useValue: options.transport });
+  const { transport, ...clientOptions } = options;
+  if (transport) {
+    container.register(REST_TRANSPORT, { useValue: transport });
   } else if (!container.isRegistered(REST_TRANSPORT, true)) {
-    container.register(REST_TRANSPORT, { useFactory: (resolver) => resolver.resolve(TRANSPORT) });
+    container.register(REST_TRANSPORT, {
+      useFactory: (resolver) => {
+        // Made by the container for its clients: they own it, as createRestClient's own it.
+        const made = resolver.resolve(TRANSPORT);
+        ownDispatcher(made);
+        return made;
+      },
+    });
   }
-  const throttle = options.throttle;
-  container.register(RATE_LIMITER, {
-    useFactory: once(() =>
-      isRateLimiter(throttle)
-        ? throttle
-        : throttle === 'off'
-          ? TokenBucket.unlimited()
-          : new TokenBucket(throttle),
-    ),
-  });
-  const retry = options.retry;
-  container.register(RETRY_POLICY, {
-    useFactory: once(() => (retry instanceof RetryPolicy ? retry : new RetryPolicy(retry))),
-  });
-  container.register(WARNING_HANDLER, {
-    useFactory: once(() => options.warningHandler ?? new WarningLogger()),
-  });
-  container.register(REST_CLIENT_OPTIONS, {
-    useFactory: once((resolver) => {
-      // The configuration's request timeout applies unless the options say otherwise.
-      const timeoutMs = resolver.isRegistered(RESOLVED_CONFIG, true)
-        ? resolver.resolve(RESOLVED_CONFIG).timeoutMs
-        : undefined;
-      return {
-        ...(timeoutMs !== undefined && timeoutMs > 0 ? { timeoutMs } : {}),
-        ...options.client,
-      };
-    }),
-  });
+  // Resolved once, here: a bad option fails at registration, not at the first resolve.
+  const defaults = resolveRestClientOptions(clientOptions);
+  container.register(RATE_LIMITER, { useFactory: once(() => defaults.throttle) });
+  container.register(RETRY_POLICY, { useFactory: once(() => defaults.retry) });
+  container.register(WARNING_HANDLER, { useFactory: once(() => defaults.warningHandler) });
+  container.register(REST_CLIENT_OPTIONS, { useValue: clientOptions });
   container.register(REST_CLIENT, {
-    useFactory: once(
-      (resolver) =>
-        new RestClient(
-          resolver.resolve(REST_TRANSPORT),
-          resolver.resolve(RATE_LIMITER),
-          resolver.resolve(RETRY_POLICY),
-          {
-            ...resolver.resolve(REST_CLIENT_OPTIONS),
-            warningHandler: resolver.resolve(WARNING_HANDLER),
-          },
-        ),
-    ),
+    useFactory: once((resolver) => {
+      const config = resolver.isRegistered(RESOLVED_CONFIG, true)
+        ? resolver.resolve(RESOLVED_CONFIG)
+        : undefined;
+      const resolved = resolveRestClientOptions(
+        {
+          ...resolver.resolve(REST_CLIENT_OPTIONS),
+          throttle: resolver.resolve(RATE_LIMITER),
+          retry: resolver.resolve(RETRY_POLICY),
+          warningHandler: resolver.resolve(WARNING_HANDLER),
+        },
+        config,
+      );
+      return new RestClient(resolver.resolve(REST_TRANSPORT), resolved);
+    }),
   });
   return container;
 }

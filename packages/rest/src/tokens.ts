@@ -1,19 +1,16 @@
+import type { ApiServerDispatcher } from '@k/transport';
 import type { InjectionToken } from 'tsyringe';
-import type {
-  RestClient,
-  RestClientOptions,
-  RestTransport,
-  ServerDispatcher,
-} from './client/rest-client.js';
+import type { RestClientOptions } from './client/rest-client-options.js';
+import type { RestClient } from './client/rest-client.js';
 import type { WarningHandler } from './response/warning-handler.js';
 import type { RetryPolicy } from './retry/retry-policy.js';
 import type { RateLimiter } from './throttle/token-bucket.js';
 
 /**
- * REST_TRANSPORT is what the container's clients send through: @k/transport's `Transport` (the
- * default, resolved from its `TRANSPORT`) or `{ dispatcher, server }`.
+ * REST_TRANSPORT is what the container's clients send through: an `ApiServerDispatcher`,
+ * by default @k/transport's `TRANSPORT`.
  */
-export const REST_TRANSPORT: InjectionToken<RestTransport | ServerDispatcher> =
+export const REST_TRANSPORT: InjectionToken<ApiServerDispatcher> =
   Symbol.for('@k/rest.RestTransport');
 
 /** RATE_LIMITER is the one throttle shared by every client of the container (a `TokenBucket`). */
@@ -25,7 +22,10 @@ export const RETRY_POLICY: InjectionToken<RetryPolicy> = Symbol.for('@k/rest.Ret
 /** WARNING_HANDLER receives the server's `Warning` headers (default: a deduplicating logger). */
 export const WARNING_HANDLER: InjectionToken<WarningHandler> = Symbol.for('@k/rest.WarningHandler');
 
-/** REST_CLIENT_OPTIONS are the options of the container's `RestClient` (timeouts, group version). */
+/**
+ * REST_CLIENT_OPTIONS are the input options of the container's `RestClient` (timeouts, group
+ * version); throttle, retry and warnings come from their own tokens.
+ */
 export const REST_CLIENT_OPTIONS: InjectionToken<RestClientOptions> = Symbol.for(
   '@k/rest.RestClientOptions',
 );

@@ -121,6 +121,7 @@ describe('authentication against the real API server', () => {
           new TokenCredentialProviderFactory({ refreshIntervalMs: 1_000 }),
           ...builtinCredentialProviderFactories().filter((factory) => factory.kind !== 'token'),
         ],
+        builtinCredentialProviders: false,
       });
       try {
         expect((await whoAmI(transport)).username).toBe('tester');

@@ -15,8 +15,8 @@ import {
   RESOLVED_CONFIG,
   TRANSPORT,
   registerTransport,
-  type CredentialProviderFactory,
-} from '../src/index.js';
+} from '../src/di.js';
+import type { CredentialProviderFactory } from '../src/index.js';
 import { whoAmI } from './support/cluster.js';
 
 const EXAMPLE = fileURLToPath(new URL('../examples/custom-auth-plugin.ts', import.meta.url));

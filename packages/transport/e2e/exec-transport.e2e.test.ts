@@ -81,7 +81,10 @@ describe('exec credential plugins through createTransport (real control plane)',
     const factories = builtinCredentialProviderFactories().map((factory) =>
       factory.kind === 'exec' ? createExecCredentialProviderFactory({ stderr: null }) : factory,
     );
-    const transport = createTransport(config, { credentialProviderFactories: factories });
+    const transport = createTransport(config, {
+      credentialProviderFactories: factories,
+      builtinCredentialProviders: false,
+    });
     transports.push(transport);
     return { plugin, transport };
   };
@@ -182,7 +185,7 @@ describe('exec credential plugins through createTransport (real control plane)',
             },
           },
         },
-        { credentialProviderFactories: factories },
+        { credentialProviderFactories: factories, builtinCredentialProviders: false },
       );
       transports.push(transport);
       const error = await whoAmI(transport).catch((caught: unknown) => caught);

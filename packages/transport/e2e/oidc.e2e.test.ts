@@ -186,6 +186,7 @@ describe('oidc auth-provider (real control plane with a JWT authenticator)', () 
     ];
     const transport = createTransport(await resolve(path), {
       credentialProviderFactories: factories,
+      builtinCredentialProviders: false,
     });
     try {
       const response = await request(

@@ -21,11 +21,9 @@
 import 'reflect-metadata';
 import { pathToFileURL } from 'node:url';
 import { loadKubeconfig, resolveConfig } from '@k/config';
+import { CREDENTIAL_PROVIDER_FACTORY, TRANSPORT, registerTransport } from '../src/di.js'; // in an application: from '@k/transport/di'
 import {
-  CREDENTIAL_PROVIDER_FACTORY,
-  TRANSPORT,
   TransportError,
-  registerTransport,
   type CredentialProvider,
   type CredentialProviderContext,
   type CredentialProviderFactory,

@@ -1,4 +1,3 @@
-export { CREDENTIAL_PROVIDER_FACTORY } from './tokens.js';
 export type {
   ClientCertificate,
   CredentialProvider,
@@ -12,6 +11,11 @@ export type {
 export { createTransport } from './transport/create-transport.js';
 export type { TransportOptions } from './transport/create-transport.js';
 export { Transport } from './transport/transport.js';
+export { apiServerDispatcher } from './transport/api-server-dispatcher.js';
+export type {
+  ApiServerDispatcher,
+  ApiServerDispatcherOptions,
+} from './transport/api-server-dispatcher.js';
 export type { ServerInfo } from './transport/server-url.js';
 export { parseServerUrl } from './transport/server-url.js';
 export {
@@ -21,9 +25,6 @@ export {
   DEFAULT_KEEP_ALIVE_TIMEOUT_MS,
 } from './transport/connection-pools.js';
 export type { PoolIdentity, PoolLease, PoolSettings } from './transport/connection-pools.js';
-export { RESOLVED_CONFIG, TRANSPORT } from './tokens.js';
-export { registerTransport } from './register.js';
-export type { RegisterTransportOptions } from './register.js';
 export { TransportError } from './errors.js';
 export type { TransportErrorCode } from './errors.js';
 export { TRANSPORT_VERSION } from './version.js';

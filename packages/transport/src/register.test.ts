@@ -40,8 +40,25 @@ describe('registerTransport', () => {
     const kinds = container
       .resolveAll(tokens.CREDENTIAL_PROVIDER_FACTORY)
       .map((factory) => factory.kind);
-    expect(kinds).toEqual(['token', 'basic', 'exec', 'oidc', 'gcp', 'azure', 'my-plugin']);
+    // The built-ins are the transport's own, not registrations that could hide a parent's.
+    expect(kinds).toEqual(['my-plugin']);
     await transport.close();
+  });
+
+  it("uses a plugin registered in the parent container, with the child's built-ins", async () => {
+    const parent = globalContainer.createChildContainer();
+    parent.register(tokens.CREDENTIAL_PROVIDER_FACTORY, { useValue: plugin });
+    const child = registerTransport(parent.createChildContainer(), { config });
+    const transport = child.resolve(tokens.TRANSPORT);
+    expect(transport.credentialProvider?.kind).toBe('my-plugin');
+    await transport.close();
+    // A token user of the same child still gets the built-in token provider.
+    const tokenUser = registerTransport(parent.createChildContainer(), {
+      config: { ...config, auth: { kind: 'token', token: 't' } },
+    });
+    const second = tokenUser.resolve(tokens.TRANSPORT);
+    expect(second.credentialProvider?.kind).toBe('token');
+    await second.close();
   });
 
   it('uses Symbol.for names, so copies of the package share tokens', () => {

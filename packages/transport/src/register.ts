@@ -1,6 +1,5 @@
 import type { ResolvedConfig } from '@k/config';
 import type { DependencyContainer } from 'tsyringe';
-import { builtinCredentialProviderFactories } from './auth/builtin-credential-provider-factories.js';
 import { CREDENTIAL_PROVIDER_FACTORY, RESOLVED_CONFIG, TRANSPORT } from './tokens.js';
 import { createTransport, type TransportOptions } from './transport/create-transport.js';
 import type { Transport } from './transport/transport.js';
@@ -17,29 +16,29 @@ export interface RegisterTransportOptions extends Omit<
 /**
  * registerTransport wires @k/transport into `container` (the caller's; never tsyringe's global
  * one unless the caller passes it):
- * - every built-in credential provider factory under `CREDENTIAL_PROVIDER_FACTORY` (add custom
- *   plugins under the same token, before or after; a duplicate kind fails when `TRANSPORT` is
- *   first resolved);
- * - `TRANSPORT`, a factory that builds one transport per registration from `RESOLVED_CONFIG`
- *   and `container.resolveAll(CREDENTIAL_PROVIDER_FACTORY)` on first resolve, then returns it;
+ * - `TRANSPORT`, a factory that builds one transport per registration from `RESOLVED_CONFIG` on
+ *   first resolve, then returns it, with the built-in credential providers plus every plugin
+ *   registered under `CREDENTIAL_PROVIDER_FACTORY` — in this container or, when it has none, a
+ *   parent (the built-ins are not registered under the token, so they never hide a parent's
+ *   plugins); a duplicate kind fails when `TRANSPORT` is first resolved;
  * - `RESOLVED_CONFIG` when `options.config` is given.
- * Uses no decorators and no runtime import of tsyringe.
+ * Uses no decorators and no runtime import of tsyringe. The application owns the transport:
+ * close it (or the `REST_CLIENT` / `CLIENTSET` made over it, which close it for you).
  */
 export function registerTransport(
   container: DependencyContainer,
   options: RegisterTransportOptions = {},
 ): DependencyContainer {
   const { config, ...transportOptions } = options;
-  for (const factory of builtinCredentialProviderFactories()) {
-    container.register(CREDENTIAL_PROVIDER_FACTORY, { useValue: factory });
-  }
   if (config) container.register(RESOLVED_CONFIG, { useValue: config });
   let transport: Transport | undefined;
   container.register(TRANSPORT, {
     useFactory: (resolver) => {
       transport ??= createTransport(resolver.resolve(RESOLVED_CONFIG), {
         ...transportOptions,
-        credentialProviderFactories: resolver.resolveAll(CREDENTIAL_PROVIDER_FACTORY),
+        credentialProviderFactories: resolver.isRegistered(CREDENTIAL_PROVIDER_FACTORY, true)
+          ? resolver.resolveAll(CREDENTIAL_PROVIDER_FACTORY)
+          : [],
       });
       return transport;
     },

@@ -65,9 +65,9 @@ export const widgetsResource = {
 export type WidgetsClient = ResourceClientFor<typeof widgetsResource, Widget, WidgetList>;
 
 /**
- * createWidgetsClient returns the typed client of Widget objects in `namespace` (`''`: every namespace, for list and watch)
+ * createWidgetsClient returns the typed client of Widget objects in `namespace` (none: `rest.defaultNamespace`, the context's; `''`: every namespace, for list and watch)
  * that sends through `rest` (e.g. `clientset.rest`).
  */
-export function createWidgetsClient(rest: RestClient, namespace: string): WidgetsClient {
-  return new ResourceClient<Widget, WidgetList>(rest, widgetsResource, namespace) as unknown as WidgetsClient;
+export function createWidgetsClient(rest: RestClient, namespace?: string): WidgetsClient {
+  return new ResourceClient<Widget, WidgetList>(rest, widgetsResource, namespace ?? rest.defaultNamespace) as unknown as WidgetsClient;
 }

@@ -2,6 +2,7 @@ import { once } from 'node:events';
 import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { RestClient, RetryPolicy, TokenBucket, NO_WARNINGS } from '@k/rest';
+import { apiServerDispatcher } from '@k/transport';
 import { Agent } from 'undici';
 
 /** RecordedRequest is one request as the fake server received it. */
@@ -62,12 +63,11 @@ export async function startRecordingServer(
   await once(server, 'listening');
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const dispatcher = new Agent();
-  const client = new RestClient(
-    { dispatcher, server: url },
-    TokenBucket.unlimited(),
-    new RetryPolicy({ maxRetries: 0 }),
-    { warningHandler: NO_WARNINGS },
-  );
+  const client = new RestClient(apiServerDispatcher(dispatcher, url), {
+    throttle: TokenBucket.unlimited(),
+    retry: new RetryPolicy({ maxRetries: 0 }),
+    warningHandler: NO_WARNINGS,
+  });
   return {
     url,
     requests,

@@ -104,7 +104,7 @@ describe('DiskDiscoveryCache with bad files (fake discovery server)', () => {
     async (_name, content) => {
       server = await startDiscoveryServer('aggregated');
       const directory = await temporaryDirectory();
-      const file = join(directory, cacheFileName(server.client.server.href));
+      const file = join(directory, cacheFileName(server.client.server.url.href));
       await writeFile(file, JSON.stringify(content));
       const discovery = new DiscoveryClient(server.client, {
         cache: new DiskDiscoveryCache({ directory }),
@@ -126,11 +126,11 @@ describe('DiskDiscoveryCache with bad files (fake discovery server)', () => {
   it('a FIFO at the file is a miss, never a hang, and is replaced by the next fetch', async () => {
     server = await startDiscoveryServer('aggregated');
     const directory = await temporaryDirectory();
-    const file = join(directory, cacheFileName(server.client.server.href));
+    const file = join(directory, cacheFileName(server.client.server.url.href));
     await promisify(execFile)('mkfifo', [file]);
     fifos.push(file);
     expect(
-      await new DiskDiscoveryCache({ directory }).get(server.client.server.href),
+      await new DiskDiscoveryCache({ directory }).get(server.client.server.url.href),
     ).toBeUndefined();
     const discovery = new DiscoveryClient(server.client, {
       cache: new DiskDiscoveryCache({ directory }),
@@ -147,7 +147,7 @@ describe('DiskDiscoveryCache with bad files (fake discovery server)', () => {
     const target = join(elsewhere, 'planted.json');
     const planted = JSON.stringify({ storedAt: Date.now(), resources: EMPTY });
     await writeFile(target, planted);
-    const file = join(directory, cacheFileName(server.client.server.href));
+    const file = join(directory, cacheFileName(server.client.server.url.href));
     await symlink(target, file);
     const discovery = new DiscoveryClient(server.client, {
       cache: new DiskDiscoveryCache({ directory }),
@@ -161,7 +161,7 @@ describe('DiskDiscoveryCache with bad files (fake discovery server)', () => {
   it('a directory at the file is a miss, and discovery works though the file cannot be written', async () => {
     server = await startDiscoveryServer('aggregated');
     const directory = await temporaryDirectory();
-    await mkdir(join(directory, cacheFileName(server.client.server.href), 'inside'), {
+    await mkdir(join(directory, cacheFileName(server.client.server.url.href), 'inside'), {
       recursive: true,
     });
     const discovery = new DiscoveryClient(server.client, {

@@ -65,7 +65,7 @@ export class DiscoveryClient {
     checkOptions(options, { rules: { cache: DISCOVERY_CACHE } }, context);
     this.rest = rest;
     this.cache = options.cache ?? new MemoryDiscoveryCache();
-    this.#key = rest.server.href;
+    this.#key = rest.server.url.href;
   }
 
   /** serverResources returns the cached discovery, fetching it when the cache has none. */

@@ -65,7 +65,8 @@ export class DynamicClient {
   /**
    * resource returns the client of a resource: a `{ group, version, resource }` (every verb
    * allowed) or a discovered descriptor (its verbs checked). With `namespace` the requests are
-   * namespaced (`''`: every namespace); without it they are cluster-wide.
+   * namespaced (`''`: every namespace); without it a `{ group, version, resource }` is
+   * cluster-wide and a namespaced descriptor uses the REST client's `defaultNamespace`.
    */
   resource(
     resource: GroupVersionResource | ResourceDescriptor,
@@ -82,7 +83,7 @@ export class DynamicClient {
           plural: resource.resource,
           namespaced: namespace !== undefined,
         };
-    const scoped = descriptor.namespaced ? (namespace ?? '') : undefined;
+    const scoped = descriptor.namespaced ? (namespace ?? this.rest.defaultNamespace) : undefined;
     return new ResourceClient<UnstructuredObject>(this.rest, descriptor, scoped);
   }
 
@@ -107,12 +108,15 @@ export class DynamicClient {
     checkArgument(kind, NON_EMPTY_STRING, 'kind', context);
     checkArgument(namespace, OPTIONAL_STRING, 'namespace', context);
     const descriptor = await this.#mapper().mappingFor(apiVersion, kind);
-    return this.resource(descriptor, descriptor.namespaced ? (namespace ?? 'default') : undefined);
+    return this.resource(
+      descriptor,
+      descriptor.namespaced ? (namespace ?? this.rest.defaultNamespace) : undefined,
+    );
   }
 
   /**
    * forObject returns the client for an object's kind, scoped to its namespace (else
-   * `defaultNamespace`, else `default`) when the resource is namespaced.
+   * `defaultNamespace`, else the REST client's) when the resource is namespaced.
    */
   async forObject(
     object: KubernetesObject,
@@ -127,7 +131,7 @@ export class DynamicClient {
     return this.forKind(
       object.apiVersion,
       object.kind,
-      object.metadata?.namespace || defaultNamespace || 'default',
+      object.metadata?.namespace || defaultNamespace || this.rest.defaultNamespace,
     );
   }
 }

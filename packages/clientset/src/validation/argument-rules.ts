@@ -74,7 +74,7 @@ export const REST_CLIENT: ArgumentRule = {
   expected: 'a RestClient from @k/rest',
   test: (value) =>
     withMethods('', 'get', 'put', 'post', 'patch', 'delete', 'apply').test(value) &&
-    typeof (value as { server?: { href?: unknown } }).server?.href === 'string',
+    typeof (value as { server?: { origin?: unknown } }).server?.origin === 'string',
 };
 
 /** oneOf accepts exactly the values listed. */

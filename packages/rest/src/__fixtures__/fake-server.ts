@@ -2,7 +2,9 @@ import { once } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Agent } from 'undici';
-import { RestClient, type RestClientOptions } from '../client/rest-client.js';
+import { RestClient } from '../client/rest-client.js';
+import type { RestClientOptions } from '../client/rest-client-options.js';
+import { apiServerDispatcher } from '@k/transport';
 import { NO_WARNINGS } from '../response/warning-handler.js';
 import { RetryPolicy, type RetryPolicyOptions } from '../retry/retry-policy.js';
 import { TokenBucket, type RateLimiter } from '../throttle/token-bucket.js';
@@ -122,11 +124,11 @@ export function testClient(
   } = {},
 ): TestClient {
   const agent = new Agent(options.agent);
-  const client = new RestClient(
-    { dispatcher: agent, server: url },
-    options.throttle ?? TokenBucket.unlimited(),
-    new RetryPolicy({ initialBackoffMs: 1, maxBackoffMs: 5, ...options.retry }),
-    { warningHandler: NO_WARNINGS, ...options.client },
-  );
+  const client = new RestClient(apiServerDispatcher(agent, url), {
+    throttle: options.throttle ?? TokenBucket.unlimited(),
+    retry: new RetryPolicy({ initialBackoffMs: 1, maxBackoffMs: 5, ...options.retry }),
+    warningHandler: NO_WARNINGS,
+    ...options.client,
+  });
   return { client, agent, close: () => agent.close() };
 }

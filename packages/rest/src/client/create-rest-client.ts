@@ -2,29 +2,21 @@ import type { ResolvedConfig } from '@k/config';
 import { createTransport, type TransportOptions } from '@k/transport';
 import { describeValue } from '../describe-value.js';
 import { RestConfigurationError } from '../errors.js';
-import { RetryPolicy, type RetryPolicyOptions } from '../retry/retry-policy.js';
-import {
-  TokenBucket,
-  type RateLimiter,
-  type TokenBucketOptions,
-} from '../throttle/token-bucket.js';
-import { RestClient, type RestClientOptions } from './rest-client.js';
+import { ownDispatcher, RestClient } from './rest-client.js';
+import { resolveRestClientOptions, type RestClientOptions } from './rest-client-options.js';
 
-/** CreateRestClientOptions configure {@link createRestClient}. */
+/** CreateRestClientOptions configure {@link createRestClient}: the client's, plus its transport's. */
 export interface CreateRestClientOptions extends RestClientOptions {
-  /** throttle: token bucket settings (client-go defaults: 5 qps, burst 10), `'off'`, or a limiter. */
-  throttle?: TokenBucketOptions | RateLimiter | 'off';
-  retry?: RetryPolicyOptions | RetryPolicy;
-  /** transport options for `createTransport` (user agent, pools, auth plugins). */
+  /** transport options for `createTransport` (user agent, pools, auth plugins, interceptors). */
   transport?: TransportOptions;
 }
 
 /**
  * createRestClient builds a {@link RestClient} for a resolved configuration: a @k/transport
  * `Transport` (TLS, auth, impersonation, proxy, user agent), a new token bucket and retry policy,
- * and the configuration's request timeout. Derive clients for other API groups with
- * `withGroupVersion` so they share the bucket. The caller owns the transport: close it with
- * `await client.dispatcher.close()`.
+ * and the configuration's request timeout and namespace. Derive clients for other API groups
+ * with `withGroupVersion` so they share the bucket. The client owns the transport it made:
+ * `await client.close()` closes it.
  */
 export function createRestClient(
   config: ResolvedConfig,
@@ -40,36 +32,10 @@ export function createRestClient(
       `createRestClient options must be an object, got ${describeValue(options)}`,
     );
   }
-  if (
-    options.throttle !== undefined &&
-    options.throttle !== 'off' &&
-    (typeof options.throttle !== 'object' || options.throttle === null)
-  ) {
-    throw new RestConfigurationError(
-      `throttle must be 'off', token bucket options or a rate limiter, got ${describeValue(options.throttle)}`,
-    );
-  }
-  if (
-    options.retry !== undefined &&
-    (typeof options.retry !== 'object' || options.retry === null)
-  ) {
-    throw new RestConfigurationError(
-      `retry must be retry policy options or a RetryPolicy, got ${describeValue(options.retry)}`,
-    );
-  }
-  const { throttle, retry, transport: transportOptions, ...clientOptions } = options;
-  const limiter =
-    throttle === 'off'
-      ? TokenBucket.unlimited()
-      : throttle !== undefined && 'acquire' in throttle
-        ? throttle
-        : new TokenBucket(throttle);
-  const policy = retry instanceof RetryPolicy ? retry : new RetryPolicy(retry);
+  const { transport: transportOptions, ...clientOptions } = options;
+  // Resolved first: bad options fail before a transport (and its credential plugin) exists.
+  const resolved = resolveRestClientOptions(clientOptions, config);
   const transport = createTransport(config, transportOptions);
-  return new RestClient(transport, limiter, policy, {
-    ...(config.timeoutMs !== undefined && config.timeoutMs > 0
-      ? { timeoutMs: config.timeoutMs }
-      : {}),
-    ...clientOptions,
-  });
+  ownDispatcher(transport);
+  return new RestClient(transport, resolved);
 }

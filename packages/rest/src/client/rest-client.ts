@@ -1,5 +1,5 @@
 import type { Readable } from 'node:stream';
-import type { Dispatcher } from 'undici';
+import type { ApiServerDispatcher, ServerInfo } from '@k/transport';
 import { describeValue } from '../describe-value.js';
 import {
   ApiError,
@@ -19,62 +19,20 @@ import {
   type WatchOptions,
 } from '../request/request-builder.js';
 import type { HttpMethod, RestRequest } from '../request/rest-request.js';
-import { WarningLogger, type WarningHandler } from '../response/warning-handler.js';
 import type { RetryPolicy } from '../retry/retry-policy.js';
 import { isStatus } from '../status.js';
-import { systemClock, type Clock } from '../timers/clock.js';
 import type { RateLimiter } from '../throttle/token-bucket.js';
 import { WatchStream } from '../watch/watch-stream.js';
 import { ListPager } from './list-pager.js';
 import { OpenStreams } from './open-streams.js';
 import { ResponseBodyStream } from './response-body-stream.js';
-import { RequestExecutor, type BufferedResponse, type RetryEvent } from './request-executor.js';
-
-/**
- * RestTransport is what a {@link RestClient} sends through: an undici `Dispatcher` (an `Agent`,
- * a `Pool`, or @k/transport's dispatcher with auth, impersonation and user agent composed in) and
- * the server URL. The client never closes the dispatcher; its owner does.
- */
-export interface RestTransport {
-  readonly dispatcher: Dispatcher;
-  /** server is the API server URL; a path in it (`https://host/k8s/clusters/c1`) prefixes every request. */
-  readonly server: string | URL;
-}
-
-/**
- * ServerDispatcher is a dispatcher that knows its API server — @k/transport's `Transport`, which a
- * {@link RestClient} takes as it is.
- */
-export type ServerDispatcher = Dispatcher & { readonly server: { readonly url: URL } };
-
-function isServerDispatcher(value: RestTransport | ServerDispatcher): value is ServerDispatcher {
-  return typeof (value as Partial<Dispatcher>).dispatch === 'function';
-}
-
-/** RestClientOptions configure a {@link RestClient}. */
-export interface RestClientOptions {
-  /** groupVersion is the default API of built requests: `v1` (core, default) or `<group>/<version>`. */
-  groupVersion?: string;
-  /**
-   * timeoutMs is the configured request timeout (kubeconfig `--request-timeout`, client-go's
-   * `Config.Timeout`): it bounds each buffered request on the client and is sent as the
-   * `timeout` parameter on every request. Unset: requests are bounded by
-   * {@link DEFAULT_REQUEST_TIMEOUT_MS} on the client only and carry no parameter. 0: no timeout.
-   */
-  timeoutMs?: number;
-  /** watchIdleTimeoutMs is the default idle timeout of watches (default 5 minutes; 0 disables). */
-  watchIdleTimeoutMs?: number;
-  /** warningHandler receives the server's `Warning` headers (default: a {@link WarningLogger}). */
-  warningHandler?: WarningHandler;
-  /** onRetry is told about each retry before its wait starts. */
-  onRetry?: (event: RetryEvent) => void;
-  clock?: Clock;
-}
-
-/** DEFAULT_REQUEST_TIMEOUT_MS bounds a buffered request when no timeout is configured (60 s, the server's own default). */
-export const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
-/** DEFAULT_WATCH_IDLE_TIMEOUT_MS closes a watch that received nothing for 5 minutes. */
-export const DEFAULT_WATCH_IDLE_TIMEOUT_MS = 5 * 60_000;
+import { RequestExecutor, type BufferedResponse } from './request-executor.js';
+import {
+  resolveRestClientOptions,
+  withGroupVersionOf,
+  type ResolvedRestClientOptions,
+  type RestClientOptions,
+} from './rest-client-options.js';
 
 /** ApplyOptions are the parameters of a server-side apply. */
 export interface ApplyOptions {
@@ -84,114 +42,103 @@ export interface ApplyOptions {
   force?: boolean;
 }
 
-const sharedWarningLogger = new WarningLogger();
+// Dispatchers a createRestClient made: the clients sending through one own it and close it.
+const OWNED_DISPATCHERS = new WeakSet<ApiServerDispatcher>();
 
-function checkDuration(name: string, value: unknown): void {
-  if (value === undefined) return;
-  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) {
-    throw new RestConfigurationError(
-      `rest client ${name} must be a finite number of milliseconds ≥ 0, got ${describeValue(value)}`,
-    );
-  }
+/** ownDispatcher marks `dispatcher` as owned by the clients sending through it (createRestClient). */
+export function ownDispatcher(dispatcher: ApiServerDispatcher): void {
+  OWNED_DISPATCHERS.add(dispatcher);
 }
 
-function splitServer(url: URL): { origin: string; basePath: string } {
-  return { origin: url.origin, basePath: url.pathname.replace(/\/+$/, '') };
+function isApiServerDispatcher(value: unknown): value is ApiServerDispatcher {
+  const candidate = value as Partial<ApiServerDispatcher> | undefined;
+  return (
+    typeof candidate?.dispatch === 'function' &&
+    typeof candidate.server === 'object' &&
+    candidate.server !== null &&
+    typeof candidate.server.origin === 'string'
+  );
 }
 
 /**
  * RestClient is client-go's `RESTClient`: it builds requests against one API server and runs them
- * through throttle → retry → transport ({@link RequestExecutor}). The throttle and retry policy
- * are shared by every client derived with {@link RestClient.withGroupVersion} (and by everything
- * registered from one container), so one configuration has one token bucket. JSON is parsed once
- * with `JSON.parse` into plain objects. Safe for concurrent use; owns no resources.
+ * through throttle → retry → transport ({@link RequestExecutor}). It sends through an
+ * `ApiServerDispatcher` — @k/transport's `Transport`, or `apiServerDispatcher(agent, url)` — whose
+ * server and default namespace it takes as they are. The throttle and retry policy are shared by
+ * every client derived with {@link RestClient.withGroupVersion} (and by everything registered
+ * from one container), so one configuration has one token bucket. JSON is parsed once with
+ * `JSON.parse` into plain objects. Safe for concurrent use.
+ *
+ * Ownership: a client from `createRestClient` owns the transport it made, and {@link close}
+ * closes it; a client built with `new` owns nothing, and `close()` only ends its open streams.
  */
 export class RestClient implements RequestRunner {
-  /** transport is what the client was given (a `Transport`, or a dispatcher and server URL). */
-  readonly transport: RestTransport | ServerDispatcher;
-  /** dispatcher sends the requests; its owner (not the client) closes it. */
-  readonly dispatcher: Dispatcher;
-  /** server is the API server URL requests go to. */
-  readonly server: URL;
+  /** dispatcher sends the requests (a `Transport`, or any `ApiServerDispatcher`). */
+  readonly dispatcher: ApiServerDispatcher;
+  /** server is the API server requests go to (URL, origin, base path), the dispatcher's. */
+  readonly server: ServerInfo;
+  /** defaultNamespace is the context's namespace: what namespaced clients use when given none. */
+  readonly defaultNamespace: string;
   readonly throttle: RateLimiter;
   readonly retry: RetryPolicy;
-  readonly options: Readonly<RestClientOptions>;
+  /** options are the resolved options the client runs with. */
+  readonly options: ResolvedRestClientOptions;
   readonly #executor: RequestExecutor;
   readonly #defaults: { basePath: string; groupVersion: string; timeoutMs?: number };
-  readonly #watchIdleTimeoutMs: number;
   readonly #openStreams: OpenStreams;
 
   constructor(
-    transport: RestTransport | ServerDispatcher,
-    throttle: RateLimiter,
-    retry: RetryPolicy,
-    options: RestClientOptions = {},
+    dispatcher: ApiServerDispatcher,
+    options: RestClientOptions | ResolvedRestClientOptions = {},
   ) {
-    if (typeof transport !== 'object' || transport === null) {
+    if (!isApiServerDispatcher(dispatcher)) {
       throw new RestConfigurationError(
-        `RestClient needs a transport (a @k/transport Transport, or { dispatcher, server }), got ${describeValue(transport)}`,
+        `RestClient needs an ApiServerDispatcher (a @k/transport Transport, or apiServerDispatcher(agent, url)), got ${describeValue(dispatcher)}`,
       );
     }
-    if (typeof throttle?.tryAcquire !== 'function' || typeof throttle.acquire !== 'function') {
-      throw new RestConfigurationError(
-        `RestClient needs a rate limiter (e.g. new TokenBucket()), got ${describeValue(throttle)}`,
-      );
-    }
-    if (typeof retry?.decide !== 'function') {
-      throw new RestConfigurationError(
-        `RestClient needs a retry policy (e.g. new RetryPolicy()), got ${describeValue(retry)}`,
-      );
-    }
-    if (typeof options !== 'object' || options === null) {
-      throw new RestConfigurationError(
-        `RestClient options must be an object, got ${describeValue(options)}`,
-      );
-    }
-    this.transport = transport;
-    if (isServerDispatcher(transport)) {
-      this.dispatcher = transport;
-      this.server = transport.server.url;
-    } else {
-      this.dispatcher = transport.dispatcher;
-      this.server =
-        typeof transport.server === 'string' ? new URL(transport.server) : transport.server;
-    }
-    this.throttle = throttle;
-    this.retry = retry;
-    this.options = options;
-    checkDuration('timeoutMs', options.timeoutMs);
-    checkDuration('watchIdleTimeoutMs', options.watchIdleTimeoutMs);
-    const { origin, basePath } = splitServer(this.server);
-    const configured = options.timeoutMs;
+    const resolved = resolveRestClientOptions(options);
+    this.dispatcher = dispatcher;
+    this.server = dispatcher.server;
+    this.defaultNamespace = dispatcher.defaultNamespace || 'default';
+    this.throttle = resolved.throttle;
+    this.retry = resolved.retry;
+    this.options = resolved;
+    const { origin, basePath } = dispatcher.server;
     this.#defaults = {
       basePath,
-      groupVersion: options.groupVersion ?? 'v1',
-      ...(configured !== undefined && configured > 0 ? { timeoutMs: configured } : {}),
+      groupVersion: resolved.groupVersion,
+      ...(resolved.timeoutMs !== undefined ? { timeoutMs: resolved.timeoutMs } : {}),
     };
-    this.#watchIdleTimeoutMs = options.watchIdleTimeoutMs ?? DEFAULT_WATCH_IDLE_TIMEOUT_MS;
-    this.#openStreams = new OpenStreams(this.dispatcher);
+    this.#openStreams = new OpenStreams(dispatcher);
     this.#executor = new RequestExecutor({
-      dispatcher: this.dispatcher,
+      dispatcher,
       origin,
       basePath,
-      throttle,
-      retry,
-      defaultTimeoutMs: configured ?? DEFAULT_REQUEST_TIMEOUT_MS,
-      warningHandler: options.warningHandler ?? sharedWarningLogger,
-      clock: options.clock ?? systemClock,
-      onRetry: options.onRetry,
+      throttle: resolved.throttle,
+      retry: resolved.retry,
+      defaultTimeoutMs: resolved.clientTimeoutMs,
+      warningHandler: resolved.warningHandler,
+      clock: resolved.clock,
+      onRetry: resolved.onRetry,
     });
   }
 
   /**
-   * withGroupVersion returns a client for another API group version sharing this one's transport,
-   * throttle, retry policy and options.
+   * withGroupVersion returns a client for another API group version sharing this one's
+   * dispatcher, throttle, retry policy and options (and its ownership of the dispatcher).
    */
   withGroupVersion(groupVersion: string): RestClient {
-    return new RestClient(this.transport, this.throttle, this.retry, {
-      ...this.options,
-      groupVersion,
-    });
+    return new RestClient(this.dispatcher, withGroupVersionOf(this.options, groupVersion));
+  }
+
+  /**
+   * close ends every watch and stream open on the dispatcher and, when the dispatcher was made
+   * by `createRestClient` for this client, closes it (requests in flight finish first). A client
+   * built with `new` leaves the dispatcher to its owner.
+   */
+  async close(): Promise<void> {
+    this.closeStreams();
+    if (OWNED_DISPATCHERS.has(this.dispatcher)) await this.dispatcher.close();
   }
 
   /** verb starts a request with any method (PATCH needs {@link patch} for its patch type). */
@@ -317,7 +264,7 @@ export class RestClient implements RequestRunner {
     const forget = this.#openStreams.add({ close: () => watch?.close() });
     watch = new WatchStream<T>(response.body, {
       request: { method: request.method, path: request.path },
-      idleTimeoutMs: options.idleTimeoutMs ?? this.#watchIdleTimeoutMs,
+      idleTimeoutMs: options.idleTimeoutMs ?? this.options.watchIdleTimeoutMs,
       signal: request.signal,
       onClose: () => {
         forget();

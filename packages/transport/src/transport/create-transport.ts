@@ -9,6 +9,7 @@ import type {
 import { selectCredentialProviderFactory } from '../auth/select-credential-provider-factory.js';
 import {
   expectDuration,
+  expectOptionalBoolean,
   expectFactories,
   expectOptionalFunction,
   expectOptionalInteger,
@@ -37,11 +38,16 @@ import { Transport } from './transport.js';
 /** TransportOptions tune {@link createTransport}; every field is optional. */
 export interface TransportOptions extends PoolSettings {
   /**
-   * credentialProviderFactories is the complete set of auth plugins to select from (one per
-   * kind; duplicates are an error). Default: {@link builtinCredentialProviderFactories}. With DI,
+   * credentialProviderFactories are your auth plugins, selected by `kind` beside the built-in
+   * ones (token, basic, exec, oidc); a kind may be there once (a second is an error). With DI,
    * `registerTransport` passes everything registered under `CREDENTIAL_PROVIDER_FACTORY`.
    */
   credentialProviderFactories?: readonly CredentialProviderFactory[];
+  /**
+   * builtinCredentialProviders `false` leaves out {@link builtinCredentialProviderFactories}, so
+   * your plugins are the only ones (e.g. to replace the exec or oidc plugin). Default `true`.
+   */
+  builtinCredentialProviders?: boolean;
   /** userAgent replaces the default `k/<version> (<os>/<arch>)` user agent. */
   userAgent?: string;
   /** appName is appended to the default user agent. */
@@ -85,10 +91,10 @@ export function createTransport(
   const server = parseServerUrl(resolved.server, hasTls);
   const proxy = proxyForServer(server.url, resolved.proxyUrl, options.environment ?? process.env);
 
-  const factory = selectCredentialProviderFactory(
-    resolved.auth,
-    options.credentialProviderFactories ?? builtinCredentialProviderFactories(),
-  );
+  const factory = selectCredentialProviderFactory(resolved.auth, [
+    ...(options.builtinCredentialProviders === false ? [] : builtinCredentialProviderFactories()),
+    ...(options.credentialProviderFactories ?? []),
+  ]);
   const context: CredentialProviderContext = { config: resolved, now: options.now ?? Date.now };
   if (options.persistAuthProviderConfig) {
     context.persistAuthProviderConfig = options.persistAuthProviderConfig;
@@ -138,6 +144,7 @@ export function createTransport(
 
   return new Transport({
     server,
+    defaultNamespace: resolved.namespace,
     dispatch,
     release: () => router.close(),
     credentialProvider: provider,
@@ -156,6 +163,11 @@ function checkArguments(resolved: unknown, options: unknown): void {
       'options.credentialProviderFactories',
     );
   }
+  expectOptionalBoolean(
+    checked.builtinCredentialProviders,
+    where,
+    'options.builtinCredentialProviders',
+  );
   expectOptionalString(checked.userAgent, where, 'options.userAgent');
   expectOptionalString(checked.appName, where, 'options.appName');
   if (checked.environment !== undefined) {

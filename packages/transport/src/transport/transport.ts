@@ -1,11 +1,14 @@
 import { Dispatcher } from 'undici';
 import type { CredentialProvider } from '../auth/credential-provider.js';
 import { TransportError } from '../errors.js';
+import type { ApiServerDispatcher } from './api-server-dispatcher.js';
 import type { ServerInfo } from './server-url.js';
 
 /** TransportParts are what {@link createTransport} assembles into a {@link Transport}. */
 export interface TransportParts {
   server: ServerInfo;
+  /** defaultNamespace is the context's namespace (`default` when it names none). */
+  defaultNamespace: string;
   /** dispatch is the composed interceptor stack over the pool router. */
   dispatch: Dispatcher.Dispatch;
   /** release gives back the transport's pool references. */
@@ -30,13 +33,18 @@ const REJECTED_CONTROLLER: Dispatcher.DispatchController = {
  * identity. Requests must target {@link server}'s origin (a request without an origin gets it);
  * any other origin fails with `ERR_TRANSPORT_ORIGIN`, so credentials never leave for another host.
  *
+ * It is an {@link ApiServerDispatcher}: it carries its server and the context's default
+ * namespace for the clients above it.
+ *
  * Ownership: the transport owns its credential provider; {@link close} closes the provider and
  * releases the pools (the last transport of a pool closes it after its requests finish).
  * Concurrency: any number of concurrent requests.
  */
-export class Transport extends Dispatcher {
+export class Transport extends Dispatcher implements ApiServerDispatcher {
   /** server is the API server this transport talks to. */
   readonly server: ServerInfo;
+  /** defaultNamespace is the context's namespace (`default` when it names none). */
+  readonly defaultNamespace: string;
   /** credentialProvider is the provider selected for the user, if it needs one. */
   readonly credentialProvider: CredentialProvider | undefined;
   readonly #dispatch: Dispatcher.Dispatch;
@@ -46,6 +54,7 @@ export class Transport extends Dispatcher {
   constructor(parts: TransportParts) {
     super();
     this.server = parts.server;
+    this.defaultNamespace = parts.defaultNamespace;
     this.credentialProvider = parts.credentialProvider;
     this.#dispatch = parts.dispatch;
     this.#release = parts.release;

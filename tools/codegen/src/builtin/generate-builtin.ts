@@ -255,8 +255,8 @@ function indexModule(
     const listType = entry.list ? `, ${references.use(entry.list)}` : '';
     const client = `ResourceClientFor<typeof ${entry.constant}, ${typeName}${listType}>`;
     if (entry.resource.scope === 'Namespaced') {
-      members += `  /** ${entry.method} returns the client of ${entry.kind} objects in \`namespace\` (\`''\`: every namespace, for list and watch). */\n`;
-      members += `  ${entry.method}(namespace: string): ${client};\n`;
+      members += `  /** ${entry.method} returns the client of ${entry.kind} objects in \`namespace\` (none: the context's; \`''\`: every namespace, for list and watch). */\n`;
+      members += `  ${entry.method}(namespace?: string): ${client};\n`;
     } else {
       members += `  /** ${entry.method} returns the client of ${entry.kind} objects (cluster-scoped). */\n`;
       members += `  ${entry.method}(): ${client};\n`;
@@ -401,7 +401,11 @@ export function packageExports(modules: readonly string[]): Record<string, unkno
     import: { types: `./dist/${output}.d.ts`, default: `./dist/${output}.js` },
     require: { types: `./dist/${output}.d.cts`, default: `./dist/${output}.cjs` },
   });
-  const exports: Record<string, unknown> = { '.': entry('./src/index.ts', 'index') };
+  const exports: Record<string, unknown> = {
+    '.': entry('./src/index.ts', 'index'),
+    // Hand-written subpaths beside the root.
+    './di': entry('./src/di.ts', 'di'),
+  };
   for (const module of modules) {
     exports[`./${module}`] = entry(`./src/generated/${module}/index.ts`, `${module}/index`);
   }

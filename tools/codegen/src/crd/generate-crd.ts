@@ -216,9 +216,9 @@ function versionModule(
   body += `\n/** ${clientName} is the typed client of ${kind} objects (${apiVersion}). */\n`;
   body += `export type ${clientName} = ResourceClientFor<typeof ${descriptorName}, ${kind}, ${listKind}>;\n`;
   const namespaced = scope === 'Namespaced';
-  body += `\n/**\n * create${clientName} returns the typed client of ${kind} objects${namespaced ? " in `namespace` (`''`: every namespace, for list and watch)" : ''}\n * that sends through \`rest\` (e.g. \`clientset.rest\`).\n */\n`;
+  body += `\n/**\n * create${clientName} returns the typed client of ${kind} objects${namespaced ? " in `namespace` (none: `rest.defaultNamespace`, the context's; `''`: every namespace, for list and watch)" : ''}\n * that sends through \`rest\` (e.g. \`clientset.rest\`).\n */\n`;
   body += namespaced
-    ? `export function create${clientName}(rest: RestClient, namespace: string): ${clientName} {\n  return new ResourceClient<${kind}, ${listKind}>(rest, ${descriptorName}, namespace) as unknown as ${clientName};\n}\n`
+    ? `export function create${clientName}(rest: RestClient, namespace?: string): ${clientName} {\n  return new ResourceClient<${kind}, ${listKind}>(rest, ${descriptorName}, namespace ?? rest.defaultNamespace) as unknown as ${clientName};\n}\n`
     : `export function create${clientName}(rest: RestClient): ${clientName} {\n  return new ResourceClient<${kind}, ${listKind}>(rest, ${descriptorName}) as unknown as ${clientName};\n}\n`;
 
   const all = [

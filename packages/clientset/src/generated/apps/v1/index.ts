@@ -77,16 +77,16 @@ export const statefulSetsResource = {
 
 /** AppsV1Client is the typed client of apps/v1: one method per resource, with the verbs discovery lists. */
 export interface AppsV1Client {
-  /** controllerRevisions returns the client of ControllerRevision objects in `namespace` (`''`: every namespace, for list and watch). */
-  controllerRevisions(namespace: string): ResourceClientFor<typeof controllerRevisionsResource, ControllerRevision, ControllerRevisionList>;
-  /** daemonSets returns the client of DaemonSet objects in `namespace` (`''`: every namespace, for list and watch). */
-  daemonSets(namespace: string): ResourceClientFor<typeof daemonSetsResource, DaemonSet, DaemonSetList>;
-  /** deployments returns the client of Deployment objects in `namespace` (`''`: every namespace, for list and watch). */
-  deployments(namespace: string): ResourceClientFor<typeof deploymentsResource, Deployment, DeploymentList>;
-  /** replicaSets returns the client of ReplicaSet objects in `namespace` (`''`: every namespace, for list and watch). */
-  replicaSets(namespace: string): ResourceClientFor<typeof replicaSetsResource, ReplicaSet, ReplicaSetList>;
-  /** statefulSets returns the client of StatefulSet objects in `namespace` (`''`: every namespace, for list and watch). */
-  statefulSets(namespace: string): ResourceClientFor<typeof statefulSetsResource, StatefulSet, StatefulSetList>;
+  /** controllerRevisions returns the client of ControllerRevision objects in `namespace` (none: the context's; `''`: every namespace, for list and watch). */
+  controllerRevisions(namespace?: string): ResourceClientFor<typeof controllerRevisionsResource, ControllerRevision, ControllerRevisionList>;
+  /** daemonSets returns the client of DaemonSet objects in `namespace` (none: the context's; `''`: every namespace, for list and watch). */
+  daemonSets(namespace?: string): ResourceClientFor<typeof daemonSetsResource, DaemonSet, DaemonSetList>;
+  /** deployments returns the client of Deployment objects in `namespace` (none: the context's; `''`: every namespace, for list and watch). */
+  deployments(namespace?: string): ResourceClientFor<typeof deploymentsResource, Deployment, DeploymentList>;
+  /** replicaSets returns the client of ReplicaSet objects in `namespace` (none: the context's; `''`: every namespace, for list and watch). */
+  replicaSets(namespace?: string): ResourceClientFor<typeof replicaSetsResource, ReplicaSet, ReplicaSetList>;
+  /** statefulSets returns the client of StatefulSet objects in `namespace` (none: the context's; `''`: every namespace, for list and watch). */
+  statefulSets(namespace?: string): ResourceClientFor<typeof statefulSetsResource, StatefulSet, StatefulSetList>;
 }
 
 /** APPS_V1 defines apps/v1: its resources by method name. */

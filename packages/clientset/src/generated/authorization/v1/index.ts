@@ -54,8 +54,8 @@ export const subjectAccessReviewsResource = {
 
 /** AuthorizationV1Client is the typed client of authorization.k8s.io/v1: one method per resource, with the verbs discovery lists. */
 export interface AuthorizationV1Client {
-  /** localSubjectAccessReviews returns the client of LocalSubjectAccessReview objects in `namespace` (`''`: every namespace, for list and watch). */
-  localSubjectAccessReviews(namespace: string): ResourceClientFor<typeof localSubjectAccessReviewsResource, LocalSubjectAccessReview>;
+  /** localSubjectAccessReviews returns the client of LocalSubjectAccessReview objects in `namespace` (none: the context's; `''`: every namespace, for list and watch). */
+  localSubjectAccessReviews(namespace?: string): ResourceClientFor<typeof localSubjectAccessReviewsResource, LocalSubjectAccessReview>;
   /** selfSubjectAccessReviews returns the client of SelfSubjectAccessReview objects (cluster-scoped). */
   selfSubjectAccessReviews(): ResourceClientFor<typeof selfSubjectAccessReviewsResource, SelfSubjectAccessReview>;
   /** selfSubjectRulesReviews returns the client of SelfSubjectRulesReview objects (cluster-scoped). */

@@ -24,8 +24,8 @@ export const horizontalPodAutoscalersResource = {
 
 /** AutoscalingV2Client is the typed client of autoscaling/v2: one method per resource, with the verbs discovery lists. */
 export interface AutoscalingV2Client {
-  /** horizontalPodAutoscalers returns the client of HorizontalPodAutoscaler objects in `namespace` (`''`: every namespace, for list and watch). */
-  horizontalPodAutoscalers(namespace: string): ResourceClientFor<typeof horizontalPodAutoscalersResource, HorizontalPodAutoscaler, HorizontalPodAutoscalerList>;
+  /** horizontalPodAutoscalers returns the client of HorizontalPodAutoscaler objects in `namespace` (none: the context's; `''`: every namespace, for list and watch). */
+  horizontalPodAutoscalers(namespace?: string): ResourceClientFor<typeof horizontalPodAutoscalersResource, HorizontalPodAutoscaler, HorizontalPodAutoscalerList>;
 }
 
 /** AUTOSCALING_V2 defines autoscaling/v2: its resources by method name. */

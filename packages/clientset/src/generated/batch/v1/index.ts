@@ -37,10 +37,10 @@ export const jobsResource = {
 
 /** BatchV1Client is the typed client of batch/v1: one method per resource, with the verbs discovery lists. */
 export interface BatchV1Client {
-  /** cronJobs returns the client of CronJob objects in `namespace` (`''`: every namespace, for list and watch). */
-  cronJobs(namespace: string): ResourceClientFor<typeof cronJobsResource, CronJob, CronJobList>;
-  /** jobs returns the client of Job objects in `namespace` (`''`: every namespace, for list and watch). */
-  jobs(namespace: string): ResourceClientFor<typeof jobsResource, Job, JobList>;
+  /** cronJobs returns the client of CronJob objects in `namespace` (none: the context's; `''`: every namespace, for list and watch). */
+  cronJobs(namespace?: string): ResourceClientFor<typeof cronJobsResource, CronJob, CronJobList>;
+  /** jobs returns the client of Job objects in `namespace` (none: the context's; `''`: every namespace, for list and watch). */
+  jobs(namespace?: string): ResourceClientFor<typeof jobsResource, Job, JobList>;
 }
 
 /** BATCH_V1 defines batch/v1: its resources by method name. */

@@ -50,8 +50,8 @@ export interface CertificatesV1Client {
   certificateSigningRequests(): ResourceClientFor<typeof certificateSigningRequestsResource, CertificateSigningRequest, CertificateSigningRequestList>;
   /** clusterTrustBundles returns the client of ClusterTrustBundle objects (cluster-scoped). */
   clusterTrustBundles(): ResourceClientFor<typeof clusterTrustBundlesResource, ClusterTrustBundle, ClusterTrustBundleList>;
-  /** podCertificateRequests returns the client of PodCertificateRequest objects in `namespace` (`''`: every namespace, for list and watch). */
-  podCertificateRequests(namespace: string): ResourceClientFor<typeof podCertificateRequestsResource, PodCertificateRequest, PodCertificateRequestList>;
+  /** podCertificateRequests returns the client of PodCertificateRequest objects in `namespace` (none: the context's; `''`: every namespace, for list and watch). */
+  podCertificateRequests(namespace?: string): ResourceClientFor<typeof podCertificateRequestsResource, PodCertificateRequest, PodCertificateRequestList>;
 }
 
 /** CERTIFICATES_V1 defines certificates.k8s.io/v1: its resources by method name. */

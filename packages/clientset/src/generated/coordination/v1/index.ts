@@ -21,8 +21,8 @@ export const leasesResource = {
 
 /** CoordinationV1Client is the typed client of coordination.k8s.io/v1: one method per resource, with the verbs discovery lists. */
 export interface CoordinationV1Client {
-  /** leases returns the client of Lease objects in `namespace` (`''`: every namespace, for list and watch). */
-  leases(namespace: string): ResourceClientFor<typeof leasesResource, Lease, LeaseList>;
+  /** leases returns the client of Lease objects in `namespace` (none: the context's; `''`: every namespace, for list and watch). */
+  leases(namespace?: string): ResourceClientFor<typeof leasesResource, Lease, LeaseList>;
 }
 
 /** COORDINATION_V1 defines coordination.k8s.io/v1: its resources by method name. */

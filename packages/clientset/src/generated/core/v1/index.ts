@@ -223,40 +223,40 @@ export const servicesResource = {
 
 /** CoreV1Client is the typed client of v1: one method per resource, with the verbs discovery lists. */
 export interface CoreV1Client {
-  /** bindings returns the client of Binding objects in `namespace` (`''`: every namespace, for list and watch). */
-  bindings(namespace: string): ResourceClientFor<typeof bindingsResource, Binding>;
+  /** bindings returns the client of Binding objects in `namespace` (none: the context's; `''`: every namespace, for list and watch). */
+  bindings(namespace?: string): ResourceClientFor<typeof bindingsResource, Binding>;
   /** componentStatuses returns the client of ComponentStatus objects (cluster-scoped). */
   componentStatuses(): ResourceClientFor<typeof componentStatusesResource, ComponentStatus, ComponentStatusList>;
-  /** configMaps returns the client of ConfigMap objects in `namespace` (`''`: every namespace, for list and watch). */
-  configMaps(namespace: string): ResourceClientFor<typeof configMapsResource, ConfigMap, ConfigMapList>;
-  /** endpoints returns the client of Endpoints objects in `namespace` (`''`: every namespace, for list and watch). */
-  endpoints(namespace: string): ResourceClientFor<typeof endpointsResource, Endpoints, EndpointsList>;
-  /** events returns the client of Event objects in `namespace` (`''`: every namespace, for list and watch). */
-  events(namespace: string): ResourceClientFor<typeof eventsResource, Event, EventList>;
-  /** limitRanges returns the client of LimitRange objects in `namespace` (`''`: every namespace, for list and watch). */
-  limitRanges(namespace: string): ResourceClientFor<typeof limitRangesResource, LimitRange, LimitRangeList>;
+  /** configMaps returns the client of ConfigMap objects in `namespace` (none: the context's; `''`: every namespace, for list and watch). */
+  configMaps(namespace?: string): ResourceClientFor<typeof configMapsResource, ConfigMap, ConfigMapList>;
+  /** endpoints returns the client of Endpoints objects in `namespace` (none: the context's; `''`: every namespace, for list and watch). */
+  endpoints(namespace?: string): ResourceClientFor<typeof endpointsResource, Endpoints, EndpointsList>;
+  /** events returns the client of Event objects in `namespace` (none: the context's; `''`: every namespace, for list and watch). */
+  events(namespace?: string): ResourceClientFor<typeof eventsResource, Event, EventList>;
+  /** limitRanges returns the client of LimitRange objects in `namespace` (none: the context's; `''`: every namespace, for list and watch). */
+  limitRanges(namespace?: string): ResourceClientFor<typeof limitRangesResource, LimitRange, LimitRangeList>;
   /** namespaces returns the client of Namespace objects (cluster-scoped). */
   namespaces(): ResourceClientFor<typeof namespacesResource, Namespace, NamespaceList>;
   /** nodes returns the client of Node objects (cluster-scoped). */
   nodes(): ResourceClientFor<typeof nodesResource, Node, NodeList>;
-  /** persistentVolumeClaims returns the client of PersistentVolumeClaim objects in `namespace` (`''`: every namespace, for list and watch). */
-  persistentVolumeClaims(namespace: string): ResourceClientFor<typeof persistentVolumeClaimsResource, PersistentVolumeClaim, PersistentVolumeClaimList>;
+  /** persistentVolumeClaims returns the client of PersistentVolumeClaim objects in `namespace` (none: the context's; `''`: every namespace, for list and watch). */
+  persistentVolumeClaims(namespace?: string): ResourceClientFor<typeof persistentVolumeClaimsResource, PersistentVolumeClaim, PersistentVolumeClaimList>;
   /** persistentVolumes returns the client of PersistentVolume objects (cluster-scoped). */
   persistentVolumes(): ResourceClientFor<typeof persistentVolumesResource, PersistentVolume, PersistentVolumeList>;
-  /** pods returns the client of Pod objects in `namespace` (`''`: every namespace, for list and watch). */
-  pods(namespace: string): ResourceClientFor<typeof podsResource, Pod, PodList>;
-  /** podTemplates returns the client of PodTemplate objects in `namespace` (`''`: every namespace, for list and watch). */
-  podTemplates(namespace: string): ResourceClientFor<typeof podTemplatesResource, PodTemplate, PodTemplateList>;
-  /** replicationControllers returns the client of ReplicationController objects in `namespace` (`''`: every namespace, for list and watch). */
-  replicationControllers(namespace: string): ResourceClientFor<typeof replicationControllersResource, ReplicationController, ReplicationControllerList>;
-  /** resourceQuotas returns the client of ResourceQuota objects in `namespace` (`''`: every namespace, for list and watch). */
-  resourceQuotas(namespace: string): ResourceClientFor<typeof resourceQuotasResource, ResourceQuota, ResourceQuotaList>;
-  /** secrets returns the client of Secret objects in `namespace` (`''`: every namespace, for list and watch). */
-  secrets(namespace: string): ResourceClientFor<typeof secretsResource, Secret, SecretList>;
-  /** serviceAccounts returns the client of ServiceAccount objects in `namespace` (`''`: every namespace, for list and watch). */
-  serviceAccounts(namespace: string): ResourceClientFor<typeof serviceAccountsResource, ServiceAccount, ServiceAccountList>;
-  /** services returns the client of Service objects in `namespace` (`''`: every namespace, for list and watch). */
-  services(namespace: string): ResourceClientFor<typeof servicesResource, Service, ServiceList>;
+  /** pods returns the client of Pod objects in `namespace` (none: the context's; `''`: every namespace, for list and watch). */
+  pods(namespace?: string): ResourceClientFor<typeof podsResource, Pod, PodList>;
+  /** podTemplates returns the client of PodTemplate objects in `namespace` (none: the context's; `''`: every namespace, for list and watch). */
+  podTemplates(namespace?: string): ResourceClientFor<typeof podTemplatesResource, PodTemplate, PodTemplateList>;
+  /** replicationControllers returns the client of ReplicationController objects in `namespace` (none: the context's; `''`: every namespace, for list and watch). */
+  replicationControllers(namespace?: string): ResourceClientFor<typeof replicationControllersResource, ReplicationController, ReplicationControllerList>;
+  /** resourceQuotas returns the client of ResourceQuota objects in `namespace` (none: the context's; `''`: every namespace, for list and watch). */
+  resourceQuotas(namespace?: string): ResourceClientFor<typeof resourceQuotasResource, ResourceQuota, ResourceQuotaList>;
+  /** secrets returns the client of Secret objects in `namespace` (none: the context's; `''`: every namespace, for list and watch). */
+  secrets(namespace?: string): ResourceClientFor<typeof secretsResource, Secret, SecretList>;
+  /** serviceAccounts returns the client of ServiceAccount objects in `namespace` (none: the context's; `''`: every namespace, for list and watch). */
+  serviceAccounts(namespace?: string): ResourceClientFor<typeof serviceAccountsResource, ServiceAccount, ServiceAccountList>;
+  /** services returns the client of Service objects in `namespace` (none: the context's; `''`: every namespace, for list and watch). */
+  services(namespace?: string): ResourceClientFor<typeof servicesResource, Service, ServiceList>;
 }
 
 /** CORE_V1 defines v1: its resources by method name. */

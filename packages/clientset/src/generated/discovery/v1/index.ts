@@ -21,8 +21,8 @@ export const endpointSlicesResource = {
 
 /** DiscoveryV1Client is the typed client of discovery.k8s.io/v1: one method per resource, with the verbs discovery lists. */
 export interface DiscoveryV1Client {
-  /** endpointSlices returns the client of EndpointSlice objects in `namespace` (`''`: every namespace, for list and watch). */
-  endpointSlices(namespace: string): ResourceClientFor<typeof endpointSlicesResource, EndpointSlice, EndpointSliceList>;
+  /** endpointSlices returns the client of EndpointSlice objects in `namespace` (none: the context's; `''`: every namespace, for list and watch). */
+  endpointSlices(namespace?: string): ResourceClientFor<typeof endpointSlicesResource, EndpointSlice, EndpointSliceList>;
 }
 
 /** DISCOVERY_V1 defines discovery.k8s.io/v1: its resources by method name. */

@@ -22,8 +22,8 @@ export const eventsResource = {
 
 /** EventsV1Client is the typed client of events.k8s.io/v1: one method per resource, with the verbs discovery lists. */
 export interface EventsV1Client {
-  /** events returns the client of Event objects in `namespace` (`''`: every namespace, for list and watch). */
-  events(namespace: string): ResourceClientFor<typeof eventsResource, Event, EventList>;
+  /** events returns the client of Event objects in `namespace` (none: the context's; `''`: every namespace, for list and watch). */
+  events(namespace?: string): ResourceClientFor<typeof eventsResource, Event, EventList>;
 }
 
 /** EVENTS_V1 defines events.k8s.io/v1: its resources by method name. */

@@ -72,12 +72,12 @@ export const serviceCIDRsResource = {
 export interface NetworkingV1Client {
   /** ingressClasses returns the client of IngressClass objects (cluster-scoped). */
   ingressClasses(): ResourceClientFor<typeof ingressClassesResource, IngressClass, IngressClassList>;
-  /** ingresses returns the client of Ingress objects in `namespace` (`''`: every namespace, for list and watch). */
-  ingresses(namespace: string): ResourceClientFor<typeof ingressesResource, Ingress, IngressList>;
+  /** ingresses returns the client of Ingress objects in `namespace` (none: the context's; `''`: every namespace, for list and watch). */
+  ingresses(namespace?: string): ResourceClientFor<typeof ingressesResource, Ingress, IngressList>;
   /** ipAddresses returns the client of IPAddress objects (cluster-scoped). */
   ipAddresses(): ResourceClientFor<typeof ipAddressesResource, IPAddress, IPAddressList>;
-  /** networkPolicies returns the client of NetworkPolicy objects in `namespace` (`''`: every namespace, for list and watch). */
-  networkPolicies(namespace: string): ResourceClientFor<typeof networkPoliciesResource, NetworkPolicy, NetworkPolicyList>;
+  /** networkPolicies returns the client of NetworkPolicy objects in `namespace` (none: the context's; `''`: every namespace, for list and watch). */
+  networkPolicies(namespace?: string): ResourceClientFor<typeof networkPoliciesResource, NetworkPolicy, NetworkPolicyList>;
   /** serviceCIDRs returns the client of ServiceCIDR objects (cluster-scoped). */
   serviceCIDRs(): ResourceClientFor<typeof serviceCIDRsResource, ServiceCIDR, ServiceCIDRList>;
 }

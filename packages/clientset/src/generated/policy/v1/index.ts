@@ -23,8 +23,8 @@ export const podDisruptionBudgetsResource = {
 
 /** PolicyV1Client is the typed client of policy/v1: one method per resource, with the verbs discovery lists. */
 export interface PolicyV1Client {
-  /** podDisruptionBudgets returns the client of PodDisruptionBudget objects in `namespace` (`''`: every namespace, for list and watch). */
-  podDisruptionBudgets(namespace: string): ResourceClientFor<typeof podDisruptionBudgetsResource, PodDisruptionBudget, PodDisruptionBudgetList>;
+  /** podDisruptionBudgets returns the client of PodDisruptionBudget objects in `namespace` (none: the context's; `''`: every namespace, for list and watch). */
+  podDisruptionBudgets(namespace?: string): ResourceClientFor<typeof podDisruptionBudgetsResource, PodDisruptionBudget, PodDisruptionBudgetList>;
 }
 
 /** POLICY_V1 defines policy/v1: its resources by method name. */

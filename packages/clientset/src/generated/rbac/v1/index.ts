@@ -58,10 +58,10 @@ export interface RbacV1Client {
   clusterRoleBindings(): ResourceClientFor<typeof clusterRoleBindingsResource, ClusterRoleBinding, ClusterRoleBindingList>;
   /** clusterRoles returns the client of ClusterRole objects (cluster-scoped). */
   clusterRoles(): ResourceClientFor<typeof clusterRolesResource, ClusterRole, ClusterRoleList>;
-  /** roleBindings returns the client of RoleBinding objects in `namespace` (`''`: every namespace, for list and watch). */
-  roleBindings(namespace: string): ResourceClientFor<typeof roleBindingsResource, RoleBinding, RoleBindingList>;
-  /** roles returns the client of Role objects in `namespace` (`''`: every namespace, for list and watch). */
-  roles(namespace: string): ResourceClientFor<typeof rolesResource, Role, RoleList>;
+  /** roleBindings returns the client of RoleBinding objects in `namespace` (none: the context's; `''`: every namespace, for list and watch). */
+  roleBindings(namespace?: string): ResourceClientFor<typeof roleBindingsResource, RoleBinding, RoleBindingList>;
+  /** roles returns the client of Role objects in `namespace` (none: the context's; `''`: every namespace, for list and watch). */
+  roles(namespace?: string): ResourceClientFor<typeof rolesResource, Role, RoleList>;
 }
 
 /** RBAC_V1 defines rbac.authorization.k8s.io/v1: its resources by method name. */

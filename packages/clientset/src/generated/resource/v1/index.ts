@@ -71,10 +71,10 @@ export interface ResourceV1Client {
   deviceClasses(): ResourceClientFor<typeof deviceClassesResource, DeviceClass, DeviceClassList>;
   /** deviceTaintRules returns the client of DeviceTaintRule objects (cluster-scoped). */
   deviceTaintRules(): ResourceClientFor<typeof deviceTaintRulesResource, DeviceTaintRule, DeviceTaintRuleList>;
-  /** resourceClaims returns the client of ResourceClaim objects in `namespace` (`''`: every namespace, for list and watch). */
-  resourceClaims(namespace: string): ResourceClientFor<typeof resourceClaimsResource, ResourceClaim, ResourceClaimList>;
-  /** resourceClaimTemplates returns the client of ResourceClaimTemplate objects in `namespace` (`''`: every namespace, for list and watch). */
-  resourceClaimTemplates(namespace: string): ResourceClientFor<typeof resourceClaimTemplatesResource, ResourceClaimTemplate, ResourceClaimTemplateList>;
+  /** resourceClaims returns the client of ResourceClaim objects in `namespace` (none: the context's; `''`: every namespace, for list and watch). */
+  resourceClaims(namespace?: string): ResourceClientFor<typeof resourceClaimsResource, ResourceClaim, ResourceClaimList>;
+  /** resourceClaimTemplates returns the client of ResourceClaimTemplate objects in `namespace` (none: the context's; `''`: every namespace, for list and watch). */
+  resourceClaimTemplates(namespace?: string): ResourceClientFor<typeof resourceClaimTemplatesResource, ResourceClaimTemplate, ResourceClaimTemplateList>;
   /** resourceSlices returns the client of ResourceSlice objects (cluster-scoped). */
   resourceSlices(): ResourceClientFor<typeof resourceSlicesResource, ResourceSlice, ResourceSliceList>;
 }

@@ -84,8 +84,8 @@ export interface StorageV1Client {
   csiDrivers(): ResourceClientFor<typeof csiDriversResource, CSIDriver, CSIDriverList>;
   /** csiNodes returns the client of CSINode objects (cluster-scoped). */
   csiNodes(): ResourceClientFor<typeof csiNodesResource, CSINode, CSINodeList>;
-  /** csiStorageCapacities returns the client of CSIStorageCapacity objects in `namespace` (`''`: every namespace, for list and watch). */
-  csiStorageCapacities(namespace: string): ResourceClientFor<typeof csiStorageCapacitiesResource, CSIStorageCapacity, CSIStorageCapacityList>;
+  /** csiStorageCapacities returns the client of CSIStorageCapacity objects in `namespace` (none: the context's; `''`: every namespace, for list and watch). */
+  csiStorageCapacities(namespace?: string): ResourceClientFor<typeof csiStorageCapacitiesResource, CSIStorageCapacity, CSIStorageCapacityList>;
   /** storageClasses returns the client of StorageClass objects (cluster-scoped). */
   storageClasses(): ResourceClientFor<typeof storageClassesResource, StorageClass, StorageClassList>;
   /** volumeAttachments returns the client of VolumeAttachment objects (cluster-scoped). */

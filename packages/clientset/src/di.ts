@@ -1,0 +1,10 @@
+// @k/clientset/di: the dependency-injection wiring (tsyringe containers the caller passes in).
+export { registerClientset } from './register.js';
+export type { RegisterClientsetOptions } from './register.js';
+export {
+  CLIENTSET,
+  DISCOVERY_CACHE,
+  DISCOVERY_CLIENT,
+  DYNAMIC_CLIENT,
+  REST_MAPPER,
+} from './tokens.js';
