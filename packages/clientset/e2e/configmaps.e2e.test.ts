@@ -65,7 +65,8 @@ describe('ConfigMaps through the typed core/v1 client', () => {
     expect(list.items.map((item) => item.metadata?.name).sort()).toEqual(['a', 'b']);
     expect(list.metadata?.resourceVersion).toBeTruthy();
 
-    await configMaps.delete('a');
+    const deleted = await configMaps.delete('a');
+    expect(deleted.gone).toBe(true);
     expect(isNotFound(await caught(configMaps.get('a')))).toBe(true);
     await configMaps.deleteCollection({ labelSelector: 'app=x' });
     expect((await configMaps.list({ labelSelector: 'app=x' })).items).toEqual([]);

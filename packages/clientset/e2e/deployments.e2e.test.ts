@@ -81,7 +81,10 @@ describe('Deployments through the typed apps/v1 client', () => {
     );
     expect(applied.metadata?.annotations?.owner).toBe('applier');
 
-    await deployments.delete('web', { propagationPolicy: 'Foreground' });
+    // Foreground deletion keeps the Deployment (with a finalizer) until its dependents are gone.
+    const deleting = await deployments.delete('web', { propagationPolicy: 'Foreground' });
+    expect(deleting.gone).toBe(false);
+    expect(deleting.object?.metadata?.deletionTimestamp).toBeTruthy();
     await watching;
     expect(types[0]).toBe('ADDED');
     expect(types).toContain('MODIFIED');

@@ -1,6 +1,6 @@
 /* eslint-disable @typescript-eslint/unbound-method -- type tests name methods without calling them */
 import type { Readable } from 'node:stream';
-import type { Status, Watch, WatchEvent } from '@k/rest';
+import type { Watch, WatchEvent } from '@k/rest';
 import { describe, expectTypeOf, it } from 'vitest';
 import type { Widget, WidgetsClient } from '../e2e/generated/widget-v1.js';
 import type { Clientset } from './clientset.js';
@@ -14,6 +14,7 @@ import type {
   Quantity,
   Time,
 } from './generated/meta/v1/index.js';
+import type { DeleteResult } from './resource/delete-result.js';
 import type { ApplyConfiguration } from './resource/object-types.js';
 
 declare const cs: Clientset;
@@ -90,7 +91,7 @@ describe('typed client signatures', () => {
     expectTypeOf(deployments.listAll).returns.resolves.toEqualTypeOf<DeploymentList>();
     expectTypeOf(deployments.watch).returns.resolves.toEqualTypeOf<Watch<Deployment>>();
     expectTypeOf<WatchEvent<ConfigMap>['object']>().toEqualTypeOf<ConfigMap>();
-    expectTypeOf(deployments.delete).returns.resolves.toEqualTypeOf<Deployment | Status>();
+    expectTypeOf(deployments.delete).returns.resolves.toEqualTypeOf<DeleteResult<Deployment>>();
     expectTypeOf(cs.coreV1.namespaces).parameters.toEqualTypeOf<[]>();
     expectTypeOf(cs.coreV1.pods).parameters.toEqualTypeOf<[namespace?: string]>();
   });

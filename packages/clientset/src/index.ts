@@ -17,6 +17,8 @@ export type { GroupVersionDefinition } from './group/group-version-client.js';
 
 // Resource clients.
 export { ResourceClient } from './resource/resource-client.js';
+export { deleteResultOf } from './resource/delete-result.js';
+export type { DeleteResult } from './resource/delete-result.js';
 export type {
   LogMethods,
   ResourceClientBase,

@@ -165,7 +165,7 @@ const calls: [string, (parts: Parts) => unknown, RegExp, string?][] = [
   [
     'mapper.kindFor() without a name',
     ({ mapper }) => mapper.kindFor(undefined as Plain),
-    /^mapper kindFor: resource must be a non-empty string, got undefined$/,
+    /^mapper kindFor: name must be a non-empty string, got undefined$/,
   ],
 ];
 

@@ -165,7 +165,8 @@ describe('RestMapper (fake discovery server)', () => {
     expect(findByName(resources, 'events.events.k8s.io')?.group).toBe('events.k8s.io');
     const mapper = new RestMapper(discovery);
     expect((await mapper.mappingFor('v1', 'ConfigMap')).plural).toBe('configmaps');
-    expect((await mapper.kindFor('cm')).kind).toBe('ConfigMap');
+    expect(await mapper.kindFor('cm')).toEqual({ group: '', version: 'v1', kind: 'ConfigMap' });
+    expect((await mapper.resourceForName('deploy')).plural).toBe('deployments');
   });
 
   it('rediscovers once on a miss, then fails with ERR_NO_MAPPING', async () => {

@@ -149,13 +149,22 @@ export class RestMapper {
     return this.resourceFor({ ...parsed, kind });
   }
 
-  /** kindFor resolves a kubectl-style resource name (`deploy`, `deployments.apps`, `Widget`). */
-  async kindFor(resource: string): Promise<ResourceDescriptor> {
-    checkArgument(resource, NON_EMPTY_STRING, 'resource', { where: 'mapper kindFor' });
+  /**
+   * resourceForName resolves a kubectl-style resource name (`deploy`, `deployments.apps`,
+   * `Widget`) to its resource, as `kubectl get <name>` does.
+   */
+  async resourceForName(name: string): Promise<ResourceDescriptor> {
+    checkArgument(name, NON_EMPTY_STRING, 'name', { where: 'mapper resourceForName' });
     return this.#lookup(
-      (resources) => findByName(resources, resource),
-      () => `the server doesn't have a resource type "${resource}"`,
+      (resources) => findByName(resources, name),
+      () => `the server doesn't have a resource type "${name}"`,
     );
+  }
+
+  /** kindFor returns the kind a kubectl-style resource name (`deploy`, `deployments.apps`) holds. */
+  async kindFor(name: string): Promise<GroupVersionKind> {
+    checkArgument(name, NON_EMPTY_STRING, 'name', { where: 'mapper kindFor' });
+    return RestMapper.groupVersionKindOf(await this.resourceForName(name));
   }
 
   /** groupVersionKindOf returns the kind a resource descriptor holds. */

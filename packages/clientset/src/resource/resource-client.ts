@@ -27,6 +27,7 @@ import {
   type UpdateOptions,
   type WatchOptions,
 } from './request-options.js';
+import { deleteResultOf, type DeleteResult } from './delete-result.js';
 import { ResourceArguments } from './resource-arguments.js';
 import { apiVersionOf, resourceName, type ResourceDescriptor } from './resource-descriptor.js';
 
@@ -296,17 +297,20 @@ export class ResourceClient<
   }
 
   /**
-   * delete deletes the object `name` (DELETE, the options as a `DeleteOptions` body). The answer is
-   * the object (still there while finalizers run, or as it was) or a `Status`, depending on the
-   * resource.
+   * delete deletes the object `name` (DELETE, the options as a `DeleteOptions` body) and says
+   * what happened: `gone`, or still there while finalizers or a grace period run (see
+   * {@link DeleteResult}); the server's answer is the object or a `Status`, depending on the
+   * resource, and both are read into the one result.
    */
-  async delete(name: string, options: DeleteOptions = {}): Promise<T | Status> {
+  async delete(name: string, options: DeleteOptions = {}): Promise<DeleteResult<T>> {
     this.#check('delete');
     this.#arguments.name(name, 'delete');
     this.#arguments.options(options, 'delete');
-    return this.#target(this.rest.delete(), options, name)
-      .body(deleteOptionsBody(options))
-      .execute<T | Status>();
+    return deleteResultOf(
+      await this.#target(this.rest.delete(), options, name)
+        .body(deleteOptionsBody(options))
+        .execute<T | Status>(),
+    );
   }
 
   /** deleteCollection deletes every object the selection matches (DELETE …/<plural>). */

@@ -21,6 +21,7 @@ import type {
   UpdateOptions,
   WatchOptions,
 } from './request-options.js';
+import type { DeleteResult } from './delete-result.js';
 import type { ResourceDescriptor } from './resource-descriptor.js';
 
 /** VerbMethods are the methods each verb of a resource brings (`patch` brings `patch` and `apply`). */
@@ -43,7 +44,7 @@ export interface VerbMethods<T extends KubernetesObject, L> {
     ): Promise<T>;
     apply(configuration: ApplyConfiguration<T>, options: ApplyOptions): Promise<T>;
   };
-  delete: { delete(name: string, options?: DeleteOptions): Promise<T | Status> };
+  delete: { delete(name: string, options?: DeleteOptions): Promise<DeleteResult<T>> };
   deletecollection: { deleteCollection(options?: DeleteCollectionOptions): Promise<L | Status> };
 }
 
