@@ -249,7 +249,7 @@ rules:
         fieldManager: 'm',
       }),
     ).rejects.toSatisfy(
-      (error) => ClientsetError.isInstance(error) && error.code === 'ERR_NO_MAPPING',
+      (error) => ClientsetError.isInstance(error) && error.code === 'ERR_CLIENTSET_NO_MAPPING',
     );
   });
 

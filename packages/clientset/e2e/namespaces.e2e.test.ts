@@ -68,6 +68,6 @@ describe('Namespaces through the typed core/v1 client (cluster-scoped)', () => {
     const namespaces = cs.coreV1.namespaces() as unknown as ResourceClient;
     expect('deleteCollection' in cs.coreV1.namespaces()).toBe(true); // one runtime class…
     const error = await caught(Promise.resolve().then(() => namespaces.deleteCollection()));
-    expect(ClientsetError.isInstance(error) && error.code).toBe('ERR_VERB_NOT_SUPPORTED'); // …checked by descriptor
+    expect(ClientsetError.isInstance(error) && error.code).toBe('ERR_CLIENTSET_VERB_NOT_SUPPORTED'); // …checked by descriptor
   });
 });

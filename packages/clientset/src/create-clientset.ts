@@ -86,7 +86,7 @@ function discoveryCacheFrom(cache: ClientsetOptions['discoveryCache']): Discover
  * bucket, the retry policy, the configuration's timeout and namespace) and the typed groups,
  * discovery, REST mapper and dynamic client over it. The clientset owns what it made:
  * `await cs.close()` ends its watches and streams and closes the transport. Throws a typed error
- * (`ERR_INVALID_ARGUMENT`, or the layer's own) for bad arguments, before anything is made.
+ * (`ERR_CLIENTSET_INVALID_ARGUMENT`, or the layer's own) for bad arguments, before anything is made.
  */
 export function createClientset(config: ResolvedConfig, options: ClientsetOptions = {}): Clientset {
   const context = { where: 'createClientset' };

@@ -1,32 +1,29 @@
 import { KubeError } from '@k/config/errors';
 import { ApiError } from '@k/rest/errors';
 
-const CLIENTSET_ERROR = Symbol.for('@k/clientset.ClientsetError');
-const MANIFEST_ERROR = Symbol.for('@k/clientset.ManifestError');
-const APPLY_CONFLICT_ERROR = Symbol.for('@k/clientset.ApplyConflictError');
-
 /** The stable codes of {@link ClientsetError}. */
 export type ClientsetErrorCode =
   /** The resource (or subresource) does not serve the verb, as discovery lists it. */
-  | 'ERR_VERB_NOT_SUPPORTED'
+  | 'ERR_CLIENTSET_VERB_NOT_SUPPORTED'
   /** An object given to create, update, apply or delete lacks what the call needs (a name, a kind). */
-  | 'ERR_INVALID_OBJECT'
+  | 'ERR_CLIENTSET_INVALID_OBJECT'
   /** An argument or option has the wrong type or value (a plain-JavaScript caller's mistake). */
-  | 'ERR_INVALID_ARGUMENT'
+  | 'ERR_CLIENTSET_INVALID_ARGUMENT'
   /** The REST mapper found no resource for a kind (or no kind for a resource), even after rediscovery. */
-  | 'ERR_NO_MAPPING'
+  | 'ERR_CLIENTSET_NO_MAPPING'
   /** Discovery failed or answered something that is not discovery. */
-  | 'ERR_DISCOVERY'
+  | 'ERR_CLIENTSET_DISCOVERY'
   /** A manifest is not valid YAML, aliases blow it up, or a document is not a Kubernetes object ({@link ManifestError}). */
-  | 'ERR_MANIFEST'
+  | 'ERR_CLIENTSET_MANIFEST'
   /** The options cannot work together, or a layer is registered twice in one container. */
-  | 'ERR_CONFIGURATION';
+  | 'ERR_CLIENTSET_CONFIGURATION';
 
 /**
  * ClientsetError is every failure @k/clientset itself detects (the server's answers are `ApiError`s
  * from @k/rest). `resource` names the resource concerned (`deployments.apps`), when there is one.
  */
 export class ClientsetError extends KubeError {
+  static override readonly brand: symbol = Symbol.for('@k/clientset.ClientsetError');
   declare readonly code: ClientsetErrorCode;
   readonly resource: string | undefined;
 
@@ -37,17 +34,11 @@ export class ClientsetError extends KubeError {
   ) {
     super(code, message, { cause: options.cause });
     this.resource = options.resource;
-    Object.defineProperty(this, CLIENTSET_ERROR, { value: true });
-  }
-
-  /** isInstance reports whether `value` is a ClientsetError from any copy of this package. */
-  static override isInstance(value: unknown): value is ClientsetError {
-    return typeof value === 'object' && value !== null && CLIENTSET_ERROR in value;
   }
 }
 
 /**
- * ManifestError is a manifest `parseManifests` or `applyManifests` refuses (code `ERR_MANIFEST`):
+ * ManifestError is a manifest `parseManifests` or `applyManifests` refuses (code `ERR_CLIENTSET_MANIFEST`):
  * not valid YAML, YAML aliases that repeat too much, or a document that is not a Kubernetes
  * object. `document` is the document's place in the text, counting from 1 as the message does;
  * `line` and `column` (from 1) locate a syntax error when the parser knows where it is. The
@@ -55,7 +46,8 @@ export class ClientsetError extends KubeError {
  * lines can hold secrets.
  */
 export class ManifestError extends ClientsetError {
-  declare readonly code: 'ERR_MANIFEST';
+  static override readonly brand: symbol = Symbol.for('@k/clientset.ManifestError');
+  declare readonly code: 'ERR_CLIENTSET_MANIFEST';
   readonly document: number;
   readonly line: number | undefined;
   readonly column: number | undefined;
@@ -65,16 +57,10 @@ export class ManifestError extends ClientsetError {
     message: string,
     position: { line: number; column: number } | undefined = undefined,
   ) {
-    super('ERR_MANIFEST', message);
+    super('ERR_CLIENTSET_MANIFEST', message);
     this.document = document;
     this.line = position?.line;
     this.column = position?.column;
-    Object.defineProperty(this, MANIFEST_ERROR, { value: true });
-  }
-
-  /** isInstance reports whether `value` is a ManifestError from any copy of this package. */
-  static override isInstance(value: unknown): value is ManifestError {
-    return typeof value === 'object' && value !== null && MANIFEST_ERROR in value;
   }
 }
 
@@ -101,11 +87,12 @@ function parseConflicts(error: ApiError): FieldConflict[] {
 /**
  * ApplyConflictError is a server-side apply that failed (409 Conflict) because other field
  * managers own some of the applied fields: `conflicts` lists each field and its owner. It is an
- * `ApiError` (same `status`, `reason`, `details`, code `ERR_API_STATUS`; `isConflict` is true) and
+ * `ApiError` (same `status`, `reason`, `details`, code `ERR_REST_API_STATUS`; `isConflict` is true) and
  * its `cause` is the `ApiError` @k/rest threw. Resolve it by applying with `force: true` (taking
  * the fields over) or by not sending them.
  */
 export class ApplyConflictError extends ApiError {
+  static override readonly brand: symbol = Symbol.for('@k/clientset.ApplyConflictError');
   readonly conflicts: readonly FieldConflict[];
 
   constructor(error: ApiError) {
@@ -119,12 +106,6 @@ export class ApplyConflictError extends ApiError {
       cause: error,
     });
     this.conflicts = parseConflicts(error);
-    Object.defineProperty(this, APPLY_CONFLICT_ERROR, { value: true });
-  }
-
-  /** isInstance reports whether `value` is an ApplyConflictError from any copy of this package. */
-  static override isInstance(value: unknown): value is ApplyConflictError {
-    return typeof value === 'object' && value !== null && APPLY_CONFLICT_ERROR in value;
   }
 
   /** from returns an ApplyConflictError for an apply conflict (409 with field conflicts), else `error` unchanged. */
@@ -136,3 +117,6 @@ export class ApplyConflictError extends ApiError {
       : error;
   }
 }
+
+/** KClientsetErrorCode is every code an error of @k/clientset can have. */
+export type KClientsetErrorCode = ClientsetErrorCode;

@@ -140,7 +140,7 @@ export type {
 
 // Errors.
 export { ClientsetError, ApplyConflictError, ManifestError } from './errors.js';
-export type { ClientsetErrorCode, FieldConflict } from './errors.js';
+export type { ClientsetErrorCode, FieldConflict, KClientsetErrorCode } from './errors.js';
 
 // The most used meta/v1 types (all of them: `@k/clientset/meta/v1`).
 export type {

@@ -124,13 +124,13 @@ const calls: [string, (parts: Parts) => unknown, RegExp, string?][] = [
     'dynamic.forObject() without an object',
     ({ dynamic }) => dynamic.forObject(undefined as Plain),
     /^dynamic forObject: the object must be an object, got undefined$/,
-    'ERR_INVALID_OBJECT',
+    'ERR_CLIENTSET_INVALID_OBJECT',
   ],
   [
     'dynamic.forObject() with YAML text',
     ({ dynamic }) => dynamic.forObject(MANIFEST as Plain),
     /^dynamic forObject: the object must be an object, got a string$/,
-    'ERR_INVALID_OBJECT',
+    'ERR_CLIENTSET_INVALID_OBJECT',
   ],
   [
     'discovery.resourcesFor() without a group',
@@ -172,7 +172,7 @@ const calls: [string, (parts: Parts) => unknown, RegExp, string?][] = [
 describe('public entry points called from plain JavaScript (recording fake server)', () => {
   it.each(calls)(
     '%s: a typed error saying what to pass, nothing sent',
-    async (_name, call, message, code = 'ERR_INVALID_ARGUMENT') => {
+    async (_name, call, message, code = 'ERR_CLIENTSET_INVALID_ARGUMENT') => {
       server = await startRecordingServer();
       const clientset = new Clientset(server.client);
       const parts = {
@@ -293,10 +293,10 @@ const constructions: [string, () => unknown, RegExp][] = [
 
 describe('constructors and composition called from plain JavaScript', () => {
   it.each(constructions)(
-    '%s: ERR_INVALID_ARGUMENT before anything else',
+    '%s: ERR_CLIENTSET_INVALID_ARGUMENT before anything else',
     async (_name, call, message) => {
       const error = await caught(call);
-      expect(ClientsetError.isInstance(error) && error.code).toBe('ERR_INVALID_ARGUMENT');
+      expect(ClientsetError.isInstance(error) && error.code).toBe('ERR_CLIENTSET_INVALID_ARGUMENT');
       expect((error as Error).message).toMatch(message);
     },
   );

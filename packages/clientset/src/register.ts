@@ -80,7 +80,7 @@ export function registerClientset(
   );
   if (container.isRegistered(CLIENTSET, false)) {
     throw new ClientsetError(
-      'ERR_CONFIGURATION',
+      'ERR_CLIENTSET_CONFIGURATION',
       '@k/clientset is already registered in this container',
     );
   }

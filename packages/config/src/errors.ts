@@ -1,43 +1,73 @@
-const KUBE_ERROR_BRAND = Symbol.for('@k/config.KubeError');
+/** ErrorClass is an error class with its brand, for the static methods of {@link KubeError}. */
+export interface ErrorClass<T> {
+  readonly prototype: T;
+  readonly brand: symbol;
+}
+
+function hasBrand(value: unknown, brand: symbol): boolean {
+  return typeof value === 'object' && value !== null && brand in value;
+}
 
 /**
  * KubeError is the base of every error thrown by a k package. `code` is stable and meant for
- * programs; `message` is for people, lowercase, names the failing thing and never holds a secret.
- * `KubeError.isInstance` works across duplicated copies of the package (it checks a
- * `Symbol.for` brand, not the prototype chain).
+ * programs, prefixed by the package it comes from (`ERR_CONFIG_…`, `ERR_TRANSPORT_…`,
+ * `ERR_REST_…`, `ERR_CLIENTSET_…`); `message` is for people, lowercase, names the failing thing
+ * and never holds a secret.
+ *
+ * Identity is exact per class and works across duplicated copies of a package: each error class
+ * declares its own `static brand` (a `Symbol.for` name), every instance carries the brands of its
+ * class and its ancestors, and `X.isInstance(value)` / `value instanceof X` check X's brand, not
+ * the prototype chain (undici's pattern). `KubeError.isInstance` is true for every k error.
  */
 export class KubeError extends Error {
+  /** brand names the class across copies of the package; every subclass declares its own. */
+  static readonly brand: symbol = Symbol.for('@k/config.KubeError');
   readonly code: string;
 
   constructor(code: string, message: string, options?: { cause?: unknown }) {
     super(message, options);
     this.code = code;
     this.name = new.target.name;
-    Object.defineProperty(this, KUBE_ERROR_BRAND, { value: true });
+    for (
+      let target: unknown = new.target;
+      typeof target === 'function' && target !== Error;
+      target = Object.getPrototypeOf(target)
+    ) {
+      if (Object.hasOwn(target, 'brand')) {
+        Object.defineProperty(this, (target as unknown as ErrorClass<unknown>).brand, {
+          value: true,
+        });
+      }
+    }
   }
 
-  /** isInstance reports whether `value` is a KubeError from any copy of this package. */
-  static isInstance(value: unknown): value is KubeError {
-    return typeof value === 'object' && value !== null && KUBE_ERROR_BRAND in value;
+  /** isInstance reports whether `value` is an instance of this class, from any copy of its package. */
+  static isInstance<T>(this: ErrorClass<T>, value: unknown): value is T {
+    return hasBrand(value, this.brand);
+  }
+
+  /** `value instanceof` this class is {@link isInstance}: exact, and across copies. */
+  static override [Symbol.hasInstance](this: ErrorClass<unknown>, value: unknown): boolean {
+    return hasBrand(value, this.brand);
   }
 }
 
 /** The stable codes of {@link KubeconfigError}. */
 export type KubeconfigErrorCode =
   /** A kubeconfig file could not be read (missing explicit path, permission, a directory). */
-  | 'ERR_KUBECONFIG_READ'
+  | 'ERR_CONFIG_READ'
   /** A kubeconfig file is not valid YAML/JSON or does not have the kubeconfig shape. */
-  | 'ERR_KUBECONFIG_PARSE'
+  | 'ERR_CONFIG_PARSE'
   /** One file lists two clusters, users, contexts or extensions with the same name. */
-  | 'ERR_KUBECONFIG_DUPLICATE_NAME'
+  | 'ERR_CONFIG_DUPLICATE_NAME'
   /** Nothing was configured: no server for the selected cluster, or no config at all. */
-  | 'ERR_KUBECONFIG_EMPTY'
+  | 'ERR_CONFIG_EMPTY'
   /** An explicitly requested context, cluster or user does not exist. */
-  | 'ERR_KUBECONFIG_NOT_FOUND'
+  | 'ERR_CONFIG_NOT_FOUND'
   /** The selected context, cluster or user fails client-go's validation. */
-  | 'ERR_KUBECONFIG_INVALID'
+  | 'ERR_CONFIG_INVALID'
   /** Writing a kubeconfig file failed; the file was left as it was. */
-  | 'ERR_KUBECONFIG_WRITE';
+  | 'ERR_CONFIG_WRITE';
 
 /**
  * KubeconfigError is thrown for every problem with kubeconfig files: reading, parsing,
@@ -45,6 +75,7 @@ export type KubeconfigErrorCode =
  * concerned, when there is one.
  */
 export class KubeconfigError extends KubeError {
+  static override readonly brand: symbol = Symbol.for('@k/config.KubeconfigError');
   declare readonly code: KubeconfigErrorCode;
   readonly path: string | undefined;
   readonly entry: string | undefined;
@@ -66,12 +97,13 @@ export class KubeconfigError extends KubeError {
 /** The stable codes of {@link InClusterConfigError}. */
 export type InClusterConfigErrorCode =
   /** KUBERNETES_SERVICE_HOST or KUBERNETES_SERVICE_PORT is not set. */
-  | 'ERR_NOT_IN_CLUSTER'
+  | 'ERR_CONFIG_NOT_IN_CLUSTER'
   /** The service-account token could not be read. */
-  | 'ERR_IN_CLUSTER_TOKEN';
+  | 'ERR_CONFIG_IN_CLUSTER_TOKEN';
 
 /** InClusterConfigError is thrown by `loadInClusterConfig` when the process is not in a pod. */
 export class InClusterConfigError extends KubeError {
+  static override readonly brand: symbol = Symbol.for('@k/config.InClusterConfigError');
   declare readonly code: InClusterConfigErrorCode;
 }
 
@@ -80,13 +112,14 @@ export class InClusterConfigError extends KubeError {
  * environment gives a usable configuration. It keeps both causes.
  */
 export class ConfigInferenceError extends KubeError {
-  declare readonly code: 'ERR_NO_CONFIGURATION';
+  static override readonly brand: symbol = Symbol.for('@k/config.ConfigInferenceError');
+  declare readonly code: 'ERR_CONFIG_NOT_INFERRED';
   readonly kubeconfigError: unknown;
   readonly inClusterError: unknown;
 
   constructor(kubeconfigError: unknown, inClusterError: unknown) {
     super(
-      'ERR_NO_CONFIGURATION',
+      'ERR_CONFIG_NOT_INFERRED',
       `no usable configuration: kubeconfig: ${describe(kubeconfigError)}; in-cluster: ${describe(inClusterError)}`,
       { cause: kubeconfigError },
     );
@@ -102,6 +135,7 @@ export class ConfigInferenceError extends KubeError {
  * the value (it could be a credential in the wrong place). `argument` is that name.
  */
 export class ConfigArgumentError extends KubeError {
+  static override readonly brand: symbol = Symbol.for('@k/config.ConfigArgumentError');
   declare readonly code: 'ERR_CONFIG_INVALID_ARGUMENT';
   readonly argument: string;
 
@@ -136,3 +170,10 @@ function describeType(value: unknown): string {
 function describe(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
+
+/** KConfigErrorCode is every code an error of @k/config can have. */
+export type KConfigErrorCode =
+  | KubeconfigErrorCode
+  | InClusterConfigErrorCode
+  | ConfigInferenceError['code']
+  | ConfigArgumentError['code'];

@@ -5,7 +5,12 @@ export {
   ConfigInferenceError,
   ConfigArgumentError,
 } from './errors.js';
-export type { KubeconfigErrorCode, InClusterConfigErrorCode } from './errors.js';
+export type {
+  ErrorClass,
+  InClusterConfigErrorCode,
+  KConfigErrorCode,
+  KubeconfigErrorCode,
+} from './errors.js';
 export { emptyKubeconfig } from './model/kubeconfig.js';
 export type {
   AuthInfo,

@@ -58,7 +58,7 @@ describe('inferConfig', () => {
       inCluster: inCluster(),
     }).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(KubeconfigError);
-    expect((error as KubeconfigError).code).toBe('ERR_KUBECONFIG_INVALID');
+    expect((error as KubeconfigError).code).toBe('ERR_CONFIG_INVALID');
   });
 
   it('keeps both causes when neither source works', async () => {
@@ -66,9 +66,9 @@ describe('inferConfig', () => {
       (caught: unknown) => caught,
     )) as ConfigInferenceError;
     expect(error).toBeInstanceOf(ConfigInferenceError);
-    expect(error.code).toBe('ERR_NO_CONFIGURATION');
-    expect((error.kubeconfigError as KubeconfigError).code).toBe('ERR_KUBECONFIG_EMPTY');
-    expect((error.inClusterError as { code: string }).code).toBe('ERR_NOT_IN_CLUSTER');
+    expect(error.code).toBe('ERR_CONFIG_NOT_INFERRED');
+    expect((error.kubeconfigError as KubeconfigError).code).toBe('ERR_CONFIG_EMPTY');
+    expect((error.inClusterError as { code: string }).code).toBe('ERR_CONFIG_NOT_IN_CLUSTER');
     expect(error.message).toContain('kubeconfig:');
     expect(error.message).toContain('in-cluster:');
   });

@@ -19,7 +19,7 @@ export interface InferConfigOptions extends LoadKubeconfigOptions {
 
 /**
  * inferConfig finds the configuration the way kubectl and client-go's deferred loader do: the
- * kubeconfig chain first; when it configures nothing (`ERR_KUBECONFIG_EMPTY`) and the process
+ * kubeconfig chain first; when it configures nothing (`ERR_CONFIG_EMPTY`) and the process
  * runs in a pod, the in-cluster configuration (honouring the `server`, `token` and
  * `certificateAuthority` overrides, as client-go does). Any other kubeconfig error is thrown
  * as it is. When neither source works the {@link ConfigInferenceError} keeps both causes.
@@ -35,7 +35,7 @@ export async function inferConfig(options: InferConfigOptions = {}): Promise<Res
     const loaded = await loadKubeconfig(options);
     return resolveConfig(loaded, options.overrides);
   } catch (error) {
-    if (!(KubeError.isInstance(error) && error.code === 'ERR_KUBECONFIG_EMPTY')) throw error;
+    if (!(KubeError.isInstance(error) && error.code === 'ERR_CONFIG_EMPTY')) throw error;
     kubeconfigError = error;
   }
   const inClusterOptions = { env: options.env, ...options.inCluster };

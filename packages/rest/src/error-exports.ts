@@ -10,6 +10,7 @@ export {
   RequestTimeoutError,
   ResponseDecodeError,
   RestConfigurationError,
+  RestUsageError,
   WatchDecodeError,
   isAlreadyExists,
   isBadRequest,
@@ -28,7 +29,12 @@ export {
   reasonForError,
   suggestsClientDelay,
 } from './errors.js';
-export type { ApiErrorCode, ApiErrorRequest, RequestTimeoutErrorCode } from './errors.js';
+export type {
+  ApiErrorCode,
+  ApiErrorRequest,
+  KRestErrorCode,
+  RequestTimeoutErrorCode,
+} from './errors.js';
 export { genericStatus, isStatus, KNOWN_STATUS_REASONS } from './status.js';
 export type {
   GenericStatusRequest,

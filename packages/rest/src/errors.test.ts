@@ -43,7 +43,7 @@ describe('genericStatus (client-go NewGenericServerResponse)', () => {
     const error = generic(404, 'GET', 'foo', 'bar');
     expect(error.message).toBe('the server could not find the requested resource (get foo bar)');
     expect(isNotFound(error)).toBe(true);
-    expect(error.code).toBe('ERR_API_UNEXPECTED_RESPONSE');
+    expect(error.code).toBe('ERR_REST_API_UNEXPECTED_RESPONSE');
     expect(error.details?.causes?.[0]?.reason).toBe('UnexpectedServerResponse');
     const grouped = new ApiError(
       genericStatus(
@@ -148,7 +148,7 @@ describe('error classes', () => {
   it('are KubeErrors with stable codes and cross-copy brands', () => {
     const build = new RequestBuildError('resource name may not be empty');
     expect(KubeError.isInstance(build)).toBe(true);
-    expect(build.code).toBe('ERR_REQUEST_INVALID');
+    expect(build.code).toBe('ERR_REST_REQUEST_INVALID');
     expect(RequestBuildError.isInstance(build)).toBe(true);
     expect(ApiError.isInstance(build)).toBe(false);
     const connection = new ConnectionError('reset', {

@@ -6,38 +6,17 @@ import {
   type StatusReason,
 } from './status.js';
 
-function brand(target: object, symbol: symbol): void {
-  Object.defineProperty(target, symbol, { value: true });
-}
-
-function hasBrand(value: unknown, symbol: symbol): boolean {
-  return typeof value === 'object' && value !== null && symbol in value;
-}
-
-const REQUEST_BUILD_ERROR = Symbol.for('@k/rest.RequestBuildError');
-const API_ERROR = Symbol.for('@k/rest.ApiError');
-const RESPONSE_DECODE_ERROR = Symbol.for('@k/rest.ResponseDecodeError');
-const REQUEST_TIMEOUT_ERROR = Symbol.for('@k/rest.RequestTimeoutError');
-const CONNECTION_ERROR = Symbol.for('@k/rest.ConnectionError');
-const WATCH_DECODE_ERROR = Symbol.for('@k/rest.WatchDecodeError');
-const REST_CONFIGURATION_ERROR = Symbol.for('@k/rest.RestConfigurationError');
-
 /**
  * RequestBuildError is the first mistake made while building a request (a namespace set twice, an
  * empty name, a segment containing `/`), recorded by the builder and thrown when the request runs,
  * before anything is sent. Messages are client-go's, e.g. `resource name may not be empty`.
  */
 export class RequestBuildError extends KubeError {
-  declare readonly code: 'ERR_REQUEST_INVALID';
+  static override readonly brand: symbol = Symbol.for('@k/rest.RequestBuildError');
+  declare readonly code: 'ERR_REST_REQUEST_INVALID';
 
   constructor(message: string) {
-    super('ERR_REQUEST_INVALID', message);
-    brand(this, REQUEST_BUILD_ERROR);
-  }
-
-  /** isInstance reports whether `value` is a RequestBuildError from any copy of this package. */
-  static override isInstance(value: unknown): value is RequestBuildError {
-    return hasBrand(value, REQUEST_BUILD_ERROR);
+    super('ERR_REST_REQUEST_INVALID', message);
   }
 }
 
@@ -50,17 +29,18 @@ export interface ApiErrorRequest {
 /** The stable codes of {@link ApiError}. */
 export type ApiErrorCode =
   /** The server answered with a `Status` body saying `Failure`. */
-  | 'ERR_API_STATUS'
+  | 'ERR_REST_API_STATUS'
   /** The server answered non-2xx without a `Status` body (a proxy's HTML page, an empty body). */
-  | 'ERR_API_UNEXPECTED_RESPONSE';
+  | 'ERR_REST_API_UNEXPECTED_RESPONSE';
 
 /**
  * ApiError is a failed API call: the server's `Status` (reason, code, message, details with causes
- * and `retryAfterSeconds`). When the body was not a Status (`ERR_API_UNEXPECTED_RESPONSE`), the
+ * and `retryAfterSeconds`). When the body was not a Status (`ERR_REST_API_UNEXPECTED_RESPONSE`), the
  * Status is the one client-go builds from the HTTP code, so `isNotFound` and friends still work.
  * `message` is the Status message; it never holds a header value.
  */
 export class ApiError extends KubeError {
+  static override readonly brand: symbol = Symbol.for('@k/rest.ApiError');
   declare readonly code: ApiErrorCode;
   /** status is the decoded (or, for unexpected responses, synthesized) `Status`. */
   readonly status: Status;
@@ -92,9 +72,13 @@ export class ApiError extends KubeError {
       status.message !== undefined && status.message !== ''
         ? status.message
         : `the server responded with the status code ${statusCode}`;
-    super(options.unexpected ? 'ERR_API_UNEXPECTED_RESPONSE' : 'ERR_API_STATUS', message, {
-      cause: options.cause,
-    });
+    super(
+      options.unexpected ? 'ERR_REST_API_UNEXPECTED_RESPONSE' : 'ERR_REST_API_STATUS',
+      message,
+      {
+        cause: options.cause,
+      },
+    );
     this.status = status;
     this.statusCode = statusCode;
     this.httpStatusCode = options.httpStatusCode ?? 0;
@@ -106,12 +90,6 @@ export class ApiError extends KubeError {
         : options.retryAfterSeconds;
     this.request = options.request;
     this.contentType = options.contentType;
-    brand(this, API_ERROR);
-  }
-
-  /** isInstance reports whether `value` is an ApiError from any copy of this package. */
-  static override isInstance(value: unknown): value is ApiError {
-    return hasBrand(value, API_ERROR);
   }
 }
 
@@ -121,7 +99,8 @@ export class ApiError extends KubeError {
  * the status code and content type, never the body.
  */
 export class ResponseDecodeError extends KubeError {
-  declare readonly code: 'ERR_RESPONSE_DECODE';
+  static override readonly brand: symbol = Symbol.for('@k/rest.ResponseDecodeError');
+  declare readonly code: 'ERR_REST_RESPONSE_DECODE';
   readonly statusCode: number;
   readonly contentType: string | undefined;
   readonly request: ApiErrorRequest;
@@ -135,31 +114,26 @@ export class ResponseDecodeError extends KubeError {
       cause?: unknown;
     },
   ) {
-    super('ERR_RESPONSE_DECODE', message, { cause: options.cause });
+    super('ERR_REST_RESPONSE_DECODE', message, { cause: options.cause });
     this.statusCode = options.statusCode;
     this.contentType = options.contentType;
     this.request = options.request;
-    brand(this, RESPONSE_DECODE_ERROR);
-  }
-
-  /** isInstance reports whether `value` is a ResponseDecodeError from any copy of this package. */
-  static override isInstance(value: unknown): value is ResponseDecodeError {
-    return hasBrand(value, RESPONSE_DECODE_ERROR);
   }
 }
 
 /** The stable codes of {@link RequestTimeoutError}. */
 export type RequestTimeoutErrorCode =
   /** The request (all its attempts and waits together) did not finish within its timeout. */
-  | 'ERR_REQUEST_TIMEOUT'
+  | 'ERR_REST_REQUEST_TIMEOUT'
   /** A watch received nothing (no event, no bookmark) for its idle timeout. */
-  | 'ERR_WATCH_IDLE_TIMEOUT';
+  | 'ERR_REST_WATCH_IDLE_TIMEOUT';
 
 /**
  * RequestTimeoutError is the client giving up on time: the request timeout (which covers every
  * attempt, the throttle and retry waits) or a watch's idle timeout. The connection was closed.
  */
 export class RequestTimeoutError extends KubeError {
+  static override readonly brand: symbol = Symbol.for('@k/rest.RequestTimeoutError');
   declare readonly code: RequestTimeoutErrorCode;
   readonly timeoutMs: number;
   readonly request: ApiErrorRequest;
@@ -167,18 +141,12 @@ export class RequestTimeoutError extends KubeError {
   constructor(code: RequestTimeoutErrorCode, request: ApiErrorRequest, timeoutMs: number) {
     super(
       code,
-      code === 'ERR_WATCH_IDLE_TIMEOUT'
+      code === 'ERR_REST_WATCH_IDLE_TIMEOUT'
         ? `watch ${request.path} received nothing for ${timeoutMs}ms`
         : `${request.method.toLowerCase()} ${request.path} did not complete within ${timeoutMs}ms`,
     );
     this.timeoutMs = timeoutMs;
     this.request = request;
-    brand(this, REQUEST_TIMEOUT_ERROR);
-  }
-
-  /** isInstance reports whether `value` is a RequestTimeoutError from any copy of this package. */
-  static override isInstance(value: unknown): value is RequestTimeoutError {
-    return hasBrand(value, REQUEST_TIMEOUT_ERROR);
   }
 }
 
@@ -189,7 +157,8 @@ export class RequestTimeoutError extends KubeError {
  * The cause is the underlying (undici or socket) error.
  */
 export class ConnectionError extends KubeError {
-  declare readonly code: 'ERR_CONNECTION';
+  static override readonly brand: symbol = Symbol.for('@k/rest.ConnectionError');
+  declare readonly code: 'ERR_REST_CONNECTION';
   readonly request: ApiErrorRequest;
   readonly attempts: number;
   readonly mayHaveReachedServer: boolean;
@@ -203,16 +172,10 @@ export class ConnectionError extends KubeError {
       cause?: unknown;
     },
   ) {
-    super('ERR_CONNECTION', message, { cause: options.cause });
+    super('ERR_REST_CONNECTION', message, { cause: options.cause });
     this.request = options.request;
     this.attempts = options.attempts;
     this.mayHaveReachedServer = options.mayHaveReachedServer;
-    brand(this, CONNECTION_ERROR);
-  }
-
-  /** isInstance reports whether `value` is a ConnectionError from any copy of this package. */
-  static override isInstance(value: unknown): value is ConnectionError {
-    return hasBrand(value, CONNECTION_ERROR);
   }
 }
 
@@ -221,33 +184,44 @@ export class ConnectionError extends KubeError {
  * (`got invalid watch event type: FOO`, client-go's message). The watch is closed.
  */
 export class WatchDecodeError extends KubeError {
-  declare readonly code: 'ERR_WATCH_DECODE';
+  static override readonly brand: symbol = Symbol.for('@k/rest.WatchDecodeError');
+  declare readonly code: 'ERR_REST_WATCH_DECODE';
 
   constructor(message: string, options?: { cause?: unknown }) {
-    super('ERR_WATCH_DECODE', message, options);
-    brand(this, WATCH_DECODE_ERROR);
+    super('ERR_REST_WATCH_DECODE', message, options);
   }
+}
 
-  /** isInstance reports whether `value` is a WatchDecodeError from any copy of this package. */
-  static override isInstance(value: unknown): value is WatchDecodeError {
-    return hasBrand(value, WATCH_DECODE_ERROR);
+/** RestUsageError is a use of a @k/rest object its contract rules out (a watch iterated twice). */
+export class RestUsageError extends KubeError {
+  static override readonly brand: symbol = Symbol.for('@k/rest.RestUsageError');
+  declare readonly code: 'ERR_REST_WATCH_REUSED';
+
+  constructor(code: 'ERR_REST_WATCH_REUSED', message: string) {
+    super(code, message);
   }
 }
 
 /** RestConfigurationError is an invalid option of a client, throttle or retry policy. */
 export class RestConfigurationError extends KubeError {
+  static override readonly brand: symbol = Symbol.for('@k/rest.RestConfigurationError');
   declare readonly code: 'ERR_REST_CONFIGURATION';
 
   constructor(message: string) {
     super('ERR_REST_CONFIGURATION', message);
-    brand(this, REST_CONFIGURATION_ERROR);
-  }
-
-  /** isInstance reports whether `value` is a RestConfigurationError from any copy of this package. */
-  static override isInstance(value: unknown): value is RestConfigurationError {
-    return hasBrand(value, REST_CONFIGURATION_ERROR);
   }
 }
+
+/** KRestErrorCode is every code an error of @k/rest can have. */
+export type KRestErrorCode =
+  | RequestBuildError['code']
+  | ApiErrorCode
+  | ResponseDecodeError['code']
+  | RequestTimeoutError['code']
+  | ConnectionError['code']
+  | WatchDecodeError['code']
+  | RestUsageError['code']
+  | RestConfigurationError['code'];
 
 function reasonAndCode(error: unknown): [reason: string, code: number] | undefined {
   if (!ApiError.isInstance(error)) return undefined;

@@ -190,7 +190,7 @@ describe('exec credential plugins through createTransport (real control plane)',
       transports.push(transport);
       const error = await whoAmI(transport).catch((caught: unknown) => caught);
       expect(error).toBeInstanceOf(ExecPluginError);
-      expect((error as ExecPluginError).code).toBe('ERR_EXEC_NOT_FOUND');
+      expect((error as ExecPluginError).code).toBe('ERR_TRANSPORT_EXEC_NOT_FOUND');
       expect(secretLeaks(error, secrets)).toEqual([]);
     }
   });

@@ -139,7 +139,7 @@ describe('exec credential plugins (real control plane)', () => {
     const error = await provider.getCredentials().catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(ExecPluginError);
     const failure = error as ExecPluginError;
-    expect(failure.code).toBe('ERR_EXEC_FAILED');
+    expect(failure.code).toBe('ERR_TRANSPORT_EXEC_FAILED');
     expect(failure.exitCode).toBe(3);
     expect(failure.message).toContain(
       `exec: executable ${plugin.pluginPath} failed with exit code 3`,
@@ -161,7 +161,7 @@ describe('exec credential plugins (real control plane)', () => {
     );
     const error = await provider.getCredentials().catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(ExecPluginError);
-    expect((error as ExecPluginError).code).toBe('ERR_EXEC_NOT_FOUND');
+    expect((error as ExecPluginError).code).toBe('ERR_TRANSPORT_EXEC_NOT_FOUND');
     expect((error as Error).message).toMatch(
       /^exec: executable k-e2e-credential-plugin-that-is-not-installed not found\n\nIt looks like you are trying to use a client-go credential plugin that is not installed\./,
     );

@@ -302,7 +302,7 @@ describe('oidc auth-provider (real control plane with a JWT authenticator)', () 
         .catch((caught: unknown) => caught)) as Error & {
         code?: string;
       };
-      expect(error.code).toBe('ERR_OIDC_REFRESH');
+      expect(error.code).toBe('ERR_TRANSPORT_OIDC_REFRESH');
       expect(error.message).toBe(
         `oidc issuer ${issuer.url}: failed to refresh token: oauth2: "invalid_grant" "refresh token is not valid"`,
       );

@@ -47,7 +47,9 @@ class EnvironmentTokenProvider implements CredentialProvider {
     const token = process.env[this.#variable];
     if (!token) {
       // Name the variable, never its value.
-      return Promise.reject(new TransportError('ERR_CREDENTIALS', `${this.#variable} is not set`));
+      return Promise.reject(
+        new TransportError('ERR_TRANSPORT_CREDENTIALS', `${this.#variable} is not set`),
+      );
     }
     return Promise.resolve({ authorization: `Bearer ${token}` });
   }

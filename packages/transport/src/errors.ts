@@ -13,13 +13,13 @@ export type TransportErrorCode =
   /** A CA, client certificate, key or token file could not be read. */
   | 'ERR_TRANSPORT_FILE_READ'
   /** Two credential provider factories have the same kind. */
-  | 'ERR_CREDENTIAL_PROVIDER_DUPLICATE'
+  | 'ERR_TRANSPORT_CREDENTIAL_PROVIDER_DUPLICATE'
   /** No credential provider factory has the kind the selected user needs. */
-  | 'ERR_CREDENTIAL_PROVIDER_NOT_FOUND'
+  | 'ERR_TRANSPORT_CREDENTIAL_PROVIDER_NOT_FOUND'
   /** The user names an auth-provider that client-go removed (`gcp`, `azure`). */
-  | 'ERR_AUTH_PROVIDER_REMOVED'
+  | 'ERR_TRANSPORT_AUTH_PROVIDER_REMOVED'
   /** The credential provider failed to supply credentials for a request. */
-  | 'ERR_CREDENTIALS'
+  | 'ERR_TRANSPORT_CREDENTIALS'
   /** The proxy URL is invalid, or the proxy refused or failed the tunnel. */
   | 'ERR_TRANSPORT_PROXY'
   /** A request was sent to another origin than the transport's server. */
@@ -36,6 +36,7 @@ export type TransportErrorCode =
  * credential, a private key or a proxy password.
  */
 export class TransportError extends KubeError {
+  static override readonly brand: symbol = Symbol.for('@k/transport.TransportError');
   declare readonly code: TransportErrorCode;
   readonly path: string | undefined;
 
@@ -56,23 +57,23 @@ export class TransportError extends KubeError {
 /** The stable codes of {@link ExecPluginError}. */
 export type ExecPluginErrorCode =
   /** `apiVersion` is not `client.authentication.k8s.io/v1` or `…/v1beta1`. */
-  | 'ERR_EXEC_INVALID_API_VERSION'
+  | 'ERR_TRANSPORT_EXEC_INVALID_API_VERSION'
   /** `interactiveMode` is unknown, or `Always` while standard input is not a usable terminal. */
-  | 'ERR_EXEC_INTERACTIVE_MODE'
+  | 'ERR_TRANSPORT_EXEC_INTERACTIVE_MODE'
   /** The cluster info for `provideClusterInfo` could not be built (CA file unreadable). */
-  | 'ERR_EXEC_CLUSTER_INFO'
+  | 'ERR_TRANSPORT_EXEC_CLUSTER_INFO'
   /** The command was not found (the message carries the install hint, rate-limited). */
-  | 'ERR_EXEC_NOT_FOUND'
+  | 'ERR_TRANSPORT_EXEC_NOT_FOUND'
   /** The plugin exited with a non-zero code or was killed by a signal. */
-  | 'ERR_EXEC_FAILED'
+  | 'ERR_TRANSPORT_EXEC_FAILED'
   /** The plugin did not finish within the timeout; its process tree was killed. */
-  | 'ERR_EXEC_TIMEOUT'
+  | 'ERR_TRANSPORT_EXEC_TIMEOUT'
   /** The plugin could not be started for another reason (permissions, bad interpreter, …). */
-  | 'ERR_EXEC_RUN'
+  | 'ERR_TRANSPORT_EXEC_RUN'
   /** The plugin's stdout is not a valid ExecCredential (client-go's validation messages). */
-  | 'ERR_EXEC_INVALID_OUTPUT'
+  | 'ERR_TRANSPORT_EXEC_INVALID_OUTPUT'
   /** The provider was closed. */
-  | 'ERR_EXEC_CLOSED';
+  | 'ERR_TRANSPORT_EXEC_CLOSED';
 
 /**
  * ExecPluginError is thrown by the exec credential provider. `command` is the plugin as
@@ -81,6 +82,7 @@ export type ExecPluginErrorCode =
  * the README). Neither the message nor any field ever holds a credential the plugin returned.
  */
 export class ExecPluginError extends KubeError {
+  static override readonly brand: symbol = Symbol.for('@k/transport.ExecPluginError');
   declare readonly code: ExecPluginErrorCode;
   readonly command: string;
   readonly exitCode: number | undefined;
@@ -109,25 +111,26 @@ export class ExecPluginError extends KubeError {
 /** The stable codes of {@link OidcError}. */
 export type OidcErrorCode =
   /** The auth-provider config is incomplete or invalid (issuer, client id, IdP CA). */
-  | 'ERR_OIDC_CONFIG'
+  | 'ERR_TRANSPORT_OIDC_CONFIG'
   /** The id-token is not a JWT or its claims cannot be parsed. */
-  | 'ERR_OIDC_INVALID_ID_TOKEN'
+  | 'ERR_TRANSPORT_OIDC_INVALID_ID_TOKEN'
   /** The id-token is missing or expired and there is no refresh token. */
-  | 'ERR_OIDC_NO_REFRESH_TOKEN'
+  | 'ERR_TRANSPORT_OIDC_NO_REFRESH_TOKEN'
   /** The issuer's discovery document could not be fetched or lacks a token endpoint. */
-  | 'ERR_OIDC_DISCOVERY'
+  | 'ERR_TRANSPORT_OIDC_DISCOVERY'
   /** The token endpoint refused the refresh or answered without an id_token. */
-  | 'ERR_OIDC_REFRESH'
+  | 'ERR_TRANSPORT_OIDC_REFRESH'
   /** The refreshed tokens could not be written back to the kubeconfig; they were not used. */
-  | 'ERR_OIDC_PERSIST'
+  | 'ERR_TRANSPORT_OIDC_PERSIST'
   /** The provider was closed. */
-  | 'ERR_OIDC_CLOSED';
+  | 'ERR_TRANSPORT_OIDC_CLOSED';
 
 /**
  * OidcError is thrown by the OIDC auth-provider. `issuer` names the identity provider. Messages
  * and fields never hold an id-token, a refresh token or the client secret.
  */
 export class OidcError extends KubeError {
+  static override readonly brand: symbol = Symbol.for('@k/transport.OidcError');
   declare readonly code: OidcErrorCode;
   readonly issuer: string | undefined;
   /** status is the HTTP status of the failed discovery or token request, when there was one. */
@@ -143,3 +146,6 @@ export class OidcError extends KubeError {
     this.status = options.status;
   }
 }
+
+/** KTransportErrorCode is every code an error of @k/transport can have. */
+export type KTransportErrorCode = TransportErrorCode | ExecPluginErrorCode | OidcErrorCode;

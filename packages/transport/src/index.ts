@@ -26,7 +26,7 @@ export {
 } from './transport/connection-pools.js';
 export type { PoolIdentity, PoolLease, PoolSettings } from './transport/connection-pools.js';
 export { TransportError } from './errors.js';
-export type { TransportErrorCode } from './errors.js';
+export type { KTransportErrorCode, TransportErrorCode } from './errors.js';
 export { TRANSPORT_VERSION } from './version.js';
 
 // Credential providers (src/auth).

@@ -63,14 +63,14 @@ items:
       'apiVersion: v1\nkind: ConfigMap\nmetadata: {}\n',
       /^document 1 \(ConfigMap\) has no metadata.name/,
     ],
-  ])('fails with ERR_MANIFEST naming the document: %j', async (text, message) => {
+  ])('fails with ERR_CLIENTSET_MANIFEST naming the document: %j', async (text, message) => {
     let failure: unknown;
     try {
       await parseManifests(text);
     } catch (error) {
       failure = error;
     }
-    expect(ClientsetError.isInstance(failure) && failure.code).toBe('ERR_MANIFEST');
+    expect(ClientsetError.isInstance(failure) && failure.code).toBe('ERR_CLIENTSET_MANIFEST');
     expect((failure as Error).message).toMatch(message);
   });
 });
@@ -101,7 +101,7 @@ describe('parseManifests keeps the text out of its errors', () => {
       const failure = await caught(parseManifests(SECRET_MANIFEST_HEAD + valueLine));
       expect((failure as Error).message).not.toContain(SECRET);
       expect(inspect(failure, { depth: Infinity })).not.toContain(SECRET);
-      expect(ClientsetError.isInstance(failure) && failure.code).toBe('ERR_MANIFEST');
+      expect(ClientsetError.isInstance(failure) && failure.code).toBe('ERR_CLIENTSET_MANIFEST');
       expect(ManifestError.isInstance(failure)).toBe(true);
       expect(failure).toMatchObject({ document: 2, line, column });
       expect((failure as Error).message).toMatch(
@@ -153,7 +153,7 @@ describe('applyManifests refuses manifests that aliases blow up (recording fake 
       new RestMapper(new DiscoveryClient(server.client)),
     );
     const failure = await caught(applyManifests(dynamic, text, { fieldManager: 'test' }));
-    expect(ClientsetError.isInstance(failure) && failure.code).toBe('ERR_MANIFEST');
+    expect(ClientsetError.isInstance(failure) && failure.code).toBe('ERR_CLIENTSET_MANIFEST');
     expect(ManifestError.isInstance(failure)).toBe(true);
     expect((failure as Error).message).toMatch(/^document \d+ /);
     expect(server.requests).toHaveLength(0);

@@ -248,7 +248,7 @@ async function readManifests(text: string): Promise<ManifestEntry[]> {
 /**
  * parseManifests reads multi-document YAML (or JSON) into objects, in order: empty documents are
  * skipped and `kind: List` documents contribute their items, like kubectl. YAML 1.1 rules apply
- * (`yes` is a boolean), as in kubectl. It fails with a {@link ManifestError} (`ERR_MANIFEST`)
+ * (`yes` is a boolean), as in kubectl. It fails with a {@link ManifestError} (`ERR_CLIENTSET_MANIFEST`)
  * naming the document, and the line and column of a syntax error, but never quoting the text:
  * on a syntax error; when YAML aliases repeat more than @k/config's limit of nodes (one million,
  * over all the documents: "billion laughs"); when the aliases of a document expand it past 3 MiB
@@ -279,9 +279,9 @@ function definedKind(object: UnstructuredObject): DefinedKind | undefined {
  * objects without a namespace go to `options.namespace` (default `default`), and `fieldManager`,
  * `force` (always sent, default false) and `dryRun` apply to every object. A kind defined by a
  * CRD earlier in the same text is waited for until the API server serves it. It stops at the
- * first failure (an `ApplyConflictError`, an `ApiError`, `ERR_NO_MAPPING`, a
+ * first failure (an `ApplyConflictError`, an `ApiError`, `ERR_CLIENTSET_NO_MAPPING`, a
  * {@link ManifestError}); objects before it stay applied. Arguments are checked at runtime
- * (`ERR_INVALID_ARGUMENT`: `fieldManager` is required) before the text is read.
+ * (`ERR_CLIENTSET_INVALID_ARGUMENT`: `fieldManager` is required) before the text is read.
  */
 export async function applyManifests(
   dynamic: DynamicClient,
@@ -342,7 +342,7 @@ async function clientFor(
       const retry =
         awaited &&
         ClientsetError.isInstance(error) &&
-        error.code === 'ERR_NO_MAPPING' &&
+        error.code === 'ERR_CLIENTSET_NO_MAPPING' &&
         Date.now() < deadline;
       if (!retry) throw error;
       await sleep(250, undefined, signal ? { signal } : undefined);

@@ -88,7 +88,7 @@ describe('DiscoveryClient (fake discovery server)', () => {
     expect((await discovery.serverVersion()).gitVersion).toBe('v1.37.2');
   });
 
-  it('fails with ERR_DISCOVERY when discovery itself fails', async () => {
+  it('fails with ERR_CLIENTSET_DISCOVERY when discovery itself fails', async () => {
     server = await startRecordingServer((_request, response) =>
       json(response, 403, {
         kind: 'Status',
@@ -99,7 +99,7 @@ describe('DiscoveryClient (fake discovery server)', () => {
       }),
     );
     await expect(new DiscoveryClient(server.client).serverResources()).rejects.toSatisfy(
-      (error) => ClientsetError.isInstance(error) && error.code === 'ERR_DISCOVERY',
+      (error) => ClientsetError.isInstance(error) && error.code === 'ERR_CLIENTSET_DISCOVERY',
     );
   });
 });
@@ -169,11 +169,11 @@ describe('RestMapper (fake discovery server)', () => {
     expect((await mapper.resourceForName('deploy')).plural).toBe('deployments');
   });
 
-  it('rediscovers once on a miss, then fails with ERR_NO_MAPPING', async () => {
+  it('rediscovers once on a miss, then fails with ERR_CLIENTSET_NO_MAPPING', async () => {
     server = await discoveryServer('aggregated');
     const mapper = new RestMapper(new DiscoveryClient(server.client));
     await expect(mapper.mappingFor('example.com/v1', 'Widget')).rejects.toMatchObject({
-      code: 'ERR_NO_MAPPING',
+      code: 'ERR_CLIENTSET_NO_MAPPING',
       message: 'no matches for kind "Widget" in version "example.com/v1"',
     });
     expect(server.requests).toHaveLength(4);

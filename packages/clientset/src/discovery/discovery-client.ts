@@ -129,7 +129,7 @@ export class DiscoveryClient {
       return await builder.execute<T>();
     } catch (error) {
       throw new ClientsetError(
-        'ERR_DISCOVERY',
+        'ERR_CLIENTSET_DISCOVERY',
         `discovery of ${path} failed: ${(error as Error).message}`,
         {
           cause: error,
@@ -141,7 +141,7 @@ export class DiscoveryClient {
   async #fetchLegacy(core: APIVersions, groupList: APIGroupList): Promise<ServerResources> {
     if (!Array.isArray(core?.versions) || !Array.isArray(groupList?.groups)) {
       throw new ClientsetError(
-        'ERR_DISCOVERY',
+        'ERR_CLIENTSET_DISCOVERY',
         'the server answered /api or /apis with something that is not discovery',
       );
     }

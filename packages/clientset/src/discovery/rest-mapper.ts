@@ -104,7 +104,7 @@ export function findByName(
 /**
  * RestMapper maps kinds to resources and back from discovery (client-go's deferred discovery
  * REST mapper): a miss invalidates the discovery cache and looks again once, so a CRD installed
- * after the first lookup is found; a second miss fails with `ERR_NO_MAPPING`.
+ * after the first lookup is found; a second miss fails with `ERR_CLIENTSET_NO_MAPPING`.
  */
 export class RestMapper {
   readonly discovery: DiscoveryClient;
@@ -123,7 +123,7 @@ export class RestMapper {
     await this.discovery.invalidate();
     const again = find(await this.discovery.refresh());
     if (again !== undefined) return again;
-    throw new ClientsetError('ERR_NO_MAPPING', miss());
+    throw new ClientsetError('ERR_CLIENTSET_NO_MAPPING', miss());
   }
 
   /** resourceFor returns the resource of a kind (preferred version when `version` is left out). */
@@ -145,7 +145,8 @@ export class RestMapper {
     checkArgument(apiVersion, NON_EMPTY_STRING, 'apiVersion', { where: 'mapper mappingFor' });
     checkArgument(kind, NON_EMPTY_STRING, 'kind', { where: 'mapper mappingFor' });
     const parsed = parseApiVersion(apiVersion);
-    if (!parsed) throw new ClientsetError('ERR_NO_MAPPING', `invalid apiVersion "${apiVersion}"`);
+    if (!parsed)
+      throw new ClientsetError('ERR_CLIENTSET_NO_MAPPING', `invalid apiVersion "${apiVersion}"`);
     return this.resourceFor({ ...parsed, kind });
   }
 

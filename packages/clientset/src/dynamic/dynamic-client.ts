@@ -90,7 +90,7 @@ export class DynamicClient {
   #mapper(): RestMapper {
     if (!this.mapper) {
       throw new ClientsetError(
-        'ERR_NO_MAPPING',
+        'ERR_CLIENTSET_NO_MAPPING',
         'this dynamic client has no REST mapper; name the resource instead',
       );
     }
@@ -123,10 +123,13 @@ export class DynamicClient {
     defaultNamespace?: string,
   ): Promise<DynamicResourceClient> {
     const context = { where: 'dynamic forObject' };
-    checkArgument(object, PLAIN_OBJECT, 'the object', { ...context, code: 'ERR_INVALID_OBJECT' });
+    checkArgument(object, PLAIN_OBJECT, 'the object', {
+      ...context,
+      code: 'ERR_CLIENTSET_INVALID_OBJECT',
+    });
     checkArgument(defaultNamespace, OPTIONAL_STRING, 'defaultNamespace', context);
     if (!object.apiVersion || !object.kind) {
-      throw new ClientsetError('ERR_INVALID_OBJECT', 'object has no apiVersion or kind');
+      throw new ClientsetError('ERR_CLIENTSET_INVALID_OBJECT', 'object has no apiVersion or kind');
     }
     return this.forKind(
       object.apiVersion,

@@ -45,7 +45,7 @@ const OPTIONAL_STRING: ArgumentRule = {
  * ResourceArguments checks at runtime what a `ResourceClient` is given, for plain-JavaScript
  * callers (the types already forbid what it refuses). Every typed and dynamic client goes
  * through one, so the generated code stays as it is. Each check throws a `ClientsetError` —
- * `ERR_INVALID_ARGUMENT`, or `ERR_INVALID_OBJECT` for the object a call sends — whose message
+ * `ERR_CLIENTSET_INVALID_ARGUMENT`, or `ERR_CLIENTSET_INVALID_OBJECT` for the object a call sends — whose message
  * names the resource, the call and what to pass (`configmaps apply: options.fieldManager must be
  * a non-empty string, got undefined`), before anything is sent. Stateless.
  */
@@ -94,7 +94,7 @@ export class ResourceArguments {
 
   /** object checks the object a call sends: a plain object. */
   object(object: unknown, call: string, what = 'the object'): void {
-    checkArgument(object, PLAIN_OBJECT, what, this.#context(call, 'ERR_INVALID_OBJECT'));
+    checkArgument(object, PLAIN_OBJECT, what, this.#context(call, 'ERR_CLIENTSET_INVALID_OBJECT'));
   }
 
   /** objectName returns the `metadata.name` of an object to send, which must be set. */
@@ -104,7 +104,7 @@ export class ResourceArguments {
       name,
       NON_EMPTY_STRING,
       'metadata.name',
-      this.#context(call, 'ERR_INVALID_OBJECT'),
+      this.#context(call, 'ERR_CLIENTSET_INVALID_OBJECT'),
     );
     return name as string;
   }

@@ -272,7 +272,7 @@ describe('ResourceClient checks (recording fake server)', () => {
       subresources: { status: ['get'] },
     });
     const error = await caught(() => namespaces.deleteCollection());
-    expect(ClientsetError.isInstance(error) && error.code).toBe('ERR_VERB_NOT_SUPPORTED');
+    expect(ClientsetError.isInstance(error) && error.code).toBe('ERR_CLIENTSET_VERB_NOT_SUPPORTED');
     expect((error as Error).message).toBe('namespaces does not support deletecollection');
     await expect(
       caught(() => namespaces.updateStatus({ metadata: { name: 'n' } })),
@@ -286,7 +286,7 @@ describe('ResourceClient checks (recording fake server)', () => {
     server = await startRecordingServer();
     const configMaps = createCoreV1Client(server.client).configMaps('ns');
     await expect(caught(() => configMaps.update({ data: {} }))).resolves.toMatchObject({
-      code: 'ERR_INVALID_OBJECT',
+      code: 'ERR_CLIENTSET_INVALID_OBJECT',
     });
     await expect(
       caught(() =>
@@ -363,193 +363,193 @@ describe('ResourceClient arguments from plain JavaScript (recording fake server)
     [
       'apply without options',
       (c) => c.apply!(CONFIG_MAP),
-      'ERR_INVALID_ARGUMENT',
+      'ERR_CLIENTSET_INVALID_ARGUMENT',
       /^configmaps apply: options must be an object with fieldManager, got undefined$/,
     ],
     [
       'apply without fieldManager',
       (c) => c.apply!(CONFIG_MAP, {}),
-      'ERR_INVALID_ARGUMENT',
+      'ERR_CLIENTSET_INVALID_ARGUMENT',
       /^configmaps apply: options.fieldManager must be a non-empty string, got undefined$/,
     ],
     [
       'apply with a numeric fieldManager',
       (c) => c.apply!(CONFIG_MAP, { fieldManager: 5 }),
-      'ERR_INVALID_ARGUMENT',
+      'ERR_CLIENTSET_INVALID_ARGUMENT',
       /options.fieldManager must be a non-empty string, got a number$/,
     ],
     [
       'apply with force as text',
       (c) => c.apply!(CONFIG_MAP, { fieldManager: 'm', force: 'yes' }),
-      'ERR_INVALID_ARGUMENT',
+      'ERR_CLIENTSET_INVALID_ARGUMENT',
       /options.force must be true or false, got a string$/,
     ],
     [
       'apply of a string',
       (c) => c.apply!('kind: ConfigMap', { fieldManager: 'm' }),
-      'ERR_INVALID_OBJECT',
+      'ERR_CLIENTSET_INVALID_OBJECT',
       /^configmaps apply: the configuration must be an object, got a string$/,
     ],
     [
       'apply of nothing',
       (c) => c.apply!(undefined, { fieldManager: 'm' }),
-      'ERR_INVALID_OBJECT',
+      'ERR_CLIENTSET_INVALID_OBJECT',
       /the configuration must be an object, got undefined$/,
     ],
     [
       'get without a name',
       (c) => c.get!(),
-      'ERR_INVALID_ARGUMENT',
+      'ERR_CLIENTSET_INVALID_ARGUMENT',
       /^configmaps get: name must be a non-empty string, got undefined$/,
     ],
     [
       'get with a numeric name',
       (c) => c.get!(5),
-      'ERR_INVALID_ARGUMENT',
+      'ERR_CLIENTSET_INVALID_ARGUMENT',
       /name must be a non-empty string, got a number$/,
     ],
     [
       'get with options as text',
       (c) => c.get!('c', '0'),
-      'ERR_INVALID_ARGUMENT',
+      'ERR_CLIENTSET_INVALID_ARGUMENT',
       /^configmaps get: options must be an object, got a string$/,
     ],
     [
       'get with null options',
       (c) => c.get!('c', null),
-      'ERR_INVALID_ARGUMENT',
+      'ERR_CLIENTSET_INVALID_ARGUMENT',
       /options must be an object, got null$/,
     ],
     [
       'list with a selector instead of options',
       (c) => c.list!('app=web'),
-      'ERR_INVALID_ARGUMENT',
+      'ERR_CLIENTSET_INVALID_ARGUMENT',
       /^configmaps list: options must be an object, got a string$/,
     ],
     [
       'list with a limit as text',
       (c) => c.list!({ limit: '10' }),
-      'ERR_INVALID_ARGUMENT',
+      'ERR_CLIENTSET_INVALID_ARGUMENT',
       /options.limit must be an integer of 0 or more, got a string$/,
     ],
     [
       'list with a numeric label selector',
       (c) => c.list!({ labelSelector: 5 }),
-      'ERR_INVALID_ARGUMENT',
+      'ERR_CLIENTSET_INVALID_ARGUMENT',
       /options.labelSelector must be a string or an object of string values, got a number$/,
     ],
     [
       'list with a label selector map of numbers',
       (c) => c.list!({ labelSelector: { app: 5 } }),
-      'ERR_INVALID_ARGUMENT',
+      'ERR_CLIENTSET_INVALID_ARGUMENT',
       /options.labelSelector must be/,
     ],
     [
       'list with a signal that is not one',
       (c) => c.list!({ signal: {} }),
-      'ERR_INVALID_ARGUMENT',
+      'ERR_CLIENTSET_INVALID_ARGUMENT',
       /options.signal must be an AbortSignal, got an object$/,
     ],
     [
       'listAll with a page size as text',
       (c) => c.listAll!({ pageSize: '5' }),
-      'ERR_INVALID_ARGUMENT',
+      'ERR_CLIENTSET_INVALID_ARGUMENT',
       /^configmaps list: options.pageSize/,
     ],
     [
       'watch with a negative timeout',
       (c) => c.watch!({ timeoutSeconds: -1 }),
-      'ERR_INVALID_ARGUMENT',
+      'ERR_CLIENTSET_INVALID_ARGUMENT',
       /^configmaps watch: options.timeoutSeconds must be an integer of 0 or more, got a number$/,
     ],
     [
       'create of nothing',
       (c) => c.create!(),
-      'ERR_INVALID_OBJECT',
+      'ERR_CLIENTSET_INVALID_OBJECT',
       /^configmaps create: the object must be an object, got undefined$/,
     ],
     [
       'create of a string',
       (c) => c.create!('{}'),
-      'ERR_INVALID_OBJECT',
+      'ERR_CLIENTSET_INVALID_OBJECT',
       /the object must be an object, got a string$/,
     ],
     [
       'create of a list',
       (c) => c.create!([CONFIG_MAP]),
-      'ERR_INVALID_OBJECT',
+      'ERR_CLIENTSET_INVALID_OBJECT',
       /the object must be an object, got an array$/,
     ],
     [
       'create with dryRun false',
       (c) => c.create!(CONFIG_MAP, { dryRun: false }),
-      'ERR_INVALID_ARGUMENT',
+      'ERR_CLIENTSET_INVALID_ARGUMENT',
       /options.dryRun must be 'All' or true, got a boolean$/,
     ],
     [
       'create with a lower-case fieldValidation',
       (c) => c.create!(CONFIG_MAP, { fieldValidation: 'strict' }),
-      'ERR_INVALID_ARGUMENT',
+      'ERR_CLIENTSET_INVALID_ARGUMENT',
       /options.fieldValidation must be 'Ignore', 'Warn' or 'Strict', got a string$/,
     ],
     [
       'update of nothing',
       (c) => c.update!(),
-      'ERR_INVALID_OBJECT',
+      'ERR_CLIENTSET_INVALID_OBJECT',
       /^configmaps update: the object must be an object, got undefined$/,
     ],
     [
       'patch without a type',
       (c) => c.patch!('c'),
-      'ERR_INVALID_ARGUMENT',
+      'ERR_CLIENTSET_INVALID_ARGUMENT',
       /^configmaps patch: type must be 'json', 'merge' or 'strategic-merge', got undefined$/,
     ],
     [
       'patch of type apply',
       (c) => c.patch!('c', 'apply', {}),
-      'ERR_INVALID_ARGUMENT',
+      'ERR_CLIENTSET_INVALID_ARGUMENT',
       /type must be 'json', 'merge' or 'strategic-merge', got a string$/,
     ],
     [
       'patch with the body as text',
       (c) => c.patch!('c', 'merge', '{"data":{}}'),
-      'ERR_INVALID_ARGUMENT',
+      'ERR_CLIENTSET_INVALID_ARGUMENT',
       /^configmaps patch: body must be an object \(a merge patch\), got a string$/,
     ],
     [
       'a json patch that is not a list',
       (c) => c.patch!('c', 'json', { op: 'remove', path: '/data' }),
-      'ERR_INVALID_ARGUMENT',
+      'ERR_CLIENTSET_INVALID_ARGUMENT',
       /body must be an array of JSON patch operations, got an object$/,
     ],
     [
       'patch without a name',
       (c) => c.patch!(undefined, 'merge', {}),
-      'ERR_INVALID_ARGUMENT',
+      'ERR_CLIENTSET_INVALID_ARGUMENT',
       /^configmaps patch: name must be a non-empty string, got undefined$/,
     ],
     [
       'delete without a name',
       (c) => c.delete!(),
-      'ERR_INVALID_ARGUMENT',
+      'ERR_CLIENTSET_INVALID_ARGUMENT',
       /^configmaps delete: name must be a non-empty string, got undefined$/,
     ],
     [
       'delete with a lower-case propagation policy',
       (c) => c.delete!('c', { propagationPolicy: 'background' }),
-      'ERR_INVALID_ARGUMENT',
+      'ERR_CLIENTSET_INVALID_ARGUMENT',
       /options.propagationPolicy must be 'Orphan', 'Background' or 'Foreground', got a string$/,
     ],
     [
       'delete with a grace period as text',
       (c) => c.delete!('c', { gracePeriodSeconds: '0' }),
-      'ERR_INVALID_ARGUMENT',
+      'ERR_CLIENTSET_INVALID_ARGUMENT',
       /options.gracePeriodSeconds must be an integer of 0 or more, got a string$/,
     ],
     [
       'deleteCollection with a selector instead of options',
       (c) => c.deleteCollection!('app=web'),
-      'ERR_INVALID_ARGUMENT',
+      'ERR_CLIENTSET_INVALID_ARGUMENT',
       /^configmaps deletecollection: options must be an object, got a string$/,
     ],
   ];
@@ -628,7 +628,7 @@ describe('ResourceClient arguments from plain JavaScript (recording fake server)
       (namespace: unknown) => PlainClient
     >;
     const error = await caught(() => core.configMaps!(5));
-    expect(ClientsetError.isInstance(error) && error.code).toBe('ERR_INVALID_ARGUMENT');
+    expect(ClientsetError.isInstance(error) && error.code).toBe('ERR_CLIENTSET_INVALID_ARGUMENT');
     expect((error as Error).message).toBe('configmaps: namespace must be a string, got a number');
     const configMaps = new ResourceClient(server.client, configMapsResource, 'ns');
     const inNamespace = await caught(() => configMaps.inNamespace(undefined as never));

@@ -40,8 +40,8 @@ type Subresource = 'status' | 'scale';
  * Content-Type, delete DELETE with `DeleteOptions` in the body, list/watch GET). Bodies are JSON
  * parsed once into plain objects typed `T` — never converted, so a timestamp is the same string
  * from a get, a list or a watch. A verb the descriptor does not list fails with
- * `ERR_VERB_NOT_SUPPORTED`, and an argument of the wrong type (plain JavaScript) with
- * `ERR_INVALID_ARGUMENT` or `ERR_INVALID_OBJECT` ({@link ResourceArguments}), before anything is
+ * `ERR_CLIENTSET_VERB_NOT_SUPPORTED`, and an argument of the wrong type (plain JavaScript) with
+ * `ERR_CLIENTSET_INVALID_ARGUMENT` or `ERR_CLIENTSET_INVALID_OBJECT` ({@link ResourceArguments}), before anything is
  * sent; methods that return a promise reject. Stateless and safe for concurrent use.
  *
  * Generated clients expose it through {@link ResourceClientFor}, which keeps only the verbs
@@ -82,9 +82,13 @@ export class ResourceClient<
       : this.descriptor.verbs;
     if (verbs !== undefined && !verbs.includes(verb)) {
       const target = `${resourceName(this.descriptor)}${subresource ? `/${subresource}` : ''}`;
-      throw new ClientsetError('ERR_VERB_NOT_SUPPORTED', `${target} does not support ${verb}`, {
-        resource: resourceName(this.descriptor),
-      });
+      throw new ClientsetError(
+        'ERR_CLIENTSET_VERB_NOT_SUPPORTED',
+        `${target} does not support ${verb}`,
+        {
+          resource: resourceName(this.descriptor),
+        },
+      );
     }
   }
 
@@ -150,7 +154,7 @@ export class ResourceClient<
       this.#arguments.objectName(configuration, subresource ? `apply ${subresource}` : 'apply');
     if (configuration.metadata?.managedFields !== undefined) {
       throw new ClientsetError(
-        'ERR_INVALID_OBJECT',
+        'ERR_CLIENTSET_INVALID_OBJECT',
         'cannot apply an object with managed fields already set. Use the client-side apply or remove the managed fields',
         { resource: resourceName(this.descriptor) },
       );

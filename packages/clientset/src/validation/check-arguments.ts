@@ -24,26 +24,26 @@ export function describeValue(value: unknown): string {
 
 /**
  * ArgumentContext says where a check runs: `where` starts the message, `resource` goes on the
- * error, `code` is `ERR_INVALID_ARGUMENT` unless the argument is the object a call sends
- * (`ERR_INVALID_OBJECT`).
+ * error, `code` is `ERR_CLIENTSET_INVALID_ARGUMENT` unless the argument is the object a call sends
+ * (`ERR_CLIENTSET_INVALID_OBJECT`).
  */
 export interface ArgumentContext {
   /** where names the call, e.g. `configmaps apply` or `createClientset`. */
   readonly where: string;
   readonly resource?: string;
-  readonly code?: 'ERR_INVALID_ARGUMENT' | 'ERR_INVALID_OBJECT';
+  readonly code?: 'ERR_CLIENTSET_INVALID_ARGUMENT' | 'ERR_CLIENTSET_INVALID_OBJECT';
 }
 
 function fail(context: ArgumentContext, name: string, expected: string, value: unknown): never {
   throw new ClientsetError(
-    context.code ?? 'ERR_INVALID_ARGUMENT',
+    context.code ?? 'ERR_CLIENTSET_INVALID_ARGUMENT',
     `${context.where}: ${name} must be ${expected}, got ${describeValue(value)}`,
     context.resource === undefined ? {} : { resource: context.resource },
   );
 }
 
 /**
- * checkArgument throws a `ClientsetError` (`ERR_INVALID_ARGUMENT`, or the context's code) unless
+ * checkArgument throws a `ClientsetError` (`ERR_CLIENTSET_INVALID_ARGUMENT`, or the context's code) unless
  * `rule` accepts `value`; the message names the call, the argument and what to pass.
  */
 export function checkArgument(
@@ -66,7 +66,7 @@ export interface OptionRules {
  * `argument` in the message): undefined (when nothing is required) or a plain object whose
  * fields named in `rules` are undefined or accepted by their rule, and whose `required` fields
  * are set. Fields it has no rule for are left alone (the types name them). Throws
- * `ERR_INVALID_ARGUMENT` naming the first field that fails.
+ * `ERR_CLIENTSET_INVALID_ARGUMENT` naming the first field that fails.
  */
 export function checkOptions(
   options: unknown,

@@ -80,21 +80,21 @@ describe('loadInClusterConfig', () => {
     expect(config.namespaceExplicit).toBe(false);
   });
 
-  it('fails with ERR_NOT_IN_CLUSTER outside a pod', async () => {
+  it('fails with ERR_CONFIG_NOT_IN_CLUSTER outside a pod', async () => {
     const error = await loadInClusterConfig({
       ...paths(),
       env: { KUBERNETES_SERVICE_HOST: 'h' },
     }).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(InClusterConfigError);
-    expect(KubeError.isInstance(error) && error.code).toBe('ERR_NOT_IN_CLUSTER');
+    expect(KubeError.isInstance(error) && error.code).toBe('ERR_CONFIG_NOT_IN_CLUSTER');
   });
 
-  it('fails with ERR_IN_CLUSTER_TOKEN naming the token path when it cannot be read', async () => {
+  it('fails with ERR_CONFIG_IN_CLUSTER_TOKEN naming the token path when it cannot be read', async () => {
     const error = (await loadInClusterConfig({
       ...paths(),
       env: { KUBERNETES_SERVICE_HOST: 'h', KUBERNETES_SERVICE_PORT: '1' },
     }).catch((caught: unknown) => caught)) as InClusterConfigError;
-    expect(error.code).toBe('ERR_IN_CLUSTER_TOKEN');
+    expect(error.code).toBe('ERR_CONFIG_IN_CLUSTER_TOKEN');
     expect(error.message).toContain(paths().tokenFile);
   });
 });

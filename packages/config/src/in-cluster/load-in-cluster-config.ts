@@ -23,7 +23,7 @@ export interface InClusterOptions {
  * bracketed), the service-account token (kept as a token file, so the transport re-reads it as
  * it rotates), the CA file when it holds a PEM certificate (otherwise system roots), and the
  * namespace from `POD_NAMESPACE` or the namespace file (else `default`).
- * Throws {@link InClusterConfigError}: `ERR_NOT_IN_CLUSTER` or `ERR_IN_CLUSTER_TOKEN`.
+ * Throws {@link InClusterConfigError}: `ERR_CONFIG_NOT_IN_CLUSTER` or `ERR_CONFIG_IN_CLUSTER_TOKEN`.
  */
 export async function loadInClusterConfig(options: InClusterOptions = {}): Promise<ResolvedConfig> {
   checkFields('loadInClusterConfig', 'options', options, IN_CLUSTER_FIELDS);
@@ -32,7 +32,7 @@ export async function loadInClusterConfig(options: InClusterOptions = {}): Promi
   const port = env.KUBERNETES_SERVICE_PORT;
   if (!host || !port) {
     throw new InClusterConfigError(
-      'ERR_NOT_IN_CLUSTER',
+      'ERR_CONFIG_NOT_IN_CLUSTER',
       'unable to load in-cluster configuration, KUBERNETES_SERVICE_HOST and KUBERNETES_SERVICE_PORT must be defined',
     );
   }
@@ -42,7 +42,7 @@ export async function loadInClusterConfig(options: InClusterOptions = {}): Promi
     token = await readFile(tokenFile, 'utf8');
   } catch (error) {
     throw new InClusterConfigError(
-      'ERR_IN_CLUSTER_TOKEN',
+      'ERR_CONFIG_IN_CLUSTER_TOKEN',
       `unable to read the service account token "${tokenFile}": ${(error as NodeJS.ErrnoException).code ?? 'read failed'}`,
       { cause: error },
     );

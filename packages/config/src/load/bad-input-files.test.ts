@@ -37,7 +37,7 @@ describe('paths that are not readable files', () => {
     const directory = files.path('a-directory');
     mkdirSync(directory);
     const error = await loadError({ explicitPath: directory });
-    expect(error.code).toBe('ERR_KUBECONFIG_READ');
+    expect(error.code).toBe('ERR_CONFIG_READ');
     expect(error.message).toBe(`error loading config file "${directory}": is a directory`);
     expect(error.path).toBe(directory);
   });
@@ -47,14 +47,14 @@ describe('paths that are not readable files', () => {
     mkdirSync(directory);
     const good = files.write('good.yaml', GOOD);
     const error = await loadError(at === 'first' ? list(directory, good) : list(good, directory));
-    expect(error.code).toBe('ERR_KUBECONFIG_READ');
+    expect(error.code).toBe('ERR_CONFIG_READ');
     expect(error.path).toBe(directory);
   });
 
   it('a missing explicit file is an error naming the path, as kubectl says it', async () => {
     const missing = files.path('nowhere/config');
     const error = await loadError({ explicitPath: missing });
-    expect(error.code).toBe('ERR_KUBECONFIG_READ');
+    expect(error.code).toBe('ERR_CONFIG_READ');
     expect(error.message).toBe(`stat ${missing}: no such file or directory`);
     expect(error.path).toBe(missing);
   });
@@ -97,7 +97,7 @@ describe('paths that are not readable files', () => {
     const path = files.path(name);
     for (const options of [{ explicitPath: path }, list(path, files.write('other.yaml', GOOD))]) {
       const error = await loadError(options);
-      expect(error.code).toBe('ERR_KUBECONFIG_READ');
+      expect(error.code).toBe('ERR_CONFIG_READ');
       expect(error.path).toBe(path);
       expect(error.message).toMatch(new RegExp(`^error loading config file "${path}": `));
     }
@@ -156,7 +156,7 @@ describe('an unreadable file', () => {
     const path = files.write('unreadable.yaml', GOOD);
     chmodSync(path, 0o000);
     const expected = {
-      code: 'ERR_KUBECONFIG_READ',
+      code: 'ERR_CONFIG_READ',
       message: `error loading config file "${path}": permission denied`,
       path,
     };
@@ -175,7 +175,7 @@ describe('bad files among good ones', () => {
     const good = files.write('good.yaml', GOOD);
     const bad = files.write('bad.yaml', 'users:\n- name: u\n  user:\n    token: *S3CR3T-token\n');
     const error = await loadError(list(good, bad));
-    expect(error.code).toBe('ERR_KUBECONFIG_PARSE');
+    expect(error.code).toBe('ERR_CONFIG_PARSE');
     expect(error.path).toBe(bad);
     expect(error.message).toMatch(new RegExp(`^error loading config file "${bad}": `));
     expect(String(error)).not.toContain('S3CR3T');
@@ -184,7 +184,7 @@ describe('bad files among good ones', () => {
   it('a duplicate name is an error naming the file and the name', async () => {
     const duplicate = files.write('dup.yaml', 'contexts:\n- name: twice\n- name: twice\n');
     const error = await loadError(list(files.write('good.yaml', GOOD), duplicate));
-    expect(error.code).toBe('ERR_KUBECONFIG_DUPLICATE_NAME');
+    expect(error.code).toBe('ERR_CONFIG_DUPLICATE_NAME');
     expect(error.message).toBe(
       `error loading config file "${duplicate}": duplicate name "twice" in contexts`,
     );
@@ -220,10 +220,10 @@ describe('bad files among good ones', () => {
       good: undefined,
       empty: undefined,
       missing: undefined,
-      directory: 'ERR_KUBECONFIG_READ',
-      malformed: 'ERR_KUBECONFIG_PARSE',
-      binary: 'ERR_KUBECONFIG_PARSE',
-      duplicate: 'ERR_KUBECONFIG_DUPLICATE_NAME',
+      directory: 'ERR_CONFIG_READ',
+      malformed: 'ERR_CONFIG_PARSE',
+      binary: 'ERR_CONFIG_PARSE',
+      duplicate: 'ERR_CONFIG_DUPLICATE_NAME',
     };
     const kind = fc.constantFrom(...(Object.keys(kinds) as Kind[]));
     let run = 0;

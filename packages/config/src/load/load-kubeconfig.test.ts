@@ -102,7 +102,7 @@ describe('loadKubeconfig', () => {
     const explicitPath = files.path('bogus_file');
     const error = await loadKubeconfig({ explicitPath }).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(KubeconfigError);
-    expect((error as KubeconfigError).code).toBe('ERR_KUBECONFIG_READ');
+    expect((error as KubeconfigError).code).toBe('ERR_CONFIG_READ');
     expect((error as KubeconfigError).message).toContain(explicitPath);
   });
 
@@ -143,7 +143,7 @@ describe('loadKubeconfig', () => {
     const error = (await loadKubeconfig({ explicitPath: path }).catch(
       (caught: unknown) => caught,
     )) as KubeconfigError;
-    expect(error.code).toBe('ERR_KUBECONFIG_DUPLICATE_NAME');
+    expect(error.code).toBe('ERR_CONFIG_DUPLICATE_NAME');
     expect(error.message).toContain(path);
     expect(error.message).toContain('"kubeconfig-user"');
     expect(error.entry).toBe('kubeconfig-user');

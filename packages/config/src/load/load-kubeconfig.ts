@@ -43,7 +43,7 @@ export interface LoadedKubeconfig {
 
 /**
  * loadKubeconfig reads and merges kubeconfig files exactly as kubectl does: an explicit path
- * alone (missing → `ERR_KUBECONFIG_READ` naming it), else the `KUBECONFIG` list (missing files
+ * alone (missing → `ERR_CONFIG_READ` naming it), else the `KUBECONFIG` list (missing files
  * skipped), else `~/.kube/config`; the first file to define a name wins (see
  * {@link mergeKubeconfigs}). A file that exists but cannot be read or parsed is an error
  * naming it. A zero-byte file is an empty config.
@@ -84,7 +84,7 @@ async function readKubeconfigFile(
       explicit && code === 'ENOENT'
         ? `stat ${path}: ${reason}`
         : `error loading config file "${path}": ${reason}`;
-    throw new KubeconfigError('ERR_KUBECONFIG_READ', message, { path, cause: error });
+    throw new KubeconfigError('ERR_CONFIG_READ', message, { path, cause: error });
   }
 }
 

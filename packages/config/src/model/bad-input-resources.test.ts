@@ -50,7 +50,7 @@ describe('alias bombs', { timeout: SLOW_TEST_TIMEOUT }, () => {
 
   it.each(Object.entries(bombs))('%s is refused by the alias guard', (_, text) => {
     const error = expectParseError(text);
-    expect(error.code).toBe('ERR_KUBECONFIG_PARSE');
+    expect(error.code).toBe('ERR_CONFIG_PARSE');
     expect(error.message).toContain('Excessive alias count indicates a resource exhaustion attack');
   });
 

@@ -129,7 +129,7 @@ const cases = FIELDS.flatMap(([path, expected]) =>
 describe('wrong types', { timeout: SLOW_TEST_TIMEOUT }, () => {
   it.each(cases)('%s: %s is rejected (expected %s, got %s)', (name, yaml, expected, kind, path) => {
     const error = expectParseError(documentWith(path, yaml));
-    expect(error.code).toBe('ERR_KUBECONFIG_PARSE');
+    expect(error.code).toBe('ERR_CONFIG_PARSE');
     expect(error.message).toBe(
       `error loading config file "bad-input.yaml": ${name} must be a ${expected}, not ${kind}`,
     );
@@ -205,7 +205,7 @@ describe('duplicate names', { timeout: SLOW_TEST_TIMEOUT }, () => {
 
   it.each(lists)('in %s: the error names the file and the name', (at, document) => {
     const error = expectParseError(document('twice'), '/home/me/.kube/config');
-    expect(error.code).toBe('ERR_KUBECONFIG_DUPLICATE_NAME');
+    expect(error.code).toBe('ERR_CONFIG_DUPLICATE_NAME');
     expect(error.message).toBe(
       `error loading config file "/home/me/.kube/config": duplicate name "twice" in ${at}`,
     );

@@ -150,9 +150,9 @@ describe('malformed YAML and JSON', { timeout: SLOW_TEST_TIMEOUT }, () => {
     'a merge of a scalar': 'base: &base 1\nclusters:\n- <<: *base\n',
     'an undefined tag handle': 'current-context: !x!y value\n',
   };
-  it.each(Object.entries(malformed))('rejects %s with ERR_KUBECONFIG_PARSE', (_, text) => {
+  it.each(Object.entries(malformed))('rejects %s with ERR_CONFIG_PARSE', (_, text) => {
     const error = expectParseError(text);
-    expect(error.code).toBe('ERR_KUBECONFIG_PARSE');
+    expect(error.code).toBe('ERR_CONFIG_PARSE');
   });
 
   const shapes: Record<string, string> = {
@@ -257,7 +257,7 @@ describe('encodings', { timeout: SLOW_TEST_TIMEOUT }, () => {
   });
 
   it('rejects UTF-16 without a byte-order mark, as kubectl does', () => {
-    expect(expectParseError(encode('utf-16le', text)).code).toBe('ERR_KUBECONFIG_PARSE');
+    expect(expectParseError(encode('utf-16le', text)).code).toBe('ERR_CONFIG_PARSE');
     const ascii = expectParseError(encode('utf-16be', 'apiVersion: v1\n'));
     expect(ascii.message).toContain('control characters are not allowed');
   });
@@ -269,7 +269,7 @@ describe('encodings', { timeout: SLOW_TEST_TIMEOUT }, () => {
     );
     // A cut between the two halves of a surrogate pair leaves a lone surrogate.
     const cut = bytes.subarray(0, bytes.length - 6);
-    expect(expectParseError(cut).code).toBe('ERR_KUBECONFIG_PARSE');
+    expect(expectParseError(cut).code).toBe('ERR_CONFIG_PARSE');
   });
 
   it.each([
@@ -286,9 +286,9 @@ describe('encodings', { timeout: SLOW_TEST_TIMEOUT }, () => {
 
   it('rejects binary junk', () => {
     const junk = new Uint8Array(4096).map((_, index) => (index * 7919 + 13) % 256);
-    expect(expectParseError(junk).code).toBe('ERR_KUBECONFIG_PARSE');
+    expect(expectParseError(junk).code).toBe('ERR_CONFIG_PARSE');
     const gzip = new Uint8Array([0x1f, 0x8b, 0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03]);
-    expect(expectParseError(gzip).code).toBe('ERR_KUBECONFIG_PARSE');
+    expect(expectParseError(gzip).code).toBe('ERR_CONFIG_PARSE');
   });
 });
 

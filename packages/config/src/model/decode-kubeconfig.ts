@@ -38,7 +38,7 @@ class Decoder {
     const kind = this.optionalString(fields, 'kind', 'kind') ?? 'Config';
     if (apiVersion !== 'v1' || kind !== 'Config') {
       throw new KubeconfigError(
-        'ERR_KUBECONFIG_PARSE',
+        'ERR_CONFIG_PARSE',
         `error loading config file "${this.path}": no kind "${kind}" is registered for version "${apiVersion}"`,
         { path: this.path },
       );
@@ -220,7 +220,7 @@ class Decoder {
       const name = this.optionalString(fields, 'name', `${at}.name`) ?? '';
       if (entries.has(name)) {
         throw new KubeconfigError(
-          'ERR_KUBECONFIG_DUPLICATE_NAME',
+          'ERR_CONFIG_DUPLICATE_NAME',
           `error loading config file "${this.path}": duplicate name "${name}" in ${listKey}`,
           { path: this.path, entry: name },
         );
@@ -241,7 +241,7 @@ class Decoder {
       // is replaced by the later entry (checked against kubectl).
       if (extensions.has(name) && extensions.get(name) !== null) {
         throw new KubeconfigError(
-          'ERR_KUBECONFIG_DUPLICATE_NAME',
+          'ERR_CONFIG_DUPLICATE_NAME',
           `error loading config file "${this.path}": duplicate name "${name}" in ${at}`,
           { path: this.path, entry: name },
         );
@@ -296,7 +296,7 @@ class Decoder {
     if (bytes?.length === 0) return undefined;
     if (!bytes) {
       throw new KubeconfigError(
-        'ERR_KUBECONFIG_PARSE',
+        'ERR_CONFIG_PARSE',
         `error loading config file "${this.path}": ${at} is not valid base64`,
         { path: this.path },
       );
@@ -316,7 +316,7 @@ class Decoder {
 
   private typeError(at: string, expected: string, value: unknown): never {
     throw new KubeconfigError(
-      'ERR_KUBECONFIG_PARSE',
+      'ERR_CONFIG_PARSE',
       `error loading config file "${this.path}": ${at} must be ${expected}, not ${kindOf(value)}`,
       { path: this.path },
     );

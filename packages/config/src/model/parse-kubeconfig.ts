@@ -48,7 +48,7 @@ export interface KubeconfigFile {
  * parseKubeconfig parses kubeconfig text (YAML 1.1 as kubectl reads it, or JSON). A UTF-8 or
  * UTF-16 byte-order mark is honoured; Unicode spaces such as U+00A0 are content, as in kubectl,
  * and a lone CR, NEL, LS and PS end lines (see {@link parseKubeconfigDocument}). `path` is only used in error messages. Throws a
- * {@link KubeconfigError} (`ERR_KUBECONFIG_PARSE` or `ERR_KUBECONFIG_DUPLICATE_NAME`) whose
+ * {@link KubeconfigError} (`ERR_CONFIG_PARSE` or `ERR_CONFIG_DUPLICATE_NAME`) whose
  * message gives a line and column but no file content, so no secret can leak through it. The
  * YAML library's own error is not kept as `cause`: its message can quote the source.
  */
@@ -100,7 +100,7 @@ function parseKubeconfigSource(
     value = document.toJS({ mapAsMap: true, maxAliasCount: MAX_ALIASED_NODES });
   } catch (error) {
     throw new KubeconfigError(
-      'ERR_KUBECONFIG_PARSE',
+      'ERR_CONFIG_PARSE',
       `error loading config file "${path}": ${safeYamlMessage(error)}`,
       { path },
     );
@@ -136,7 +136,7 @@ export function parseKubeconfigDocument(source: string, path: string): Document 
     const before = text.slice(0, forbidden.index);
     const [line, col] = [before.split('\n').length, forbidden.index - before.lastIndexOf('\n')];
     throw new KubeconfigError(
-      'ERR_KUBECONFIG_PARSE',
+      'ERR_CONFIG_PARSE',
       `error loading config file "${path}": yaml: line ${line}, column ${col}: control characters are not allowed`,
       { path },
     );
@@ -144,7 +144,7 @@ export function parseKubeconfigDocument(source: string, path: string): Document 
   const directive = directiveProblem(text);
   if (directive) {
     throw new KubeconfigError(
-      'ERR_KUBECONFIG_PARSE',
+      'ERR_CONFIG_PARSE',
       `error loading config file "${path}": yaml: ${directive}`,
       {
         path,
@@ -163,13 +163,13 @@ export function parseKubeconfigDocument(source: string, path: string): Document 
     });
   } catch (error) {
     throw new KubeconfigError(
-      'ERR_KUBECONFIG_PARSE',
+      'ERR_CONFIG_PARSE',
       `error loading config file "${path}": ${safeYamlMessage(error)}`,
       { path },
     );
   }
   if (!isDocument(document)) {
-    throw new KubeconfigError('ERR_KUBECONFIG_PARSE', `error loading config file "${path}"`, {
+    throw new KubeconfigError('ERR_CONFIG_PARSE', `error loading config file "${path}"`, {
       path,
     });
   }
@@ -177,7 +177,7 @@ export function parseKubeconfigDocument(source: string, path: string): Document 
   const [first] = document.errors.filter((error) => error.code !== 'MULTIPLE_DOCS');
   if (first) {
     throw new KubeconfigError(
-      'ERR_KUBECONFIG_PARSE',
+      'ERR_CONFIG_PARSE',
       `error loading config file "${path}": ${safeYamlMessage(first, lineCounter)}`,
       { path },
     );
@@ -186,7 +186,7 @@ export function parseKubeconfigDocument(source: string, path: string): Document 
   if (separator !== undefined) {
     const position = lineCounter.linePos(separator);
     throw new KubeconfigError(
-      'ERR_KUBECONFIG_PARSE',
+      'ERR_CONFIG_PARSE',
       `error loading config file "${path}": yaml: line ${position.line}, column ${position.col}: a line or paragraph separator (U+2028, U+2029) inside a scalar is not supported`,
       { path },
     );
@@ -249,7 +249,7 @@ function decodeText(bytes: Uint8Array, path: string): string {
     return new TextDecoder(encoding, { fatal: true }).decode(bytes.subarray(offset));
   } catch (error) {
     throw new KubeconfigError(
-      'ERR_KUBECONFIG_PARSE',
+      'ERR_CONFIG_PARSE',
       `error loading config file "${path}": not valid ${encoding} text`,
       { path, cause: error },
     );

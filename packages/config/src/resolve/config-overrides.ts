@@ -41,7 +41,7 @@ export interface ConfigOverrides {
   /**
    * requestTimeout is `--request-timeout`: seconds (`"5"`) or a Go duration (`"1m30s"`); `"0"` is
    * none. A value Go cannot parse, a negative one or one past Go's int64 nanoseconds is an
-   * `ERR_KUBECONFIG_INVALID` error naming the flag (see `parseTimeout`).
+   * `ERR_CONFIG_INVALID` error naming the flag (see `parseTimeout`).
    */
   requestTimeout?: string;
 }

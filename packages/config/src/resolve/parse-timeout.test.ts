@@ -62,7 +62,7 @@ describe('parseTimeout', () => {
   it('rejects what kubectl rejects, naming the flag', () => {
     for (const value of ['', 'abc', '-5', '5x', '1m30', '1e400h', '1e3s', 'NaN', 'inf', ' 5']) {
       const error = failure(() => parseTimeout(value));
-      expect(error.code, value).toBe('ERR_KUBECONFIG_INVALID');
+      expect(error.code, value).toBe('ERR_CONFIG_INVALID');
       expect(error.message, value).toMatch(/^invalid --request-timeout: timeout must be a single/);
     }
     for (const value of ['0x10', '1_000', '1s1', '.s', '1..5s', '5.', '9223372036854775808']) {
@@ -80,7 +80,7 @@ describe('parseTimeout', () => {
       '9223372036854775807',
     ]) {
       const error = failure(() => parseTimeout(value));
-      expect(error.code, value).toBe('ERR_KUBECONFIG_INVALID');
+      expect(error.code, value).toBe('ERR_CONFIG_INVALID');
       expect(error.message, value).toBe(
         'invalid --request-timeout: longer than the longest duration, 2562047h47m16.854775807s',
       );

@@ -31,7 +31,7 @@ const NEGATIVE = 'a timeout cannot be negative (0 means none)';
  * duration never becomes 0; 0 means no timeout. The result is at most 9 223 372 036 855 (Go's
  * longest duration) and is often beyond the 2^31 − 1 ms one Node.js timer can wait.
  *
- * Throws a {@link KubeconfigError} `ERR_KUBECONFIG_INVALID` whose message names `name` (the flag
+ * Throws a {@link KubeconfigError} `ERR_CONFIG_INVALID` whose message names `name` (the flag
  * or field, default `--request-timeout`) but not the value: for a value that is not a string,
  * that Go cannot parse, that is longer than Go's int64 nanoseconds (kubectl refuses such
  * durations, and wraps such integers around), or that is negative (kubectl would quietly send
@@ -127,5 +127,5 @@ function leadingFraction(digits: string): [bigint, number] {
 }
 
 function invalid(name: string, problem: string): KubeconfigError {
-  return new KubeconfigError('ERR_KUBECONFIG_INVALID', `invalid ${name}: ${problem}`);
+  return new KubeconfigError('ERR_CONFIG_INVALID', `invalid ${name}: ${problem}`);
 }

@@ -93,7 +93,7 @@ describe('resolveConfig', () => {
       resolveConfig(secureConfig, { context: 'nowhere', cluster: 'none' }),
     );
     expect(context.message).toBe('context "nowhere" does not exist');
-    expect(context.code).toBe('ERR_KUBECONFIG_NOT_FOUND');
+    expect(context.code).toBe('ERR_CONFIG_NOT_FOUND');
     expect(failure(() => resolveConfig(secureConfig, { cluster: 'none' })).message).toBe(
       'cluster "none" does not exist',
     );
@@ -102,13 +102,13 @@ describe('resolveConfig', () => {
   it('reports a current-context naming a missing context (client-go TestCreateMissingContext)', () => {
     const config = kubeconfig('current-context: not-present\n');
     const error = failure(() => resolveConfig(config, { server: 'http://localhost:8080' }));
-    expect(error.code).toBe('ERR_KUBECONFIG_INVALID');
+    expect(error.code).toBe('ERR_CONFIG_INVALID');
     expect(error.message).toContain('context was not found for specified context: not-present');
   });
 
   it('gives client-go empty-config error when nothing is configured', () => {
     const error = failure(() => resolveConfig(kubeconfig('')));
-    expect(error.code).toBe('ERR_KUBECONFIG_EMPTY');
+    expect(error.code).toBe('ERR_CONFIG_EMPTY');
     expect(error.message).toBe(
       'invalid configuration: no configuration has been provided, try setting KUBERNETES_MASTER environment variable',
     );
@@ -272,7 +272,7 @@ current-context: x
     expect(resolveConfig(secureConfig, { requestTimeout: '5' }).timeoutMs).toBe(5000);
     expect(resolveConfig(secureConfig, { requestTimeout: '1m30s' }).timeoutMs).toBe(90_000);
     expect(failure(() => resolveConfig(secureConfig, { requestTimeout: 'soon' })).code).toBe(
-      'ERR_KUBECONFIG_INVALID',
+      'ERR_CONFIG_INVALID',
     );
     expect(resolveConfig(secureConfig, { requestTimeout: '1000h' }).timeoutMs).toBe(3_600_000_000);
     expect(failure(() => resolveConfig(secureConfig, { requestTimeout: '2562048h' })).message).toBe(

@@ -30,9 +30,9 @@ export const EXEC_CLUSTER_EXTENSION = 'client.authentication.k8s.io/exec';
  * server: for `http://` or a scheme-less server nothing secret is sent. Impersonation, proxy
  * and compression apply to every server.
  *
- * Throws a {@link KubeconfigError}: `ERR_KUBECONFIG_NOT_FOUND` for an explicitly requested
- * name that does not exist, `ERR_KUBECONFIG_EMPTY` when nothing is configured, and
- * `ERR_KUBECONFIG_INVALID` listing every problem (in `problems`) otherwise.
+ * Throws a {@link KubeconfigError}: `ERR_CONFIG_NOT_FOUND` for an explicitly requested
+ * name that does not exist, `ERR_CONFIG_EMPTY` when nothing is configured, and
+ * `ERR_CONFIG_INVALID` listing every problem (in `problems`) otherwise.
  */
 export function resolveConfig(
   source: Kubeconfig | LoadedKubeconfig,
@@ -71,14 +71,14 @@ export function resolveConfig(
   problems.push(...validateCluster(clusterName, cluster, clusterExists));
   if (problems.length === 1 && problems[0] === EMPTY_CLUSTER_MESSAGE) {
     throw new KubeconfigError(
-      'ERR_KUBECONFIG_EMPTY',
+      'ERR_CONFIG_EMPTY',
       'invalid configuration: no configuration has been provided, try setting KUBERNETES_MASTER environment variable',
     );
   }
   if (problems.length > 0) {
     const unique = [...new Set(problems)];
     const summary = unique.length === 1 ? unique[0] : `[${unique.join(', ')}]`;
-    throw new KubeconfigError('ERR_KUBECONFIG_INVALID', `invalid configuration: ${summary}`, {
+    throw new KubeconfigError('ERR_CONFIG_INVALID', `invalid configuration: ${summary}`, {
       entry: contextName || undefined,
       problems: unique,
     });
@@ -109,7 +109,7 @@ export function resolveConfig(
 }
 
 function notFound(message: string, entry: string): KubeconfigError {
-  return new KubeconfigError('ERR_KUBECONFIG_NOT_FOUND', message, { entry });
+  return new KubeconfigError('ERR_CONFIG_NOT_FOUND', message, { entry });
 }
 
 function hasClusterOverride(overrides: ConfigOverrides): boolean {

@@ -44,7 +44,7 @@ users: [{name: u, user: {client-certificate: ../cert.pem, client-key: ${files.pa
     );
     const error = await flattenKubeconfig(loaded.config, loaded.origins).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(KubeconfigError);
-    expect((error as KubeconfigError).code).toBe('ERR_KUBECONFIG_INVALID');
+    expect((error as KubeconfigError).code).toBe('ERR_CONFIG_INVALID');
     expect((error as KubeconfigError).message).toContain(
       'cannot have values for both path and contents',
     );
@@ -55,7 +55,7 @@ users: [{name: u, user: {client-certificate: ../cert.pem, client-key: ${files.pa
     const error = (await flattenKubeconfig(loaded.config, loaded.origins).catch(
       (e: unknown) => e,
     )) as KubeconfigError;
-    expect(error.code).toBe('ERR_KUBECONFIG_READ');
+    expect(error.code).toBe('ERR_CONFIG_READ');
     expect(error.message).toBe(
       `cannot flatten user "u": open ${files.path('sub/missing.pem')}: no such file or directory`,
     );

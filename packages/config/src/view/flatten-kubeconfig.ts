@@ -25,8 +25,8 @@ export interface FlattenKubeconfigOptions {
  * `certificate-authority-data`, each user's `client-certificate` and `client-key` become
  * `*-data`, and the path is removed. Relative paths resolve against the directory of the file
  * that defined the entry (`origins`). `tokenFile` and exec commands are left alone, as kubectl
- * does. Throws `ERR_KUBECONFIG_INVALID` when a path and its data are both set and
- * `ERR_KUBECONFIG_READ` when a file cannot be read; neither message holds file content.
+ * does. Throws `ERR_CONFIG_INVALID` when a path and its data are both set and
+ * `ERR_CONFIG_READ` when a file cannot be read; neither message holds file content.
  * Returns a new Kubeconfig.
  */
 export async function flattenKubeconfig(
@@ -94,7 +94,7 @@ async function inline(
 ): Promise<Uint8Array> {
   if (data?.length) {
     throw new KubeconfigError(
-      'ERR_KUBECONFIG_INVALID',
+      'ERR_CONFIG_INVALID',
       `cannot flatten ${entry}: ${field} and ${field}-data are both set (cannot have values for both path and contents)`,
       { entry },
     );
@@ -106,7 +106,7 @@ async function inline(
     const code = (error as NodeJS.ErrnoException).code ?? 'read failed';
     const reason = code === 'ENOENT' ? 'no such file or directory' : code;
     throw new KubeconfigError(
-      'ERR_KUBECONFIG_READ',
+      'ERR_CONFIG_READ',
       `cannot flatten ${entry}: open ${absolute}: ${reason}`,
       { path: absolute, entry, cause: error },
     );

@@ -60,6 +60,6 @@ describe('minifyKubeconfig', () => {
     );
     const error = failure(() => minifyKubeconfig(config, 'no-user'));
     expect(error.message).toBe('cannot locate user gone');
-    expect(error.code).toBe('ERR_KUBECONFIG_NOT_FOUND');
+    expect(error.code).toBe('ERR_CONFIG_NOT_FOUND');
   });
 });

@@ -9,7 +9,7 @@ import type { Kubeconfig } from '../model/kubeconfig.js';
  * `kubectl config view --minify [--context NAME]` does (client-go's MinifyConfig). The context
  * is `contextName` when given (it then also becomes `current-context`), else the current
  * context. A context with an empty cluster or user name keeps no cluster or user. Preferences
- * and extensions are kept. Throws `ERR_KUBECONFIG_NOT_FOUND` with kubectl's messages when
+ * and extensions are kept. Throws `ERR_CONFIG_NOT_FOUND` with kubectl's messages when
  * there is no current context or the context, its cluster or its user does not exist.
  * Returns a new Kubeconfig.
  */
@@ -19,19 +19,15 @@ export function minifyKubeconfig(config: Kubeconfig, contextName?: string): Kube
   const currentContext = contextName || config.currentContext;
   if (!currentContext) {
     throw new KubeconfigError(
-      'ERR_KUBECONFIG_NOT_FOUND',
+      'ERR_CONFIG_NOT_FOUND',
       'current-context must exist in order to minify',
     );
   }
   const context = config.contexts.get(currentContext);
   if (!context) {
-    throw new KubeconfigError(
-      'ERR_KUBECONFIG_NOT_FOUND',
-      `cannot locate context ${currentContext}`,
-      {
-        entry: currentContext,
-      },
-    );
+    throw new KubeconfigError('ERR_CONFIG_NOT_FOUND', `cannot locate context ${currentContext}`, {
+      entry: currentContext,
+    });
   }
   const minified: Kubeconfig = {
     ...config,
@@ -44,7 +40,7 @@ export function minifyKubeconfig(config: Kubeconfig, contextName?: string): Kube
     const cluster = config.clusters.get(context.cluster);
     if (!cluster) {
       throw new KubeconfigError(
-        'ERR_KUBECONFIG_NOT_FOUND',
+        'ERR_CONFIG_NOT_FOUND',
         `cannot locate cluster ${context.cluster}`,
         {
           entry: context.cluster,
@@ -56,7 +52,7 @@ export function minifyKubeconfig(config: Kubeconfig, contextName?: string): Kube
   if (context.user) {
     const user = config.users.get(context.user);
     if (!user) {
-      throw new KubeconfigError('ERR_KUBECONFIG_NOT_FOUND', `cannot locate user ${context.user}`, {
+      throw new KubeconfigError('ERR_CONFIG_NOT_FOUND', `cannot locate user ${context.user}`, {
         entry: context.user,
       });
     }

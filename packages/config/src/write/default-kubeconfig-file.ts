@@ -9,7 +9,7 @@ import type { LoadingPrecedence } from '../load/loading-rules.js';
  * `current-context`, as client-go's PathOptions.GetDefaultFilename chooses it (checked
  * against kubectl): the `--kubeconfig` file when given; else with `KUBECONFIG` listing one file,
  * that file; listing several, the first that exists now, or the last listed when none does;
- * without `KUBECONFIG`, `~/.kube/config`. Throws `ERR_KUBECONFIG_WRITE` when `KUBECONFIG` is set
+ * without `KUBECONFIG`, `~/.kube/config`. Throws `ERR_CONFIG_WRITE` when `KUBECONFIG` is set
  * but names no file (kubectl then fails to open "").
  */
 export function defaultKubeconfigFile(precedence: LoadingPrecedence): string {
@@ -19,7 +19,7 @@ export function defaultKubeconfigFile(precedence: LoadingPrecedence): string {
   const { files } = precedence;
   if (files.length === 0) {
     throw new KubeconfigError(
-      'ERR_KUBECONFIG_WRITE',
+      'ERR_CONFIG_WRITE',
       'cannot choose a kubeconfig file to write: KUBECONFIG is set but lists no file',
     );
   }

@@ -14,7 +14,7 @@ const ITEM_KEYS: Record<EntryList, string> = {
  * the nodes that change: an existing scalar keeps its comments and quoting and only gets its
  * new value, new keys are appended to their mapping, and everything else (comments, blank
  * lines, flow or block style, key order) stays as it was. `path` is only used in errors;
- * throws `ERR_KUBECONFIG_WRITE` when the document is not a mapping or an entry is a YAML alias.
+ * throws `ERR_CONFIG_WRITE` when the document is not a mapping or an entry is a YAML alias.
  */
 export function editKubeconfigDocument(
   document: Document,
@@ -136,7 +136,7 @@ class DocumentEditor {
 
   private error(reason: string): KubeconfigError {
     return new KubeconfigError(
-      'ERR_KUBECONFIG_WRITE',
+      'ERR_CONFIG_WRITE',
       `cannot update kubeconfig "${this.path}": ${reason}`,
       { path: this.path },
     );

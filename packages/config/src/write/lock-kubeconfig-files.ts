@@ -19,7 +19,7 @@ const RETRY_INTERVAL_MS = 20;
  * O_CREAT|O_EXCL, so kubectl and k writers exclude each other. Files are locked in sorted order
  * (no deadlock between two writers); parent directories are created (0755) as kubectl does. If a
  * lock is held, it waits up to `lockWaitMs`, then releases what it took and throws
- * `ERR_KUBECONFIG_WRITE` naming the lock file. Returns the function that removes the locks.
+ * `ERR_CONFIG_WRITE` naming the lock file. Returns the function that removes the locks.
  */
 export async function lockKubeconfigFiles(
   paths: readonly string[],
@@ -40,7 +40,7 @@ export async function lockKubeconfigFiles(
     await release();
     if (error instanceof KubeconfigError) throw error;
     throw new KubeconfigError(
-      'ERR_KUBECONFIG_WRITE',
+      'ERR_CONFIG_WRITE',
       `cannot lock kubeconfig: ${(error as NodeJS.ErrnoException).code ?? 'failed'}`,
       { cause: error },
     );
@@ -65,14 +65,14 @@ async function acquire(lock: string, path: string, waitMs: number): Promise<void
       const code = (error as NodeJS.ErrnoException).code;
       if (code !== 'EEXIST') {
         throw new KubeconfigError(
-          'ERR_KUBECONFIG_WRITE',
+          'ERR_CONFIG_WRITE',
           `cannot lock kubeconfig "${path}": open ${lock}: ${code ?? 'failed'}`,
           { path, cause: error },
         );
       }
       if (performance.now() >= deadline) {
         throw new KubeconfigError(
-          'ERR_KUBECONFIG_WRITE',
+          'ERR_CONFIG_WRITE',
           `cannot lock kubeconfig "${path}": ${lock} exists (another process is writing; remove it if it is stale)`,
           { path, cause: error },
         );

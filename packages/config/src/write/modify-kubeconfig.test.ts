@@ -187,7 +187,7 @@ describe('modifyKubeconfig', () => {
     const error = await failure(
       setContext(await load({ explicitPath }), 'ctx-a', { namespace: 'x' }),
     );
-    expect(error.code).toBe('ERR_KUBECONFIG_WRITE');
+    expect(error.code).toBe('ERR_CONFIG_WRITE');
     expect(error.message).toContain(`${explicitPath}.lock exists`);
     expect(read('config')).toBe(COMMENTED);
     expect(existsSync(`${explicitPath}.lock`)).toBe(true); // someone else's lock stays
@@ -224,7 +224,7 @@ describe('modifyKubeconfig', () => {
     const loaded = await load({ explicitPath });
     writeFileSync(explicitPath, 'clusters: [\n');
     const error = await failure(setCurrentContext(loaded, ''));
-    expect(error.code).toBe('ERR_KUBECONFIG_WRITE');
+    expect(error.code).toBe('ERR_CONFIG_WRITE');
     expect(read('config')).toBe('clusters: [\n');
   });
 
@@ -235,13 +235,13 @@ describe('modifyKubeconfig', () => {
       'no context exists with the name: "nope"',
     );
     expect((await failure(updateAuthProviderConfig(loaded, 'nobody', {}))).code).toBe(
-      'ERR_KUBECONFIG_NOT_FOUND',
+      'ERR_CONFIG_NOT_FOUND',
     );
     const preferences = await failure(
       modifyKubeconfig(loaded, (config) => {
         config.preferences.colors = true;
       }),
     );
-    expect(preferences.code).toBe('ERR_KUBECONFIG_WRITE');
+    expect(preferences.code).toBe('ERR_CONFIG_WRITE');
   });
 });

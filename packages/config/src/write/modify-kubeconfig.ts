@@ -48,7 +48,7 @@ export interface ModifyKubeconfigResult {
  * a new file, is rewritten in place instead (see `writeFilesAtomically`). A symlink stays a
  * link to the rewritten target. Concurrent changes by others to other fields of the same file
  * are kept.
- * On any failure no file has changed and a `KubeconfigError` with `ERR_KUBECONFIG_WRITE` is thrown.
+ * On any failure no file has changed and a `KubeconfigError` with `ERR_CONFIG_WRITE` is thrown.
  */
 export async function modifyKubeconfig(
   loaded: LoadedKubeconfig,
@@ -75,7 +75,7 @@ export async function modifyKubeconfig(
         parseKubeconfig(content, path);
       } catch (error) {
         throw new KubeconfigError(
-          'ERR_KUBECONFIG_WRITE',
+          'ERR_CONFIG_WRITE',
           `cannot update kubeconfig "${path}": the edited file would not load (${(error as Error).message})`,
           { path, cause: error },
         );
@@ -106,7 +106,7 @@ async function readForEdit(path: string): Promise<{ document: Document; source?:
       };
     }
     throw new KubeconfigError(
-      'ERR_KUBECONFIG_WRITE',
+      'ERR_CONFIG_WRITE',
       `cannot update kubeconfig "${path}": ${(error as NodeJS.ErrnoException).code ?? 'read failed'}`,
       { path, cause: error },
     );
@@ -116,7 +116,7 @@ async function readForEdit(path: string): Promise<{ document: Document; source?:
     return { document, source: decodeSource(bytes) };
   } catch (error) {
     throw new KubeconfigError(
-      'ERR_KUBECONFIG_WRITE',
+      'ERR_CONFIG_WRITE',
       `cannot update kubeconfig "${path}": ${(error as Error).message}`,
       { path, cause: error },
     );
@@ -133,7 +133,7 @@ function decodeSource(bytes: Uint8Array): string {
 /**
  * setCurrentContext sets `current-context` (kubectl `use-context`), in the `--kubeconfig` file
  * when one was given, else in kubectl's default file; `''` clears it where it is set. Throws
- * `ERR_KUBECONFIG_NOT_FOUND` when no context has that name.
+ * `ERR_CONFIG_NOT_FOUND` when no context has that name.
  */
 export async function setCurrentContext(
   loaded: LoadedKubeconfig,
@@ -144,7 +144,7 @@ export async function setCurrentContext(
   checkString('setCurrentContext', 'name', name);
   if (name && !loaded.config.contexts.has(name)) {
     throw new KubeconfigError(
-      'ERR_KUBECONFIG_NOT_FOUND',
+      'ERR_CONFIG_NOT_FOUND',
       `no context exists with the name: "${name}"`,
       {
         entry: name,
@@ -204,7 +204,7 @@ export async function setContext(
 
 /**
  * updateUser changes one user in place (in the file that defines it), e.g. to store a new
- * token. Throws `ERR_KUBECONFIG_NOT_FOUND` when there is no such user.
+ * token. Throws `ERR_CONFIG_NOT_FOUND` when there is no such user.
  */
 export async function updateUser(
   loaded: LoadedKubeconfig,
@@ -216,7 +216,7 @@ export async function updateUser(
   checkString('updateUser', 'userName', userName);
   checkFunction('updateUser', 'update', update);
   if (!loaded.config.users.has(userName)) {
-    throw new KubeconfigError('ERR_KUBECONFIG_NOT_FOUND', `user "${userName}" not found`, {
+    throw new KubeconfigError('ERR_CONFIG_NOT_FOUND', `user "${userName}" not found`, {
       entry: userName,
     });
   }
@@ -234,7 +234,7 @@ export async function updateUser(
  * updateAuthProviderConfig stores entries in `users[].user.auth-provider.config` of one user,
  * as client-go's auth-provider persister does after an OIDC refresh: each key is set, or
  * removed when its value is undefined; other keys, and the rest of the file with its comments,
- * stay. Throws `ERR_KUBECONFIG_NOT_FOUND` when the user does not exist or has no auth-provider.
+ * stay. Throws `ERR_CONFIG_NOT_FOUND` when the user does not exist or has no auth-provider.
  */
 export async function updateAuthProviderConfig(
   loaded: LoadedKubeconfig,
@@ -250,7 +250,7 @@ export async function updateAuthProviderConfig(
   }
   if (!loaded.config.users.get(userName)?.authProvider) {
     throw new KubeconfigError(
-      'ERR_KUBECONFIG_NOT_FOUND',
+      'ERR_CONFIG_NOT_FOUND',
       `user "${userName}" has no auth-provider to update`,
       { entry: userName },
     );

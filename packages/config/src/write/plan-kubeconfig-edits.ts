@@ -45,7 +45,7 @@ const ENCODERS = {
  * `current-context` go to {@link defaultKubeconfigFile} (the `--kubeconfig` file when given);
  * clearing `current-context` edits the first file that sets it. Only the fields that changed
  * are edited, so resolved (absolute) paths the caller did not touch are never written back.
- * Throws `ERR_KUBECONFIG_WRITE` for preferences or top-level extensions, which it cannot write.
+ * Throws `ERR_CONFIG_WRITE` for preferences or top-level extensions, which it cannot write.
  */
 export function planKubeconfigEdits(
   loaded: LoadedKubeconfig,
@@ -63,7 +63,7 @@ export function planKubeconfigEdits(
     !isDeepStrictEqual(before.extensions, wanted.extensions)
   ) {
     throw new KubeconfigError(
-      'ERR_KUBECONFIG_WRITE',
+      'ERR_CONFIG_WRITE',
       'cannot write kubeconfig: changing preferences or top-level extensions is not supported',
     );
   }

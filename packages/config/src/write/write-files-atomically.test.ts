@@ -96,7 +96,7 @@ describe('writeFilesAtomically', () => {
       { path: third, content: 'new c' },
     ]).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(KubeconfigError);
-    expect((error as KubeconfigError).code).toBe('ERR_KUBECONFIG_WRITE');
+    expect((error as KubeconfigError).code).toBe('ERR_CONFIG_WRITE');
     expect((error as KubeconfigError).message).toBe(`cannot rename kubeconfig "${second}": EIO`);
     expect(readFileSync(first, 'utf8')).toBe('old a');
     expect(readFileSync(second, 'utf8')).toBe('old b');

@@ -50,7 +50,7 @@ type PreparedFile = {
  * files already committed get their old content back. A symlink is followed (its target is
  * written, the link stays), an existing file keeps its mode, owner and group, a new file gets
  * 0600 and missing parent directories 0755. Temporary files and backups never outlive the call.
- * Throws `ERR_KUBECONFIG_WRITE` naming the file.
+ * Throws `ERR_CONFIG_WRITE` naming the file.
  *
  * A file is normally replaced by renaming a temporary file over it (written and fsynced in the
  * same directory, given the original's mode, owner and group), so a reader sees the old or the
@@ -284,12 +284,8 @@ function errorCode(error: unknown): string {
 function writeError(path: string, action: string, error: unknown): KubeconfigError {
   if (error instanceof KubeconfigError) return error;
   const code = (error as NodeJS.ErrnoException).code ?? 'failed';
-  return new KubeconfigError(
-    'ERR_KUBECONFIG_WRITE',
-    `cannot ${action} kubeconfig "${path}": ${code}`,
-    {
-      path,
-      cause: error,
-    },
-  );
+  return new KubeconfigError('ERR_CONFIG_WRITE', `cannot ${action} kubeconfig "${path}": ${code}`, {
+    path,
+    cause: error,
+  });
 }

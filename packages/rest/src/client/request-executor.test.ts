@@ -219,7 +219,7 @@ describe('faults from a fake API server (a real one cannot be made to produce th
     const started = performance.now();
     const get = await caught(rest.client.get().resource('pods').timeout(200).execute());
     expect(RequestTimeoutError.isInstance(get)).toBe(true);
-    expect((get as RequestTimeoutError).code).toBe('ERR_REQUEST_TIMEOUT');
+    expect((get as RequestTimeoutError).code).toBe('ERR_REST_REQUEST_TIMEOUT');
     expect((get as Error).message).toBe('get /api/v1/pods did not complete within 200ms');
     expect(performance.now() - started).toBeLessThan(2000);
     const post = await caught(
@@ -278,7 +278,7 @@ describe('faults from a fake API server (a real one cannot be made to produce th
     rest = testClient(server.url);
     const gateway = await caught(rest.client.get().resource('pods').execute());
     expect(ApiError.isInstance(gateway)).toBe(true);
-    expect((gateway as ApiError).code).toBe('ERR_API_UNEXPECTED_RESPONSE');
+    expect((gateway as ApiError).code).toBe('ERR_REST_API_UNEXPECTED_RESPONSE');
     expect((gateway as ApiError).statusCode).toBe(502);
     expect(isInternalError(gateway)).toBe(true);
     expect((gateway as Error).message).toBe(

@@ -34,7 +34,7 @@ export class RequestScope {
         () => {
           this.abort(
             new RequestTimeoutError(
-              'ERR_REQUEST_TIMEOUT',
+              'ERR_REST_REQUEST_TIMEOUT',
               { method: request.method, path: request.path },
               timeoutMs,
             ),

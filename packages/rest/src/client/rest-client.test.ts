@@ -99,7 +99,7 @@ describe('RestClient on the wire (local fake server)', () => {
     expect((error as ApiError).statusCode).toBe(404);
     expect((error as ApiError).httpStatusCode).toBe(400);
     expect((error as ApiError).message).toBe('configmaps "c" not found');
-    expect((error as ApiError).code).toBe('ERR_API_STATUS');
+    expect((error as ApiError).code).toBe('ERR_REST_API_STATUS');
     expect((error as ApiError).request).toEqual({
       method: 'GET',
       path: '/api/v1/namespaces/ns/configmaps/c',

@@ -22,7 +22,7 @@ export interface WatchOptions {
   /** allowWatchBookmarks asks the server for BOOKMARK events (sent as `allowWatchBookmarks=true`). */
   allowWatchBookmarks?: boolean;
   /**
-   * idleTimeoutMs closes the watch with `ERR_WATCH_IDLE_TIMEOUT` when nothing (no event, no
+   * idleTimeoutMs closes the watch with `ERR_REST_WATCH_IDLE_TIMEOUT` when nothing (no event, no
    * bookmark, no byte) arrives for this long; a busy or bookmarked watch never times out. Default:
    * the client's `watchIdleTimeoutMs` (5 minutes); 0 disables it.
    */

@@ -237,7 +237,7 @@ describe('watch streams (local fake server)', () => {
     const silentResult = await collect(silent);
     expect(silentResult.seen).toHaveLength(1);
     expect(RequestTimeoutError.isInstance(silentResult.error)).toBe(true);
-    expect((silentResult.error as RequestTimeoutError).code).toBe('ERR_WATCH_IDLE_TIMEOUT');
+    expect((silentResult.error as RequestTimeoutError).code).toBe('ERR_REST_WATCH_IDLE_TIMEOUT');
   });
 
   it('does not count time spent in the loop body as idle', async () => {

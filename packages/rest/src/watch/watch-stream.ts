@@ -1,6 +1,12 @@
 import type { Readable } from 'node:stream';
 import { KubeError } from '@k/config/errors';
-import { ApiError, ConnectionError, RequestTimeoutError, type ApiErrorRequest } from '../errors.js';
+import {
+  ApiError,
+  ConnectionError,
+  RequestTimeoutError,
+  RestUsageError,
+  type ApiErrorRequest,
+} from '../errors.js';
 import type { Watch, WatchEvent } from '../request/request-builder.js';
 import { describeTransportFailure } from '../retry/transport-failure.js';
 import { onAbort } from '../timers/on-abort.js';
@@ -24,7 +30,7 @@ export interface WatchStreamOptions {
  * arrive and yielded one by one, with backpressure (nothing more is read while the loop body
  * runs). It ends normally when the server ends the watch; it throws an `ApiError` for an ERROR
  * event (410 → `isGone`), `WatchDecodeError` for a bad frame, `RequestTimeoutError`
- * (`ERR_WATCH_IDLE_TIMEOUT`) when nothing arrives for the idle timeout — time spent in the loop
+ * (`ERR_REST_WATCH_IDLE_TIMEOUT`) when nothing arrives for the idle timeout — time spent in the loop
  * body does not count — and `ConnectionError` when the connection breaks or ends mid-event.
  * Breaking out of the loop, `close()` or the signal destroy the body, closing the connection.
  * It can be iterated once.
@@ -62,7 +68,9 @@ export class WatchStream<T> implements Watch<T> {
   }
 
   [Symbol.asyncIterator](): AsyncIterator<WatchEvent<T>> {
-    if (this.#iterated) throw new TypeError('a watch can be iterated only once');
+    if (this.#iterated) {
+      throw new RestUsageError('ERR_REST_WATCH_REUSED', 'a watch can be iterated only once');
+    }
     this.#iterated = true;
     return this.#events();
   }
@@ -92,7 +100,7 @@ export class WatchStream<T> implements Watch<T> {
         timer = startTimer(onIdle, Math.ceil(remaining), false);
         return;
       }
-      idleError = new RequestTimeoutError('ERR_WATCH_IDLE_TIMEOUT', request, idleTimeoutMs);
+      idleError = new RequestTimeoutError('ERR_REST_WATCH_IDLE_TIMEOUT', request, idleTimeoutMs);
       body.destroy(idleError);
     };
     if (idleTimeoutMs > 0) timer = startTimer(onIdle, idleTimeoutMs, false);

@@ -17,7 +17,7 @@ const REMOVED_MESSAGES: Readonly<Record<'gcp' | 'azure', string>> = {
 /**
  * RemovedAuthProviderFactory stands for an auth-provider client-go removed (`gcp`, `azure`):
  * selecting it fails transport creation with client-go's message, which names the exec
- * credential plugin to use instead (`ERR_AUTH_PROVIDER_REMOVED`).
+ * credential plugin to use instead (`ERR_TRANSPORT_AUTH_PROVIDER_REMOVED`).
  */
 export class RemovedAuthProviderFactory implements CredentialProviderFactory {
   readonly kind: 'gcp' | 'azure';
@@ -30,6 +30,6 @@ export class RemovedAuthProviderFactory implements CredentialProviderFactory {
   }
 
   create(): CredentialProvider {
-    throw new TransportError('ERR_AUTH_PROVIDER_REMOVED', REMOVED_MESSAGES[this.kind]);
+    throw new TransportError('ERR_TRANSPORT_AUTH_PROVIDER_REMOVED', REMOVED_MESSAGES[this.kind]);
   }
 }

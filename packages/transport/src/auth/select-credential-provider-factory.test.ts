@@ -38,7 +38,7 @@ describe('credential provider selection', () => {
       selectCredentialProviderFactory({ kind: 'none' }, [plugin('vault'), plugin('vault')]),
     ).toThrow(
       expect.objectContaining({
-        code: 'ERR_CREDENTIAL_PROVIDER_DUPLICATE',
+        code: 'ERR_TRANSPORT_CREDENTIAL_PROVIDER_DUPLICATE',
         message: 'credential provider kind "vault" is registered twice',
       }),
     );
@@ -65,7 +65,7 @@ describe('credential provider selection', () => {
     );
     expect(create('azure')).toThrow(
       expect.objectContaining({
-        code: 'ERR_AUTH_PROVIDER_REMOVED',
+        code: 'ERR_TRANSPORT_AUTH_PROVIDER_REMOVED',
         message: expect.stringContaining('https://github.com/Azure/kubelogin') as string,
       }),
     );

@@ -37,7 +37,7 @@ export function selectCredentialProviderFactory(
   for (const factory of factories) {
     if (byKind.has(factory.kind)) {
       throw new TransportError(
-        'ERR_CREDENTIAL_PROVIDER_DUPLICATE',
+        'ERR_TRANSPORT_CREDENTIAL_PROVIDER_DUPLICATE',
         `credential provider kind "${factory.kind}" is registered twice`,
       );
     }
@@ -48,7 +48,7 @@ export function selectCredentialProviderFactory(
   const factory = byKind.get(kind);
   if (factory) return factory;
   throw new TransportError(
-    'ERR_CREDENTIAL_PROVIDER_NOT_FOUND',
+    'ERR_TRANSPORT_CREDENTIAL_PROVIDER_NOT_FOUND',
     auth.kind === 'auth-provider'
       ? `no credential provider for auth-provider "${kind}"`
       : `no credential provider for "${kind}" users`,

@@ -102,7 +102,7 @@ describe('execClusterInfo with a CA file', () => {
       'plugin',
     ).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(ExecPluginError);
-    expect((error as ExecPluginError).code).toBe('ERR_EXEC_CLUSTER_INFO');
+    expect((error as ExecPluginError).code).toBe('ERR_TRANSPORT_EXEC_CLUSTER_INFO');
     expect((error as Error).message).toMatch(
       /^failed to load CA bundle for execProvider: .*\/nonexistent\/ca\.crt/,
     );

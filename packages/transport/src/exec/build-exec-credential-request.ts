@@ -45,7 +45,7 @@ export interface ExecCredentialRequest {
  * client-go's field order: server, tls-server-name, insecure-skip-tls-verify,
  * certificate-authority-data, proxy-url, disable-compression, config. The CA comes from
  * `tls.caData`, else from reading `tls.caFile` (each call reads it afresh, so a rotated CA is
- * seen); an unreadable file throws `ERR_EXEC_CLUSTER_INFO` with client-go's message.
+ * seen); an unreadable file throws `ERR_TRANSPORT_EXEC_CLUSTER_INFO` with client-go's message.
  */
 export async function execClusterInfo(
   config: ResolvedConfig,
@@ -63,7 +63,7 @@ export async function execClusterInfo(
       caData = await readFile(config.tls.caFile);
     } catch (error) {
       throw new ExecPluginError(
-        'ERR_EXEC_CLUSTER_INFO',
+        'ERR_TRANSPORT_EXEC_CLUSTER_INFO',
         `failed to load CA bundle for execProvider: ${(error as Error).message}`,
         { command, cause: error },
       );

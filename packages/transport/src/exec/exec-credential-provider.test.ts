@@ -104,7 +104,7 @@ describe('ExecCredentialProvider', () => {
       { interactiveMode: 'Always' },
     );
     const error = await failure(always.provider.getCredentials());
-    expect(error.code).toBe('ERR_EXEC_INTERACTIVE_MODE');
+    expect(error.code).toBe('ERR_TRANSPORT_EXEC_INTERACTIVE_MODE');
     expect(error.message).toBe(
       'exec plugin cannot support interactive mode: standard input is not a terminal',
     );
@@ -240,7 +240,7 @@ describe('ExecCredentialProvider', () => {
       },
     );
     const error = await failure(provider.getCredentials());
-    expect(error.code).toBe('ERR_EXEC_NOT_FOUND');
+    expect(error.code).toBe('ERR_TRANSPORT_EXEC_NOT_FOUND');
     expect(error.message).toBe(
       `exec: executable /nonexistent/k-plugin-that-does-not-exist not found\n\n${INSTALL_HINT_HELP}\n\nsome install hint`,
     );
@@ -261,7 +261,7 @@ describe('ExecCredentialProvider', () => {
         },
       );
       const error = await failure(provider.getCredentials());
-      expect(error.code).toBe('ERR_EXEC_NOT_FOUND');
+      expect(error.code).toBe('ERR_TRANSPORT_EXEC_NOT_FOUND');
       expect(secretLeaks(error, secrets)).toEqual([]);
     }
   });
@@ -279,7 +279,7 @@ describe('ExecCredentialProvider', () => {
       { stderr: null },
     );
     providers.push(inExecEnv);
-    expect((await failure(inExecEnv.getCredentials())).code).toBe('ERR_EXEC_NOT_FOUND');
+    expect((await failure(inExecEnv.getCredentials())).code).toBe('ERR_TRANSPORT_EXEC_NOT_FOUND');
     const inParent = new ExecCredentialProvider(execConfig(exec), {
       stderr: null,
       environment: { ...process.env, PATH: `${bin}:${process.env.PATH ?? ''}` },
@@ -302,7 +302,7 @@ describe('ExecCredentialProvider', () => {
       );
       providers.push(provider);
       const error = await failure(provider.getCredentials());
-      expect(error.code).toBe('ERR_EXEC_NOT_FOUND');
+      expect(error.code).toBe('ERR_TRANSPORT_EXEC_NOT_FOUND');
       expect(error.message).toBe(
         `exec: executable k-planted-plugin not found: k-planted-plugin was found relative to the current directory (through an empty or relative PATH entry) and is not run\n\n${INSTALL_HINT_HELP}\n\ninstall it`,
       );
@@ -316,7 +316,7 @@ describe('ExecCredentialProvider', () => {
       { exitCode: 73, stderr: 'line one\nerror: the identity provider said no\n' },
     ]);
     const error = await failure(provider.getCredentials());
-    expect(error.code).toBe('ERR_EXEC_FAILED');
+    expect(error.code).toBe('ERR_TRANSPORT_EXEC_FAILED');
     expect(error.exitCode).toBe(73);
     expect(error.command).toBe(plugin.exec().command);
     expect(error.stderrTail).toBe('line one\nerror: the identity provider said no');
@@ -371,7 +371,7 @@ describe('ExecCredentialProvider', () => {
       },
     ]);
     const error = await failure(provider.getCredentials());
-    expect(error.code).toBe('ERR_EXEC_INVALID_OUTPUT');
+    expect(error.code).toBe('ERR_TRANSPORT_EXEC_INVALID_OUTPUT');
     expect(error.message).toBe("exec plugin didn't return a token or cert/key pair");
   });
 
@@ -381,7 +381,7 @@ describe('ExecCredentialProvider', () => {
     });
     const startedAt = Date.now();
     const error = await failure(provider.getCredentials());
-    expect(error.code).toBe('ERR_EXEC_TIMEOUT');
+    expect(error.code).toBe('ERR_TRANSPORT_EXEC_TIMEOUT');
     expect(error.message).toBe(
       `exec: executable ${plugin.exec().command} did not finish within 500ms; it was killed`,
     );
@@ -398,8 +398,8 @@ describe('ExecCredentialProvider', () => {
     const pending = provider.getCredentials();
     await sleep(200);
     provider.close();
-    expect((await failure(pending)).code).toBe('ERR_EXEC_CLOSED');
-    expect((await failure(provider.getCredentials())).code).toBe('ERR_EXEC_CLOSED');
+    expect((await failure(pending)).code).toBe('ERR_TRANSPORT_EXEC_CLOSED');
+    expect((await failure(provider.getCredentials())).code).toBe('ERR_TRANSPORT_EXEC_CLOSED');
   });
 
   it('an aborted caller stops waiting; the run goes on for the others', async () => {
@@ -547,7 +547,9 @@ describe('createExecCredentialProviderFactory', () => {
       expect(plugin.runs()).toHaveLength(1);
       await first.close?.();
       expect(await second.getCredentials()).toBe(a);
-      await expect(first.getCredentials()).rejects.toMatchObject({ code: 'ERR_EXEC_CLOSED' });
+      await expect(first.getCredentials()).rejects.toMatchObject({
+        code: 'ERR_TRANSPORT_EXEC_CLOSED',
+      });
       await second.close?.();
       const third = factory.create({ config, now });
       expect(await third.getCredentials()).toEqual({ authorization: 'Bearer two' });

@@ -42,7 +42,7 @@ const MAX_KNOWN_SECRETS = 32;
 export interface ExecCredentialProviderOptions {
   /**
    * timeoutMs bounds one plugin run (default {@link DEFAULT_EXEC_TIMEOUT_MS}); when it passes the
-   * plugin's process tree is killed and `ERR_EXEC_TIMEOUT` thrown. 0 waits forever, as client-go,
+   * plugin's process tree is killed and `ERR_TRANSPORT_EXEC_TIMEOUT` thrown. 0 waits forever, as client-go,
    * and so does `Infinity` or anything longer than a Node timer holds (2^31-1 ms, ~24.8 days).
    */
   timeoutMs?: number;
@@ -104,7 +104,7 @@ export class ExecCredentialProvider implements CredentialProvider {
   #runs = 0;
 
   /**
-   * Throws `ERR_EXEC_INVALID_API_VERSION` (`exec plugin: invalid apiVersion "<v>"`) for anything
+   * Throws `ERR_TRANSPORT_EXEC_INVALID_API_VERSION` (`exec plugin: invalid apiVersion "<v>"`) for anything
    * but `client.authentication.k8s.io/v1` and `…/v1beta1`, as client-go does when it builds the
    * transport, and a `TransportError` `ERR_TRANSPORT_INVALID_ARGUMENT` for arguments of the
    * wrong shape (a user that is not an exec user, options of the wrong type).
@@ -121,7 +121,7 @@ export class ExecCredentialProvider implements CredentialProvider {
     const auth = config.auth as ExecAuth;
     if (!EXEC_CREDENTIAL_API_VERSIONS.includes(auth.exec.apiVersion)) {
       throw new ExecPluginError(
-        'ERR_EXEC_INVALID_API_VERSION',
+        'ERR_TRANSPORT_EXEC_INVALID_API_VERSION',
         `exec plugin: invalid apiVersion ${JSON.stringify(auth.exec.apiVersion)}`,
         { command: auth.exec.command },
       );
@@ -184,7 +184,7 @@ export class ExecCredentialProvider implements CredentialProvider {
     return true;
   }
 
-  /** close kills a running plugin and makes later calls fail with `ERR_EXEC_CLOSED`. */
+  /** close kills a running plugin and makes later calls fail with `ERR_TRANSPORT_EXEC_CLOSED`. */
   close(): void {
     this.#closing.abort();
     this.#current = undefined;
@@ -291,7 +291,7 @@ export class ExecCredentialProvider implements CredentialProvider {
 
   #closedError(): ExecPluginError {
     return new ExecPluginError(
-      'ERR_EXEC_CLOSED',
+      'ERR_TRANSPORT_EXEC_CLOSED',
       `exec: credential provider for ${this.command} was closed`,
       { command: this.command },
     );
@@ -303,7 +303,7 @@ export class ExecCredentialProvider implements CredentialProvider {
  * same exec config and cluster (and the same clock) are shared, as client-go shares exec
  * authenticators process-wide: one credential cache and one plugin run for every transport of
  * that user; the shared provider is closed with its last handle. `create` throws
- * `ERR_EXEC_INVALID_API_VERSION` for an unsupported `apiVersion`.
+ * `ERR_TRANSPORT_EXEC_INVALID_API_VERSION` for an unsupported `apiVersion`.
  */
 export function createExecCredentialProviderFactory(
   options: ExecCredentialProviderOptions = {},
@@ -323,7 +323,7 @@ export function createExecCredentialProviderFactory(
         registry = new SharedCredentialProviders(
           () =>
             new ExecPluginError(
-              'ERR_EXEC_CLOSED',
+              'ERR_TRANSPORT_EXEC_CLOSED',
               `exec: credential provider for ${command} was closed`,
               { command },
             ),

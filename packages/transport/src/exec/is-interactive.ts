@@ -14,7 +14,7 @@ export interface TerminalState {
 /**
  * isInteractive decides whether a plugin run is interactive (gets our standard input), as
  * client-go does: `Never` → false; `IfAvailable` → stdin is a terminal and available; `Always` →
- * true, or `ERR_EXEC_INTERACTIVE_MODE` when stdin is not a terminal or is unavailable; any other
+ * true, or `ERR_TRANSPORT_EXEC_INTERACTIVE_MODE` when stdin is not a terminal or is unavailable; any other
  * value (including none for a v1 plugin) → `unknown interactiveMode: "<v>"`. Messages start with
  * `exec plugin cannot support interactive mode: `. Pure.
  */
@@ -47,7 +47,7 @@ export function isInteractive(
 
 function interactiveError(reason: string, command: string): ExecPluginError {
   return new ExecPluginError(
-    'ERR_EXEC_INTERACTIVE_MODE',
+    'ERR_TRANSPORT_EXEC_INTERACTIVE_MODE',
     `exec plugin cannot support interactive mode: ${reason}`,
     { command },
   );

@@ -14,7 +14,7 @@ const failure = (stdout: string, apiVersion = V1): ExecPluginError => {
     parseExecCredential(stdout, apiVersion, 'plugin');
   } catch (error) {
     expect(error).toBeInstanceOf(ExecPluginError);
-    expect((error as ExecPluginError).code).toBe('ERR_EXEC_INVALID_OUTPUT');
+    expect((error as ExecPluginError).code).toBe('ERR_TRANSPORT_EXEC_INVALID_OUTPUT');
     return error as ExecPluginError;
   }
   throw new Error('expected a failure');

@@ -21,7 +21,7 @@ const HEADER_VALUE = /^[\t\x20-\x7e]*$/;
  * cert/key, both halves of the pair, the pair itself, the leaf). A token becomes
  * `Authorization: Bearer <token>`; a PEM pair (checked with node:crypto: the key must match the
  * leaf) becomes `clientCertificate`; both may be returned. `expirationTimestamp` (RFC 3339)
- * becomes `expiresAt`. Throws `ERR_EXEC_INVALID_OUTPUT`; unlike client-go, no message quotes the
+ * becomes `expiresAt`. Throws `ERR_TRANSPORT_EXEC_INVALID_OUTPUT`; unlike client-go, no message quotes the
  * output (it holds the credential). Pure.
  */
 export function parseExecCredential(
@@ -33,7 +33,7 @@ export function parseExecCredential(
   expectString(apiVersion, 'parseExecCredential', 'apiVersion');
   expectString(command, 'parseExecCredential', 'command');
   const fail = (message: string, cause?: unknown): never => {
-    throw new ExecPluginError('ERR_EXEC_INVALID_OUTPUT', message, { command, cause });
+    throw new ExecPluginError('ERR_TRANSPORT_EXEC_INVALID_OUTPUT', message, { command, cause });
   };
   let document: unknown;
   try {

@@ -40,7 +40,7 @@ describe('runExecPlugin', () => {
 
   it('reports a plugin killed by a signal', async () => {
     const error = await failure(run('process.kill(process.pid, "SIGKILL")'));
-    expect(error.code).toBe('ERR_EXEC_FAILED');
+    expect(error.code).toBe('ERR_TRANSPORT_EXEC_FAILED');
     expect(error.signal).toBe('SIGKILL');
     expect(error.message).toBe(
       `exec: executable ${process.execPath} was terminated by signal SIGKILL`,
@@ -54,7 +54,7 @@ describe('runExecPlugin', () => {
       writeFileSync(path, '#!/bin/sh\necho hi\n');
       chmodSync(path, 0o644);
       const error = await failure(run('', { command: path, args: [] }));
-      expect(error.code).toBe('ERR_EXEC_RUN');
+      expect(error.code).toBe('ERR_TRANSPORT_EXEC_RUN');
       expect(error.message).toMatch(/^exec: spawn .*plugin EACCES$/);
     } finally {
       rmSync(directory, { recursive: true, force: true });
@@ -67,7 +67,7 @@ describe('runExecPlugin', () => {
         maxStdoutBytes: 1000,
       }),
     );
-    expect(error.code).toBe('ERR_EXEC_INVALID_OUTPUT');
+    expect(error.code).toBe('ERR_TRANSPORT_EXEC_INVALID_OUTPUT');
     expect(error.message).toBe(
       `exec: executable ${process.execPath} wrote more than 1000 bytes to stdout`,
     );
@@ -98,9 +98,9 @@ describe('runExecPlugin keeps arguments and environment out of errors', () => {
       }),
     );
 
-  it('a missing command (ERR_EXEC_NOT_FOUND) holds no argument or environment value', async () => {
+  it('a missing command (ERR_TRANSPORT_EXEC_NOT_FOUND) holds no argument or environment value', async () => {
     const error = await secretRun('/nonexistent/k-credential-plugin');
-    expect(error.code).toBe('ERR_EXEC_NOT_FOUND');
+    expect(error.code).toBe('ERR_TRANSPORT_EXEC_NOT_FOUND');
     expect(secretLeaks(error, secrets)).toEqual([]);
     // What is safe to keep stays: the code, the system call and the command path.
     expect(error.cause).toMatchObject({
@@ -110,14 +110,14 @@ describe('runExecPlugin keeps arguments and environment out of errors', () => {
     });
   });
 
-  it('a command that cannot run (ERR_EXEC_RUN) holds no argument or environment value', async () => {
+  it('a command that cannot run (ERR_TRANSPORT_EXEC_RUN) holds no argument or environment value', async () => {
     const directory = mkdtempSync(join(tmpdir(), 'k-exec-run-'));
     try {
       const path = join(directory, 'plugin');
       writeFileSync(path, '#!/bin/sh\necho hi\n');
       chmodSync(path, 0o644);
       const error = await secretRun(path);
-      expect(error.code).toBe('ERR_EXEC_RUN');
+      expect(error.code).toBe('ERR_TRANSPORT_EXEC_RUN');
       expect(error.message).toBe(`exec: spawn ${path} EACCES`);
       expect(secretLeaks(error, secrets)).toEqual([]);
       expect(error.cause).toMatchObject({ code: 'EACCES', path });
@@ -128,7 +128,7 @@ describe('runExecPlugin keeps arguments and environment out of errors', () => {
 
   it('an argument that cannot be passed (a NUL byte) is not quoted back', async () => {
     const error = await secretRun(process.execPath, [`${secrets[0]}\u0000`]);
-    expect(error.code).toBe('ERR_EXEC_RUN');
+    expect(error.code).toBe('ERR_TRANSPORT_EXEC_RUN');
     expect(error.message).toBe(
       `exec: ${process.execPath} cannot be started: an argument or environment value contains a NUL byte (ERR_INVALID_ARG_VALUE)`,
     );
@@ -213,7 +213,7 @@ describe('runExecPlugin looks bare command names up in PATH as Go does', () => {
     'PATH=%j never runs the plugin in the current directory',
     async (searchPath) => {
       const error = await failure(runBare('k-path-plugin', searchPath));
-      expect(error.code).toBe('ERR_EXEC_NOT_FOUND');
+      expect(error.code).toBe('ERR_TRANSPORT_EXEC_NOT_FOUND');
       expect(error.message).toBe(
         'not found: k-path-plugin was found relative to the current directory (through an empty or relative PATH entry) and is not run',
       );
@@ -222,7 +222,7 @@ describe('runExecPlugin looks bare command names up in PATH as Go does', () => {
 
   it('refuses a match in a relative PATH entry, and stops there as Go does', async () => {
     const error = await failure(runBare('k-path-plugin', `bin:${join(directory, 'bin')}`));
-    expect(error.code).toBe('ERR_EXEC_NOT_FOUND');
+    expect(error.code).toBe('ERR_TRANSPORT_EXEC_NOT_FOUND');
     expect(error.message).toMatch(/^not found: bin\/k-path-plugin was found relative/);
   });
 
@@ -235,7 +235,7 @@ describe('runExecPlugin looks bare command names up in PATH as Go does', () => {
   it('reports a name found nowhere, and an empty PATH, as not found', async () => {
     for (const searchPath of ['/usr/bin', '']) {
       const error = await failure(runBare('k-path-plugin-nowhere', searchPath));
-      expect(error.code).toBe('ERR_EXEC_NOT_FOUND');
+      expect(error.code).toBe('ERR_TRANSPORT_EXEC_NOT_FOUND');
       expect(error.message).toBe('not found');
     }
   });
@@ -288,7 +288,7 @@ describe('runExecPlugin timers', () => {
       const error = await failure(
         run('setTimeout(() => {}, 60_000)', { timeoutMs: 200, killGraceMs: 2 ** 40 }),
       );
-      expect(error.code).toBe('ERR_EXEC_TIMEOUT');
+      expect(error.code).toBe('ERR_TRANSPORT_EXEC_TIMEOUT');
       await sleep(10);
       expect(watch.warnings).toEqual([]);
     } finally {

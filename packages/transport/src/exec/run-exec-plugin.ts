@@ -39,7 +39,7 @@ export interface RunExecPluginOptions {
    * `detail` says why a bare name found in PATH was not run.
    */
   notFoundMessage: (detail?: string) => string;
-  /** signal stops the run (the process tree is killed) and rejects with ERR_EXEC_CLOSED. */
+  /** signal stops the run (the process tree is killed) and rejects with ERR_TRANSPORT_EXEC_CLOSED. */
   signal?: AbortSignal;
   /** maxStdoutBytes bounds what is kept of stdout (default 4 MiB); more is an error. */
   maxStdoutBytes?: number;
@@ -68,7 +68,7 @@ function signalTarget(target: number, signal: NodeJS.Signals): void {
  * runExecPlugin runs a credential plugin without a shell and resolves with its stdout when it
  * exits 0. A bare command name is looked up in `searchPath` as Go does (see
  * {@link findExecutable}: a match relative to the current directory is refused with
- * `ERR_EXEC_NOT_FOUND`); the process is started with that path and `argv[0]` the name as
+ * `ERR_TRANSPORT_EXEC_NOT_FOUND`); the process is started with that path and `argv[0]` the name as
  * configured. Standard input is the terminal only when `interactive` (else /dev/null); so is
  * standard error then, so the plugin can prompt. Otherwise stderr is forwarded to
  * `options.stderr` as it comes and its last 64 KiB are kept for errors.
@@ -80,10 +80,10 @@ function signalTarget(target: number, signal: NodeJS.Signals): void {
  * plugins still running when this process exits or is killed by a signal are killed too
  * (without changing how the program handles the signal).
  *
- * Errors (`ExecPluginError`): `ERR_EXEC_NOT_FOUND`; `ERR_EXEC_FAILED` with client-go's
+ * Errors (`ExecPluginError`): `ERR_TRANSPORT_EXEC_NOT_FOUND`; `ERR_TRANSPORT_EXEC_FAILED` with client-go's
  * `exec: executable <cmd> failed with exit code <n>` plus the redacted stderr tail;
- * `ERR_EXEC_TIMEOUT`; `ERR_EXEC_RUN` (`exec: <error>`); `ERR_EXEC_CLOSED`;
- * `ERR_EXEC_INVALID_OUTPUT` when stdout is larger than allowed. No error, nor its `cause`,
+ * `ERR_TRANSPORT_EXEC_TIMEOUT`; `ERR_TRANSPORT_EXEC_RUN` (`exec: <error>`); `ERR_TRANSPORT_EXEC_CLOSED`;
+ * `ERR_TRANSPORT_EXEC_INVALID_OUTPUT` when stdout is larger than allowed. No error, nor its `cause`,
  * holds the arguments or the environment of the plugin (they may carry secrets): a spawn
  * failure keeps only its code, errno, system call and the command path.
  */
@@ -93,7 +93,7 @@ export async function runExecPlugin(options: RunExecPluginOptions): Promise<Exec
   const found = await findExecutable(command, options.searchPath ?? options.env.PATH ?? '');
   if (found.path === undefined) {
     throw new ExecPluginError(
-      'ERR_EXEC_NOT_FOUND',
+      'ERR_TRANSPORT_EXEC_NOT_FOUND',
       options.notFoundMessage(
         found.relativeMatch === undefined
           ? undefined
@@ -186,7 +186,7 @@ function run(options: RunExecPluginOptions, path: string): Promise<ExecPluginRun
       timer = setTimeout(() => {
         stop(
           new ExecPluginError(
-            'ERR_EXEC_TIMEOUT',
+            'ERR_TRANSPORT_EXEC_TIMEOUT',
             `exec: executable ${command} did not finish within ${options.timeoutMs}ms; it was killed`,
             { command, stderrTail: stderrTail() },
           ),
@@ -199,7 +199,7 @@ function run(options: RunExecPluginOptions, path: string): Promise<ExecPluginRun
       if (stdoutBytes > maxStdoutBytes) {
         stop(
           new ExecPluginError(
-            'ERR_EXEC_INVALID_OUTPUT',
+            'ERR_TRANSPORT_EXEC_INVALID_OUTPUT',
             `exec: executable ${command} wrote more than ${maxStdoutBytes} bytes to stdout`,
             { command },
           ),
@@ -223,7 +223,10 @@ function run(options: RunExecPluginOptions, path: string): Promise<ExecPluginRun
     const ended = (code: number | null, signal: NodeJS.Signals | null) =>
       finish(() => {
         if (failure) {
-          if (failure.code === 'ERR_EXEC_TIMEOUT' || failure.code === 'ERR_EXEC_CLOSED') {
+          if (
+            failure.code === 'ERR_TRANSPORT_EXEC_TIMEOUT' ||
+            failure.code === 'ERR_TRANSPORT_EXEC_CLOSED'
+          ) {
             // The tail may have grown while the process was being killed.
             reject(
               new ExecPluginError(failure.code, failure.message, {
@@ -250,7 +253,7 @@ function run(options: RunExecPluginOptions, path: string): Promise<ExecPluginRun
             : `was terminated by signal ${signal ?? 'unknown'}`;
         reject(
           new ExecPluginError(
-            'ERR_EXEC_FAILED',
+            'ERR_TRANSPORT_EXEC_FAILED',
             `exec: executable ${command} ${ending}${tail ? `\nstderr (last lines, redacted):\n${tail}` : ''}`,
             {
               command,
@@ -266,7 +269,7 @@ function run(options: RunExecPluginOptions, path: string): Promise<ExecPluginRun
       finish(() => {
         if (error.code === 'ENOENT' && error.syscall?.startsWith('spawn')) {
           reject(
-            new ExecPluginError('ERR_EXEC_NOT_FOUND', options.notFoundMessage(), {
+            new ExecPluginError('ERR_TRANSPORT_EXEC_NOT_FOUND', options.notFoundMessage(), {
               command,
               cause: safeCause(command, error),
             }),
@@ -289,7 +292,7 @@ function run(options: RunExecPluginOptions, path: string): Promise<ExecPluginRun
 
 function closedError(command: string): ExecPluginError {
   return new ExecPluginError(
-    'ERR_EXEC_CLOSED',
+    'ERR_TRANSPORT_EXEC_CLOSED',
     `exec: credential provider for ${command} was closed`,
     { command },
   );
@@ -326,5 +329,8 @@ function describeRefusal(command: string, code: string | undefined): string {
 
 function runError(command: string, error: unknown): ExecPluginError {
   const cause = safeCause(command, error);
-  return new ExecPluginError('ERR_EXEC_RUN', `exec: ${cause.message}`, { command, cause });
+  return new ExecPluginError('ERR_TRANSPORT_EXEC_RUN', `exec: ${cause.message}`, {
+    command,
+    cause,
+  });
 }

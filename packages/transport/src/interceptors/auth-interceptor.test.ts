@@ -192,7 +192,7 @@ describe('auth interceptor against a fake HTTP server (the real one cannot scrip
     provider.failWith = new Error('vault is sealed');
     const client = transport();
     await expect(client.request({ method: 'GET', path: '/' })).rejects.toMatchObject({
-      code: 'ERR_CREDENTIALS',
+      code: 'ERR_TRANSPORT_CREDENTIALS',
       message: 'getting credentials from the "scripted" credential provider: vault is sealed',
     });
     expect(seen).toHaveLength(0);

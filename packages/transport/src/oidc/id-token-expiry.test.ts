@@ -11,7 +11,7 @@ const failure = (run: () => unknown): OidcError => {
     run();
   } catch (error) {
     expect(error).toBeInstanceOf(OidcError);
-    expect((error as OidcError).code).toBe('ERR_OIDC_INVALID_ID_TOKEN');
+    expect((error as OidcError).code).toBe('ERR_TRANSPORT_OIDC_INVALID_ID_TOKEN');
     return error as OidcError;
   }
   throw new Error('expected a failure');

@@ -8,7 +8,7 @@ export const ID_TOKEN_EXPIRY_DELTA_MS = 10_000;
  * idTokenExpiry returns the `exp` claim of a JWT in Unix seconds (an integer or a float, truncated
  * to whole seconds as client-go's `jsonTime`; a numeric string is accepted too), or 0 when the
  * claim is absent or null (so the token counts as expired). The signature is not checked: the API
- * server does that. Throws `ERR_OIDC_INVALID_ID_TOKEN` for something that is not three dot-separated
+ * server does that. Throws `ERR_TRANSPORT_OIDC_INVALID_ID_TOKEN` for something that is not three dot-separated
  * parts (`id-token is not a valid JWT`) or whose payload is not base64url JSON with a numeric
  * `exp` (`parsing claims: …`). Messages never quote the token. Pure.
  */
@@ -16,7 +16,10 @@ export function idTokenExpiry(idToken: string, issuer?: string): number {
   expectString(idToken, 'idTokenExpiry', 'idToken', true);
   expectOptionalString(issuer, 'idTokenExpiry', 'issuer');
   const fail = (message: string, cause?: unknown): never => {
-    throw new OidcError('ERR_OIDC_INVALID_ID_TOKEN', prefix(issuer, message), { issuer, cause });
+    throw new OidcError('ERR_TRANSPORT_OIDC_INVALID_ID_TOKEN', prefix(issuer, message), {
+      issuer,
+      cause,
+    });
   };
   const parts = idToken.split('.');
   if (parts.length !== 3) return fail('id-token is not a valid JWT');

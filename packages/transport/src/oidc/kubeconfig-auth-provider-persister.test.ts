@@ -58,6 +58,6 @@ describe('kubeconfigAuthProviderPersister', () => {
     rmSync(path);
     await expect(
       kubeconfigAuthProviderPersister(path, 'oidc-user')(new Map([['id-token', 'x']])),
-    ).rejects.toMatchObject({ code: 'ERR_KUBECONFIG_READ' });
+    ).rejects.toMatchObject({ code: 'ERR_CONFIG_READ' });
   });
 });

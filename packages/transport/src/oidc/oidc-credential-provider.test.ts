@@ -85,14 +85,14 @@ describe('OidcCredentialProvider configuration', () => {
     const base = { 'idp-issuer-url': 'https://127.0.0.1:1', 'client-id': 'c' };
     const none = new OidcCredentialProvider(oidcConfig({ ...base, 'id-token': expiredToken() }));
     const error = await failure(none.getCredentials());
-    expect(error.code).toBe('ERR_OIDC_NO_REFRESH_TOKEN');
+    expect(error.code).toBe('ERR_TRANSPORT_OIDC_NO_REFRESH_TOKEN');
     expect(error.message).toBe(
       'oidc issuer https://127.0.0.1:1: no valid id-token, and cannot refresh without refresh-token',
     );
     const bad = new OidcCredentialProvider(
       oidcConfig({ ...base, 'id-token': 'notanidtoken', 'refresh-token': 'rt' }),
     );
-    expect((await failure(bad.getCredentials())).code).toBe('ERR_OIDC_INVALID_ID_TOKEN');
+    expect((await failure(bad.getCredentials())).code).toBe('ERR_TRANSPORT_OIDC_INVALID_ID_TOKEN');
   });
 });
 
@@ -171,7 +171,7 @@ describe('OidcCredentialProvider refresh against a loopback issuer (a fake IdP)'
     expect((await fromFile.getCredentials()).authorization).toMatch(/^Bearer ey/);
     const untrusted = make({ 'idp-certificate-authority-data': '' });
     const error = await failure(untrusted.getCredentials());
-    expect(error.code).toBe('ERR_OIDC_DISCOVERY');
+    expect(error.code).toBe('ERR_TRANSPORT_OIDC_DISCOVERY');
     expect(error.message).toMatch(
       /^oidc issuer https:\/\/127\.0\.0\.1:\d+: failed to query metadata endpoint: /,
     );
@@ -187,7 +187,7 @@ describe('OidcCredentialProvider refresh against a loopback issuer (a fake IdP)'
     );
     const before = provider.config;
     const error = await failure(provider.getCredentials());
-    expect(error.code).toBe('ERR_OIDC_PERSIST');
+    expect(error.code).toBe('ERR_TRANSPORT_OIDC_PERSIST');
     expect(error.message).toBe(
       `oidc issuer ${issuer.url}: could not persist new tokens: cannot update kubeconfig "/x": permission denied`,
     );
@@ -197,7 +197,7 @@ describe('OidcCredentialProvider refresh against a loopback issuer (a fake IdP)'
   it('reports a refused refresh without leaking the refresh token or the secret', async () => {
     const provider = make({ 'refresh-token': 'rt-unknown-refresh-token' });
     const error = await failure(provider.getCredentials());
-    expect(error.code).toBe('ERR_OIDC_REFRESH');
+    expect(error.code).toBe('ERR_TRANSPORT_OIDC_REFRESH');
     expect(error.status).toBe(400);
     expect(error.message).toBe(
       `oidc issuer ${issuer.url}: failed to refresh token: oauth2: "invalid_grant" "refresh token is not valid"`,
@@ -227,7 +227,7 @@ describe('OidcCredentialProvider refresh against a loopback issuer (a fake IdP)'
   it('fails when the issuer has no discovery document', async () => {
     const provider = make({ 'idp-issuer-url': `${issuer.url}/nowhere/` });
     const error = await failure(provider.getCredentials());
-    expect(error.code).toBe('ERR_OIDC_DISCOVERY');
+    expect(error.code).toBe('ERR_TRANSPORT_OIDC_DISCOVERY');
     expect(error.status).toBe(404);
     expect(error.message).toBe(
       `oidc issuer ${issuer.url}/nowhere/: failed to query metadata endpoint 404 Not Found: "{\\"error\\":\\"not_found\\"}"`,
@@ -340,7 +340,7 @@ describe('OidcCredentialProvider through an HTTPS_PROXY with credentials', () =>
     const port = (closed.address() as AddressInfo).port;
     closed.close();
     const error = await refreshThrough(`http://user:pa55-w0rd@127.0.0.1:${port}`);
-    expect(error.code).toBe('ERR_OIDC_DISCOVERY');
+    expect(error.code).toBe('ERR_TRANSPORT_OIDC_DISCOVERY');
     expect(secretLeaks(error, ['pa55-w0rd'])).toEqual([]);
   });
 
@@ -358,7 +358,7 @@ describe('OidcCredentialProvider through an HTTPS_PROXY with credentials', () =>
     try {
       const port = (proxy.address() as AddressInfo).port;
       const error = await refreshThrough(`http://user:pa55-w0rd@127.0.0.1:${port}`);
-      expect(error.code).toBe('ERR_OIDC_DISCOVERY');
+      expect(error.code).toBe('ERR_TRANSPORT_OIDC_DISCOVERY');
       expect(
         secretLeaks(error, ['pa55-w0rd', Buffer.from('user:pa55-w0rd').toString('base64')]),
       ).toEqual([]);

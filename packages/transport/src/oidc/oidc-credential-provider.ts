@@ -67,7 +67,7 @@ export interface OidcCredentialProviderOptions {
  * Contract: concurrent callers share one refresh (single flight). The new id-token (and a new
  * refresh token, when the server sent a different one) is persisted first — to the kubeconfig
  * file the user came from, keeping its comments — and only then used; when persisting fails the
- * call fails with `ERR_OIDC_PERSIST` and the in-memory config is unchanged (client-go). As in
+ * call fails with `ERR_TRANSPORT_OIDC_PERSIST` and the in-memory config is unchanged (client-go). As in
  * client-go a 401 does not refresh: `invalidate` returns false. Errors are `OidcError`s and never
  * hold a token or the client secret. `close()` releases the dispatcher it created.
  */
@@ -89,7 +89,7 @@ export class OidcCredentialProvider implements CredentialProvider {
   #refreshes = 0;
 
   /**
-   * Throws `ERR_OIDC_CONFIG` when `idp-issuer-url` or `client-id` is missing or
+   * Throws `ERR_TRANSPORT_OIDC_CONFIG` when `idp-issuer-url` or `client-id` is missing or
    * `idp-certificate-authority-data` is not base64, as client-go does when it builds the
    * transport, and a `TransportError` `ERR_TRANSPORT_INVALID_ARGUMENT` for arguments of the
    * wrong shape.
@@ -107,19 +107,24 @@ export class OidcCredentialProvider implements CredentialProvider {
     const settings = auth.config;
     const user = `oidc auth-provider of user ${JSON.stringify(auth.userName)}`;
     const issuer = settings.get(OIDC_CONFIG_KEYS.issuerUrl);
-    if (!issuer) throw new OidcError('ERR_OIDC_CONFIG', `${user}: must provide idp-issuer-url`);
+    if (!issuer)
+      throw new OidcError('ERR_TRANSPORT_OIDC_CONFIG', `${user}: must provide idp-issuer-url`);
     const clientId = settings.get(OIDC_CONFIG_KEYS.clientId);
     if (!clientId) {
-      throw new OidcError('ERR_OIDC_CONFIG', `oidc issuer ${issuer}: must provide client-id`, {
-        issuer,
-      });
+      throw new OidcError(
+        'ERR_TRANSPORT_OIDC_CONFIG',
+        `oidc issuer ${issuer}: must provide client-id`,
+        {
+          issuer,
+        },
+      );
     }
     const caData = settings.get(OIDC_CONFIG_KEYS.certificateAuthorityData);
     if (caData) {
       const compact = caData.replace(/\s+/g, '');
       if (!/^[A-Za-z0-9+/]*={0,2}$/.test(compact) || compact.length % 4 !== 0) {
         throw new OidcError(
-          'ERR_OIDC_CONFIG',
+          'ERR_TRANSPORT_OIDC_CONFIG',
           `oidc issuer ${issuer}: idp-certificate-authority-data is not valid base64`,
           { issuer },
         );
@@ -156,7 +161,7 @@ export class OidcCredentialProvider implements CredentialProvider {
     }
     if (!this.#config.get(OIDC_CONFIG_KEYS.refreshToken)) {
       throw new OidcError(
-        'ERR_OIDC_NO_REFRESH_TOKEN',
+        'ERR_TRANSPORT_OIDC_NO_REFRESH_TOKEN',
         `oidc issuer ${this.issuer}: no valid id-token, and cannot refresh without refresh-token`,
         { issuer: this.issuer },
       );
@@ -204,7 +209,7 @@ export class OidcCredentialProvider implements CredentialProvider {
     });
     if (!/^[\t\x20-\x7e]+$/.test(refreshed.idToken)) {
       throw new OidcError(
-        'ERR_OIDC_REFRESH',
+        'ERR_TRANSPORT_OIDC_REFRESH',
         `oidc issuer ${this.issuer}: the token endpoint returned an id_token that is not a valid header value`,
         { issuer: this.issuer },
       );
@@ -219,7 +224,7 @@ export class OidcCredentialProvider implements CredentialProvider {
         await this.#persist(new Map(next));
       } catch (error) {
         throw new OidcError(
-          'ERR_OIDC_PERSIST',
+          'ERR_TRANSPORT_OIDC_PERSIST',
           `oidc issuer ${this.issuer}: could not persist new tokens: ${error instanceof Error ? error.message : String(error)}`,
           { issuer: this.issuer, cause: error },
         );
@@ -239,7 +244,7 @@ export class OidcCredentialProvider implements CredentialProvider {
         ca = await readFile(this.#caFile);
       } catch (error) {
         throw new OidcError(
-          'ERR_OIDC_CONFIG',
+          'ERR_TRANSPORT_OIDC_CONFIG',
           `oidc issuer ${this.issuer}: reading idp-certificate-authority: ${(error as Error).message}`,
           { issuer: this.issuer, cause: error },
         );
@@ -251,9 +256,13 @@ export class OidcCredentialProvider implements CredentialProvider {
   }
 
   #closedError(): OidcError {
-    return new OidcError('ERR_OIDC_CLOSED', `oidc issuer ${this.issuer}: provider was closed`, {
-      issuer: this.issuer,
-    });
+    return new OidcError(
+      'ERR_TRANSPORT_OIDC_CLOSED',
+      `oidc issuer ${this.issuer}: provider was closed`,
+      {
+        issuer: this.issuer,
+      },
+    );
   }
 }
 
@@ -295,7 +304,7 @@ export function createIdentityProviderDispatcher(issuer: string, ca?: Buffer): D
  * cluster, issuer, client id and kubeconfig user (and clock) are shared while any handle is
  * open, as client-go caches OIDC providers (client-go keys by cluster, issuer and client id
  * only; the user is added here so two users never share tokens). `create` throws
- * `ERR_OIDC_CONFIG` for an incomplete config.
+ * `ERR_TRANSPORT_OIDC_CONFIG` for an incomplete config.
  */
 export function createOidcCredentialProviderFactory(
   options: OidcCredentialProviderOptions = {},
@@ -327,9 +336,13 @@ export function createOidcCredentialProviderFactory(
         const issuer = probe.issuer;
         registry = new SharedCredentialProviders(
           () =>
-            new OidcError('ERR_OIDC_CLOSED', `oidc issuer ${issuer}: provider was closed`, {
-              issuer,
-            }),
+            new OidcError(
+              'ERR_TRANSPORT_OIDC_CLOSED',
+              `oidc issuer ${issuer}: provider was closed`,
+              {
+                issuer,
+              },
+            ),
         );
         registries.set(context.now, registry);
       }

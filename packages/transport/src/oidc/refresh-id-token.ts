@@ -40,7 +40,7 @@ const MAX_BODY_BYTES = 1024 * 1024;
 /**
  * discoverTokenEndpoint reads `token_endpoint` (and the client authentication methods) from
  * `<issuer without trailing "/">/.well-known/openid-configuration`, as client-go does on every
- * refresh. Throws `ERR_OIDC_DISCOVERY` with client-go's messages (`failed to query metadata
+ * refresh. Throws `ERR_TRANSPORT_OIDC_DISCOVERY` with client-go's messages (`failed to query metadata
  * endpoint <status>: "<first 80 bytes>..."`, `failed to decode provider discovery object`,
  * `discovery object doesn't contain a token_endpoint`).
  */
@@ -51,7 +51,7 @@ export async function discoverTokenEndpoint(
   const issuer = options.issuer;
   const url = `${issuer.replace(/\/+$/, '')}/.well-known/openid-configuration`;
   const fail = (message: string, status?: number, cause?: unknown): never => {
-    throw new OidcError('ERR_OIDC_DISCOVERY', `oidc issuer ${issuer}: ${message}`, {
+    throw new OidcError('ERR_TRANSPORT_OIDC_DISCOVERY', `oidc issuer ${issuer}: ${message}`, {
       issuer,
       ...(status === undefined ? {} : { status }),
       cause,
@@ -93,7 +93,7 @@ export async function discoverTokenEndpoint(
  * `grant_type=refresh_token` request to the token endpoint with the client id and secret. Like
  * golang.org/x/oauth2's auto-detection, the client authenticates with HTTP Basic first and, if
  * that is refused, with `client_id`/`client_secret` in the form (form first when discovery lists
- * only `client_secret_post`). Throws `ERR_OIDC_DISCOVERY` or `ERR_OIDC_REFRESH` (`failed to
+ * only `client_secret_post`). Throws `ERR_TRANSPORT_OIDC_DISCOVERY` or `ERR_TRANSPORT_OIDC_REFRESH` (`failed to
  * refresh token: oauth2: "<error>" "<description>"`; client-go's message when the response has no
  * `id_token`). No message contains a token or the secret, nor the response body.
  */
@@ -105,7 +105,7 @@ export async function refreshIdToken(options: RefreshIdTokenOptions): Promise<Re
   expectString(options.refreshToken, where, 'options.refreshToken');
   const issuer = options.issuer;
   const fail = (message: string, status?: number, cause?: unknown): never => {
-    throw new OidcError('ERR_OIDC_REFRESH', `oidc issuer ${issuer}: ${message}`, {
+    throw new OidcError('ERR_TRANSPORT_OIDC_REFRESH', `oidc issuer ${issuer}: ${message}`, {
       issuer,
       ...(status === undefined ? {} : { status }),
       cause,
@@ -153,7 +153,7 @@ export async function refreshIdToken(options: RefreshIdTokenOptions): Promise<Re
         ? `oauth2: ${JSON.stringify(code)}${description ? ` ${JSON.stringify(description)}` : ''}`
         : `oauth2: cannot fetch token: ${statusText(response.status)}`;
       lastError = new OidcError(
-        'ERR_OIDC_REFRESH',
+        'ERR_TRANSPORT_OIDC_REFRESH',
         `oidc issuer ${issuer}: failed to refresh token: ${detail}`,
         { issuer, status: response.status },
       );

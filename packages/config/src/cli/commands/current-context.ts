@@ -19,7 +19,7 @@ export const currentContextCommand: CliCommand = {
     }
     const { config } = await loadCliKubeconfig(io, stringOption(commandLine, 'kubeconfig'));
     if (!config.currentContext) {
-      throw new KubeconfigError('ERR_KUBECONFIG_NOT_FOUND', 'current-context is not set');
+      throw new KubeconfigError('ERR_CONFIG_NOT_FOUND', 'current-context is not set');
     }
     io.stdout.write(`${config.currentContext}\n`);
     return 0;

@@ -22,7 +22,7 @@ export const getContextsCommand: CliCommand = {
     const output = stringOption(commandLine, 'output') ?? '';
     if (output !== '' && output !== 'name') {
       throw new KubeconfigError(
-        'ERR_KUBECONFIG_INVALID',
+        'ERR_CONFIG_INVALID',
         `--output ${output} is not available in k-config get-contexts`,
       );
     }
@@ -55,7 +55,7 @@ export const getContextsCommand: CliCommand = {
     }
     if (missing.length > 0) {
       const message = missing.length === 1 ? (missing[0] ?? '') : `[${missing.join(', ')}]`;
-      throw new KubeconfigError('ERR_KUBECONFIG_NOT_FOUND', message);
+      throw new KubeconfigError('ERR_CONFIG_NOT_FOUND', message);
     }
     return 0;
   },

@@ -32,19 +32,19 @@ export const setContextCommand: CliCommand = {
     const given = positionals[0] ?? '';
     if (!given && !current) {
       throw new KubeconfigError(
-        'ERR_KUBECONFIG_INVALID',
+        'ERR_CONFIG_INVALID',
         'you must specify a non-empty context name or --current',
       );
     }
     if (given && current) {
       throw new KubeconfigError(
-        'ERR_KUBECONFIG_INVALID',
+        'ERR_CONFIG_INVALID',
         'you cannot specify both a context name and --current',
       );
     }
     const loaded = await loadCliKubeconfig(io, stringOption(commandLine, 'kubeconfig'));
     const name = current ? loaded.config.currentContext : given;
-    if (!name) throw new KubeconfigError('ERR_KUBECONFIG_NOT_FOUND', 'no current context is set');
+    if (!name) throw new KubeconfigError('ERR_CONFIG_NOT_FOUND', 'no current context is set');
     const changes: ContextChanges = {};
     for (const field of ['cluster', 'user', 'namespace'] as const) {
       const value = stringOption(commandLine, field);

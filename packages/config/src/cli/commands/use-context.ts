@@ -24,7 +24,7 @@ export const useContextCommand: CliCommand = {
       );
     }
     if (!name) {
-      throw new KubeconfigError('ERR_KUBECONFIG_INVALID', 'empty context names are not allowed');
+      throw new KubeconfigError('ERR_CONFIG_INVALID', 'empty context names are not allowed');
     }
     const loaded = await loadCliKubeconfig(io, stringOption(commandLine, 'kubeconfig'));
     await setCurrentContext(loaded, name);

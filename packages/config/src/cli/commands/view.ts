@@ -38,7 +38,7 @@ export const viewCommand: CliCommand = {
     const format = stringOption(commandLine, 'output') ?? 'yaml';
     if (format !== 'json' && format !== 'yaml') {
       throw new KubeconfigError(
-        'ERR_KUBECONFIG_INVALID',
+        'ERR_CONFIG_INVALID',
         `unable to match a printer suitable for the output format "${format}", allowed formats are: json,yaml`,
       );
     }
@@ -48,7 +48,7 @@ export const viewCommand: CliCommand = {
       // kubectl reads the one file directly: missing is an error here.
       if (!explicitPath) {
         throw new KubeconfigError(
-          'ERR_KUBECONFIG_INVALID',
+          'ERR_CONFIG_INVALID',
           'if merge==false a precise file must be specified',
         );
       }

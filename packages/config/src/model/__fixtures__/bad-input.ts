@@ -9,19 +9,19 @@ import { parseKubeconfig } from '../parse-kubeconfig.js';
 
 /** Every stable code of KubeconfigError; a code outside this list is a test failure. */
 export const KUBECONFIG_ERROR_CODES: ReadonlySet<KubeconfigErrorCode> = new Set([
-  'ERR_KUBECONFIG_READ',
-  'ERR_KUBECONFIG_PARSE',
-  'ERR_KUBECONFIG_DUPLICATE_NAME',
-  'ERR_KUBECONFIG_EMPTY',
-  'ERR_KUBECONFIG_NOT_FOUND',
-  'ERR_KUBECONFIG_INVALID',
-  'ERR_KUBECONFIG_WRITE',
+  'ERR_CONFIG_READ',
+  'ERR_CONFIG_PARSE',
+  'ERR_CONFIG_DUPLICATE_NAME',
+  'ERR_CONFIG_EMPTY',
+  'ERR_CONFIG_NOT_FOUND',
+  'ERR_CONFIG_INVALID',
+  'ERR_CONFIG_WRITE',
 ]);
 
 /** The codes parsing one file may produce. */
 export const PARSE_ERROR_CODES: ReadonlySet<KubeconfigErrorCode> = new Set([
-  'ERR_KUBECONFIG_PARSE',
-  'ERR_KUBECONFIG_DUPLICATE_NAME',
+  'ERR_CONFIG_PARSE',
+  'ERR_CONFIG_DUPLICATE_NAME',
 ]);
 
 /** ParseOutcome is what parsing bad input may give: a well-formed model or a typed error. */
