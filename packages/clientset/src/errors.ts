@@ -4,6 +4,7 @@ import { ApiError } from '@k/rest/errors';
 const CLIENTSET_ERROR = Symbol.for('@k/clientset.ClientsetError');
 const MANIFEST_ERROR = Symbol.for('@k/clientset.ManifestError');
 const APPLY_CONFLICT_ERROR = Symbol.for('@k/clientset.ApplyConflictError');
+const CRD_NOT_ESTABLISHED_ERROR = Symbol.for('@k/clientset.CrdNotEstablishedError');
 
 /** The stable codes of {@link ClientsetError}. */
 export type ClientsetErrorCode =
@@ -22,7 +23,9 @@ export type ClientsetErrorCode =
   /** The options cannot work together (QPS without burst, …). */
   | 'ERR_CONFIGURATION'
   /** `createClientset` could not load tsyringe or reflect-metadata (optional peers). */
-  | 'ERR_DI_UNAVAILABLE';
+  | 'ERR_DI_UNAVAILABLE'
+  /** A CustomResourceDefinition was not Established, or its kind not served, in time ({@link CrdNotEstablishedError}). */
+  | 'ERR_CRD_NOT_ESTABLISHED';
 
 /**
  * ClientsetError is every failure @k/clientset itself detects (the server's answers are `ApiError`s
@@ -136,5 +139,56 @@ export class ApplyConflictError extends ApiError {
       parseConflicts(error).length > 0
       ? new ApplyConflictError(error)
       : error;
+  }
+}
+
+/** CrdCondition is one entry of a CustomResourceDefinition's `status.conditions`. */
+export interface CrdCondition {
+  type: string;
+  status: string;
+  reason?: string;
+  message?: string;
+}
+
+/**
+ * CrdNotEstablishedError is a wait for a CustomResourceDefinition that ran out of time (code
+ * `ERR_CRD_NOT_ESTABLISHED`): `applyManifests` applied it but the API server did not set its
+ * `Established` condition, or did not list its kind in discovery, within `timeoutMs`, or the
+ * CRD was deleted meanwhile. `crd` is its name (`widgets.example.com`), `established` says
+ * whether it got as far as Established, and `conditions` are the last ones seen: a CRD whose
+ * names another one already uses stays `NamesAccepted=False`, and the message quotes the
+ * server's reason (`"widgets" is already in use`).
+ */
+export class CrdNotEstablishedError extends ClientsetError {
+  declare readonly code: 'ERR_CRD_NOT_ESTABLISHED';
+  readonly crd: string;
+  readonly timeoutMs: number;
+  readonly established: boolean;
+  readonly conditions: readonly CrdCondition[];
+
+  constructor(
+    message: string,
+    details: {
+      crd: string;
+      timeoutMs: number;
+      established: boolean;
+      conditions: readonly CrdCondition[];
+      cause?: unknown;
+    },
+  ) {
+    super('ERR_CRD_NOT_ESTABLISHED', message, {
+      resource: 'customresourcedefinitions.apiextensions.k8s.io',
+      cause: details.cause,
+    });
+    this.crd = details.crd;
+    this.timeoutMs = details.timeoutMs;
+    this.established = details.established;
+    this.conditions = details.conditions;
+    Object.defineProperty(this, CRD_NOT_ESTABLISHED_ERROR, { value: true });
+  }
+
+  /** isInstance reports whether `value` is a CrdNotEstablishedError from any copy of this package. */
+  static override isInstance(value: unknown): value is CrdNotEstablishedError {
+    return typeof value === 'object' && value !== null && CRD_NOT_ESTABLISHED_ERROR in value;
   }
 }

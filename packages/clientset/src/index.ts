@@ -107,6 +107,8 @@ export { DynamicClient } from './dynamic/dynamic-client.js';
 export type { DynamicResourceClient } from './dynamic/dynamic-client.js';
 export { applyManifests, parseManifests } from './apply/apply-manifests.js';
 export type { AppliedManifest, ApplyManifestsOptions } from './apply/apply-manifests.js';
+export { DEFAULT_ESTABLISH_TIMEOUT_MS } from './apply/apply-manifests.js';
+export type { WaitForEstablished } from './apply/apply-manifests.js';
 
 // The REST client every resource client sends through (from @k/rest), for generated CRD clients.
 export type { RestClient } from '@k/rest';
@@ -114,6 +116,8 @@ export type { RestClient } from '@k/rest';
 // Errors.
 export { ClientsetError, ApplyConflictError, ManifestError } from './errors.js';
 export type { ClientsetErrorCode, FieldConflict } from './errors.js';
+export { CrdNotEstablishedError } from './errors.js';
+export type { CrdCondition } from './errors.js';
 
 // The most used meta/v1 types (all of them: `@k/clientset/meta/v1`).
 export type {
