@@ -16,7 +16,9 @@ export type ClientsetErrorCode =
   /** A manifest is not valid YAML, aliases blow it up, or a document is not a Kubernetes object ({@link ManifestError}). */
   | 'ERR_CLIENTSET_MANIFEST'
   /** The options cannot work together, or a layer is registered twice in one container. */
-  | 'ERR_CLIENTSET_CONFIGURATION';
+  | 'ERR_CLIENTSET_CONFIGURATION'
+  /** A CustomResourceDefinition was not Established, or its kind not served, in time ({@link CrdNotEstablishedError}). */
+  | 'ERR_CLIENTSET_CRD_NOT_ESTABLISHED';
 
 /**
  * ClientsetError is every failure @k/clientset itself detects (the server's answers are `ApiError`s
@@ -115,6 +117,52 @@ export class ApplyConflictError extends ApiError {
       parseConflicts(error).length > 0
       ? new ApplyConflictError(error)
       : error;
+  }
+}
+
+/** CrdCondition is one entry of a CustomResourceDefinition's `status.conditions`. */
+export interface CrdCondition {
+  type: string;
+  status: string;
+  reason?: string;
+  message?: string;
+}
+
+/**
+ * CrdNotEstablishedError is a wait for a CustomResourceDefinition that ran out of time (code
+ * `ERR_CLIENTSET_CRD_NOT_ESTABLISHED`): `applyManifests` applied it but the API server did not set its
+ * `Established` condition, or did not list its kind in discovery, within `timeoutMs`, or the
+ * CRD was deleted meanwhile. `crd` is its name (`widgets.example.com`), `established` says
+ * whether it got as far as Established, and `conditions` are the last ones seen: a CRD whose
+ * names another one already uses stays `NamesAccepted=False`, and the message quotes the
+ * server's reason (`"widgets" is already in use`).
+ */
+export class CrdNotEstablishedError extends ClientsetError {
+  static override readonly brand: symbol = Symbol.for('@k/clientset.CrdNotEstablishedError');
+  declare readonly code: 'ERR_CLIENTSET_CRD_NOT_ESTABLISHED';
+  readonly crd: string;
+  readonly timeoutMs: number;
+  readonly established: boolean;
+  readonly conditions: readonly CrdCondition[];
+
+  constructor(
+    message: string,
+    details: {
+      crd: string;
+      timeoutMs: number;
+      established: boolean;
+      conditions: readonly CrdCondition[];
+      cause?: unknown;
+    },
+  ) {
+    super('ERR_CLIENTSET_CRD_NOT_ESTABLISHED', message, {
+      resource: 'customresourcedefinitions.apiextensions.k8s.io',
+      cause: details.cause,
+    });
+    this.crd = details.crd;
+    this.timeoutMs = details.timeoutMs;
+    this.established = details.established;
+    this.conditions = details.conditions;
   }
 }
 

@@ -102,6 +102,8 @@ export { DynamicClient } from './dynamic/dynamic-client.js';
 export type { DynamicResourceClient } from './dynamic/dynamic-client.js';
 export { applyManifests, parseManifests } from './apply/apply-manifests.js';
 export type { AppliedManifest, ApplyManifestsOptions } from './apply/apply-manifests.js';
+export { DEFAULT_ESTABLISH_TIMEOUT_MS } from './apply/apply-manifests.js';
+export type { WaitForEstablished } from './apply/apply-manifests.js';
 
 // What a clientset user needs from the layer below (@k/rest), so they need not install it by name.
 export {
@@ -141,6 +143,8 @@ export type {
 // Errors.
 export { ClientsetError, ApplyConflictError, ManifestError } from './errors.js';
 export type { ClientsetErrorCode, FieldConflict, KClientsetErrorCode } from './errors.js';
+export { CrdNotEstablishedError } from './errors.js';
+export type { CrdCondition } from './errors.js';
 
 // The most used meta/v1 types (all of them: `@k/clientset/meta/v1`).
 export type {

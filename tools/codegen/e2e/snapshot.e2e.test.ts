@@ -5,7 +5,7 @@ import type { APIGroupDiscoveryList } from '../src/openapi/discovery-types.js';
 import { fetchSnapshot } from '../src/snapshot/fetch-snapshot.js';
 import { readSnapshot } from '../src/snapshot/snapshot-files.js';
 import { SNAPSHOT_FILES } from '../src/snapshot/snapshot-layout.js';
-import { stableJson } from '../src/stable-json.js';
+import { stableJson } from '@k/codegen/emit';
 
 /** keepGroups drops the groups the committed snapshot does not have (CRDs other suites install meanwhile). */
 function keepGroups(value: unknown, names: Set<string>): unknown {

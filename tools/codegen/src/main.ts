@@ -1,62 +1,58 @@
+import { parseArgs } from 'node:util';
+import { staleFiles, writeGeneratedFiles } from '@k/codegen';
 import { KUBERNETES_VERSION, startControlPlane, stderrProgress } from '@k/testenv';
+import { BUILTIN_OWNED_DIRECTORIES, builtinFiles } from './builtin/builtin-files.js';
+import { REPOSITORY_ROOT } from './repository-root.js';
 import { fetchSnapshot } from './snapshot/fetch-snapshot.js';
 import { writeSnapshot } from './snapshot/snapshot-files.js';
-import { BUILTIN_OWNED_DIRECTORIES, builtinFiles } from './builtin/builtin-files.js';
-import { staleFiles, writeGeneratedFiles } from './generated-files.js';
-import { generateCrdClients, parseCrds } from './crd/generate-crd.js';
-import { readFile } from 'node:fs/promises';
-import { basename, relative, resolve } from 'node:path';
 
-const USAGE = `usage: k-gen [builtin] [--refresh [--kubeconfig=PATH] [--context=NAME]] [--check]
-       k-gen crd <file.yaml>… [--out=DIR] [--import=SPECIFIER]
+/** USAGE is what `npm run codegen -- --help` prints. */
+export const USAGE = `usage: npm run codegen -- [--refresh [--kubeconfig=PATH] [--context=NAME]] [--check]
 
-builtin (default)  regenerate packages/clientset/src/generated from the committed snapshot
-  --refresh        first fetch a new snapshot (discovery + OpenAPI v3) from a control plane:
-                   the one of --kubeconfig, else a fresh one started by @k/testenv
-  --check          write nothing; exit 1 when a generated file differs (stale)
-crd                generate interfaces and a typed client for every served version of the
-                   CustomResourceDefinitions in the files
-  --out            output directory (default ./generated)
-  --import         module the generated client imports the runtime from (default @k/clientset)
+regenerate packages/clientset/src/generated (and @k/clientset's exports) from the committed snapshot
+  --refresh     first fetch a new snapshot (discovery + OpenAPI v3) from a control plane:
+                the one of --kubeconfig, else a fresh one started by @k/testenv
+  --check       write nothing; exit 1 when a generated file differs (stale)
+
+Typed clients for CustomResourceDefinitions: k-gen crd (@k/codegen), see npx k-gen --help.
 `;
 
-/** ParsedArguments are the positional arguments and `--key[=value]` flags of the command line. */
-export interface ParsedArguments {
-  positional: string[];
-  flags: Map<string, string>;
+/** BuiltinArguments are the parsed flags of the builtin generator's command line. */
+export interface BuiltinArguments {
+  refresh: boolean;
+  check: boolean;
+  help: boolean;
+  kubeconfig?: string | undefined;
+  context?: string | undefined;
 }
 
-/** parseArguments splits `argv` into positionals and flags (`--key=value`, `--key value`, `--flag`). */
-export function parseArguments(argv: readonly string[]): ParsedArguments {
-  const positional: string[] = [];
-  const flags = new Map<string, string>();
-  const valued = new Set(['kubeconfig', 'context', 'out', 'import']);
-  for (let index = 0; index < argv.length; index++) {
-    const argument = argv[index] ?? '';
-    const match = /^--([^=]+)(?:=(.*))?$/.exec(argument);
-    if (!match) {
-      positional.push(argument);
-      continue;
-    }
-    const key = match[1] ?? '';
-    let value = match[2];
-    if (value === undefined && valued.has(key)) {
-      value = argv[index + 1];
-      if (value === undefined) throw new Error(`--${key} needs a value`);
-      index++;
-    }
-    flags.set(key, value ?? 'true');
-  }
-  return { positional, flags };
+/** parseBuiltinArguments reads `argv` (`--key=value` or `--key value`); unknown flags and positionals are errors. */
+export function parseBuiltinArguments(argv: readonly string[]): BuiltinArguments {
+  const { values } = parseArgs({
+    args: [...argv],
+    options: {
+      refresh: { type: 'boolean' },
+      check: { type: 'boolean' },
+      help: { type: 'boolean', short: 'h' },
+      kubeconfig: { type: 'string' },
+      context: { type: 'string' },
+    },
+  });
+  return {
+    refresh: values.refresh ?? false,
+    check: values.check ?? false,
+    help: values.help ?? false,
+    kubeconfig: values.kubeconfig,
+    context: values.context,
+  };
 }
 
-async function refresh(flags: Map<string, string>): Promise<void> {
-  const kubeconfigPath = flags.get('kubeconfig');
-  const onProgress = (message: string) => process.stderr.write(`[k-gen] ${message}\n`);
-  if (kubeconfigPath) {
+async function refresh(options: BuiltinArguments): Promise<void> {
+  const onProgress = (message: string) => process.stderr.write(`[codegen] ${message}\n`);
+  if (options.kubeconfig) {
     const snapshot = await fetchSnapshot({
-      kubeconfigPath,
-      context: flags.get('context'),
+      kubeconfigPath: options.kubeconfig,
+      context: options.context,
       onProgress,
     });
     onProgress(`snapshot written to ${await writeSnapshot(snapshot)}`);
@@ -76,60 +72,35 @@ async function refresh(flags: Map<string, string>): Promise<void> {
   }
 }
 
-async function crd(inputs: string[], flags: Map<string, string>): Promise<number> {
-  if (inputs.length === 0) {
-    process.stderr.write(`k-gen: crd needs at least one file\n${USAGE}`);
-    return 2;
-  }
-  const cwd = process.cwd();
-  const outDirectory = relative(cwd, resolve(cwd, flags.get('out') ?? 'generated')) || '.';
-  const files = new Map<string, string>();
-  for (const input of inputs) {
-    const crds = parseCrds(await readFile(input, 'utf8'), input);
-    if (crds.length === 0) throw new Error(`${input} holds no CustomResourceDefinition`);
-    const generated = generateCrdClients(crds, {
-      outDirectory,
-      source: basename(input),
-      ...(flags.has('import') ? { runtimeModule: flags.get('import') } : {}),
-    });
-    for (const [path, content] of generated) files.set(path, content);
-  }
-  if (flags.has('check')) {
-    const stale = await staleFiles(files, [], cwd);
-    for (const path of stale) process.stderr.write(`k-gen: stale: ${path}\n`);
-    return stale.length === 0 ? 0 : 1;
-  }
-  await writeGeneratedFiles(files, [], cwd);
-  for (const path of files.keys()) process.stderr.write(`[k-gen] wrote ${path}\n`);
-  return 0;
-}
-
-/** main runs k-gen with `argv` (without node and the script) and resolves with the exit code. */
+/**
+ * main runs the builtin generator with `argv` (without node and the script) and resolves with the
+ * exit code: 0 done, 1 failed or (with `--check`) stale, 2 wrong usage.
+ */
 export async function main(argv: readonly string[]): Promise<number> {
+  let options: BuiltinArguments;
   try {
-    const { positional, flags } = parseArguments(argv);
-    const command = positional[0] ?? 'builtin';
-    if (flags.has('help') || command === 'help') {
-      process.stdout.write(USAGE);
-      return 0;
-    }
-    if (command === 'builtin') {
-      if (flags.has('refresh')) await refresh(flags);
-      const files = await builtinFiles();
-      if (flags.has('check')) {
-        const stale = await staleFiles(files, BUILTIN_OWNED_DIRECTORIES);
-        for (const path of stale) process.stderr.write(`k-gen: stale: ${path}\n`);
-        return stale.length === 0 ? 0 : 1;
-      }
-      const count = await writeGeneratedFiles(files, BUILTIN_OWNED_DIRECTORIES);
-      process.stderr.write(`[k-gen] wrote ${count} files\n`);
-      return 0;
-    }
-    if (command === 'crd') return await crd(positional.slice(1), flags);
-    process.stderr.write(`k-gen: unknown command ${command}\n${USAGE}`);
-    return 2;
+    options = parseBuiltinArguments(argv);
   } catch (error) {
-    process.stderr.write(`k-gen: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.stderr.write(`codegen: ${(error as Error).message}\n${USAGE}`);
+    return 2;
+  }
+  if (options.help) {
+    process.stdout.write(USAGE);
+    return 0;
+  }
+  try {
+    if (options.refresh) await refresh(options);
+    const files = await builtinFiles();
+    if (options.check) {
+      const stale = await staleFiles(files, BUILTIN_OWNED_DIRECTORIES, REPOSITORY_ROOT);
+      for (const path of stale) process.stderr.write(`codegen: stale: ${path}\n`);
+      return stale.length === 0 ? 0 : 1;
+    }
+    const count = await writeGeneratedFiles(files, BUILTIN_OWNED_DIRECTORIES, REPOSITORY_ROOT);
+    process.stderr.write(`[codegen] wrote ${count} files\n`);
+    return 0;
+  } catch (error) {
+    process.stderr.write(`codegen: ${error instanceof Error ? error.message : String(error)}\n`);
     return 1;
   }
 }

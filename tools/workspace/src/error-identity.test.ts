@@ -5,7 +5,12 @@ import {
   KubeError,
   KubeconfigError,
 } from '@k/config';
-import { ApplyConflictError, ClientsetError, ManifestError } from '@k/clientset';
+import {
+  ApplyConflictError,
+  ClientsetError,
+  CrdNotEstablishedError,
+  ManifestError,
+} from '@k/clientset';
 import {
   ApiError,
   ConnectionError,
@@ -56,6 +61,10 @@ const samples: [
   [new RestConfigurationError('m'), [RestConfigurationError]],
   [new ClientsetError('ERR_CLIENTSET_DISCOVERY', 'm'), [ClientsetError]],
   [new ManifestError(1, 'm'), [ManifestError, ClientsetError]],
+  [
+    new CrdNotEstablishedError('m', { crd: 'c', timeoutMs: 1, established: false, conditions: [] }),
+    [CrdNotEstablishedError, ClientsetError],
+  ],
   [new ApplyConflictError(new ApiError(status)), [ApplyConflictError, ApiError]],
 ];
 
@@ -70,6 +79,7 @@ const PREFIX: ReadonlyMap<unknown, string> = new Map<unknown, string>([
   [OidcError, 'ERR_TRANSPORT_'],
   [ClientsetError, 'ERR_CLIENTSET_'],
   [ManifestError, 'ERR_CLIENTSET_'],
+  [CrdNotEstablishedError, 'ERR_CLIENTSET_'],
 ]);
 
 describe('error identity across the packages', () => {

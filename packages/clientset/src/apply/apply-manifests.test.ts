@@ -146,16 +146,48 @@ describe('applyManifests refuses manifests that aliases blow up (recording fake 
       'a thousand documents, each small enough alone',
       Array.from({ length: 1_100 }, (_, index) => laughs(`c${index}`, 2)).join('---\n'),
     ],
-  ])('%s: a typed error naming the document, and no request', async (_name, text) => {
+  ])(
+    '%s: a typed error naming the document, and no request',
+    async (_name, text) => {
+      server = await startRecordingServer();
+      const dynamic = new DynamicClient(
+        server.client,
+        new RestMapper(new DiscoveryClient(server.client)),
+      );
+      const failure = await caught(applyManifests(dynamic, text, { fieldManager: 'test' }));
+      expect(ClientsetError.isInstance(failure) && failure.code).toBe('ERR_CLIENTSET_MANIFEST');
+      expect(ManifestError.isInstance(failure)).toBe(true);
+      expect((failure as Error).message).toMatch(/^document \d+ /);
+      expect(server.requests).toHaveLength(0);
+      // Bisecting a thousand documents' aliases takes seconds on a busy two-core machine.
+    },
+    60_000,
+  );
+});
+
+describe('applyManifests checks waitForEstablished before sending anything (recording fake server)', () => {
+  it.each([
+    ['yes', 'a string'],
+    [{ timeoutMs: -1 }, 'an object'],
+    [{ timeoutMs: '5s' }, 'an object'],
+  ])('waitForEstablished: %j fails with ERR_CLIENTSET_INVALID_ARGUMENT', async (value, got) => {
     server = await startRecordingServer();
     const dynamic = new DynamicClient(
       server.client,
       new RestMapper(new DiscoveryClient(server.client)),
     );
-    const failure = await caught(applyManifests(dynamic, text, { fieldManager: 'test' }));
-    expect(ClientsetError.isInstance(failure) && failure.code).toBe('ERR_CLIENTSET_MANIFEST');
-    expect(ManifestError.isInstance(failure)).toBe(true);
-    expect((failure as Error).message).toMatch(/^document \d+ /);
+    const failure = await caught(
+      applyManifests(dynamic, 'apiVersion: v1\nkind: ConfigMap\nmetadata: { name: a }\n', {
+        fieldManager: 'test',
+        waitForEstablished: value as never,
+      }),
+    );
+    expect(ClientsetError.isInstance(failure) && failure.code).toBe(
+      'ERR_CLIENTSET_INVALID_ARGUMENT',
+    );
+    expect((failure as Error).message).toBe(
+      `applyManifests: options.waitForEstablished must be true, false or { timeoutMs } with a number of 0 or more, got ${got}`,
+    );
     expect(server.requests).toHaveLength(0);
   });
 });

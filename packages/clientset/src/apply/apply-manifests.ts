@@ -1,19 +1,29 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import type * as Yaml from 'yaml';
 import type { Document, LineCounter } from 'yaml';
-import { ClientsetError, ManifestError } from '../errors.js';
+import { ManifestError } from '../errors.js';
 import type { DynamicClient } from '../dynamic/dynamic-client.js';
 import type { ApplyConfiguration, UnstructuredObject } from '../resource/object-types.js';
 import type { ApplyOptions } from '../resource/request-options.js';
 import type { ResourceDescriptor } from '../resource/resource-descriptor.js';
 import { REQUEST_OPTION_RULES } from '../resource/option-rules.js';
 import {
+  isPlainObject,
   NON_NEGATIVE_NUMBER,
   STRING,
   withMethods,
   type ArgumentRule,
 } from '../validation/argument-rules.js';
 import { checkArgument, checkOptions, type OptionRules } from '../validation/check-arguments.js';
+import { waitForCrdServed } from './wait-for-crd.js';
+
+/** DEFAULT_ESTABLISH_TIMEOUT_MS is how long a CRD is waited for by default: 30 s, as `kubectl wait`. */
+export const DEFAULT_ESTABLISH_TIMEOUT_MS = 30_000;
+
+/**
+ * WaitForEstablished says whether {@link applyManifests} waits for the CustomResourceDefinitions
+ * it applies: `true` (the default) with a 30 s limit, `{ timeoutMs }` with another, or `false`.
+ */
+export type WaitForEstablished = boolean | { timeoutMs?: number };
 
 /** ApplyManifestsOptions configure {@link applyManifests}. */
 export interface ApplyManifestsOptions extends ApplyOptions {
@@ -23,8 +33,18 @@ export interface ApplyManifestsOptions extends ApplyOptions {
    */
   namespace?: string;
   /**
-   * establishTimeoutMs is how long an object whose kind a CustomResourceDefinition earlier in the
-   * same manifests defines waits for that kind to be served (default 30 s).
+   * waitForEstablished: after applying a CustomResourceDefinition, wait until the API server has
+   * set its `Established` condition and lists its kind in discovery, so that objects of that kind
+   * can be applied next — later in the same text or by the caller's next call (what client-go
+   * users do with `kubectl wait --for=condition=Established`). Default `true`, for at most
+   * 30 s (`{ timeoutMs }` changes that); a CRD not served by then fails the call with a
+   * `CrdNotEstablishedError`. With `false` only CRDs whose kind a later object of the same
+   * text uses are waited for. Never with `dryRun` (nothing is created to wait for).
+   */
+  waitForEstablished?: WaitForEstablished;
+  /**
+   * establishTimeoutMs is the wait's limit when `waitForEstablished` names none (default 30 s).
+   * @deprecated Use `waitForEstablished: { timeoutMs }`.
    */
   establishTimeoutMs?: number;
 }
@@ -33,8 +53,21 @@ const MANIFEST_TEXT: ArgumentRule = { ...STRING, expected: 'a string of YAML or 
 
 const DYNAMIC_CLIENT = withMethods('a DynamicClient with a REST mapper', 'forKind');
 
+const WAIT_FOR_ESTABLISHED: ArgumentRule = {
+  expected: 'true, false or { timeoutMs } with a number of 0 or more',
+  test: (value) =>
+    typeof value === 'boolean' ||
+    (isPlainObject(value) &&
+      (value.timeoutMs === undefined || NON_NEGATIVE_NUMBER.test(value.timeoutMs))),
+};
+
 const APPLY_MANIFESTS_OPTIONS: OptionRules = {
-  rules: { ...REQUEST_OPTION_RULES, namespace: STRING, establishTimeoutMs: NON_NEGATIVE_NUMBER },
+  rules: {
+    ...REQUEST_OPTION_RULES,
+    namespace: STRING,
+    waitForEstablished: WAIT_FOR_ESTABLISHED,
+    establishTimeoutMs: NON_NEGATIVE_NUMBER,
+  },
   required: ['fieldManager'],
 };
 
@@ -267,21 +300,30 @@ interface DefinedKind {
 
 function definedKind(object: UnstructuredObject): DefinedKind | undefined {
   if (object.kind !== 'CustomResourceDefinition') return undefined;
+  if (!object.apiVersion?.startsWith('apiextensions.k8s.io/')) return undefined;
   const spec = object.spec as { group?: unknown; names?: { kind?: unknown } } | undefined;
   return typeof spec?.group === 'string' && typeof spec.names?.kind === 'string'
     ? { group: spec.group, kind: spec.names.kind }
     : undefined;
 }
 
+function groupOf(object: UnstructuredObject): string {
+  const apiVersion = object.apiVersion ?? '';
+  return apiVersion.includes('/') ? apiVersion.slice(0, apiVersion.indexOf('/')) : '';
+}
+
 /**
  * applyManifests server-side applies every object of multi-document YAML, in order, like
  * `kubectl apply --server-side`: each kind is mapped to its resource through discovery, namespaced
  * objects without a namespace go to `options.namespace` (default `default`), and `fieldManager`,
- * `force` (always sent, default false) and `dryRun` apply to every object. A kind defined by a
- * CRD earlier in the same text is waited for until the API server serves it. It stops at the
- * first failure (an `ApplyConflictError`, an `ApiError`, `ERR_CLIENTSET_NO_MAPPING`, a
- * {@link ManifestError}); objects before it stay applied. Arguments are checked at runtime
- * (`ERR_CLIENTSET_INVALID_ARGUMENT`: `fieldManager` is required) before the text is read.
+ * `force` (always sent, default false) and `dryRun` apply to every object. After each
+ * CustomResourceDefinition it waits, by default, until the CRD is Established and its kind is in
+ * discovery (`waitForEstablished`; a watch of the CRD, then discovery fetched again with a
+ * backoff), so objects of that kind later in the text, or in the next call, can be applied. It
+ * stops at the first failure (an `ApplyConflictError`, an `ApiError`, `ERR_CLIENTSET_NO_MAPPING`, a
+ * {@link ManifestError}, a `CrdNotEstablishedError`); objects before it stay applied.
+ * Arguments are checked at runtime (`ERR_CLIENTSET_INVALID_ARGUMENT`: `fieldManager` is required) before
+ * the text is read.
  */
 export async function applyManifests(
   dynamic: DynamicClient,
@@ -293,11 +335,22 @@ export async function applyManifests(
   checkArgument(text, MANIFEST_TEXT, 'text', context);
   checkOptions(options, APPLY_MANIFESTS_OPTIONS, context);
   const entries = await readManifests(text);
-  const { namespace: defaultNamespace, establishTimeoutMs = 30_000, ...applyOptions } = options;
-  const defined: DefinedKind[] = [];
+  const {
+    namespace: defaultNamespace,
+    waitForEstablished = true,
+    establishTimeoutMs = DEFAULT_ESTABLISH_TIMEOUT_MS,
+    ...applyOptions
+  } = options;
+  const timeoutMs =
+    (typeof waitForEstablished === 'object' ? waitForEstablished.timeoutMs : undefined) ??
+    establishTimeoutMs;
   const applied: AppliedManifest[] = [];
-  for (const { object, document } of entries) {
-    const client = await clientFor(dynamic, object, defined, establishTimeoutMs, options.signal);
+  for (const [index, { object, document }] of entries.entries()) {
+    const client = await dynamic.forKind(
+      object.apiVersion as string,
+      object.kind as string,
+      object.metadata?.namespace,
+    );
     const objectNamespace = object.metadata?.namespace;
     if (
       client.descriptor.namespaced &&
@@ -319,33 +372,18 @@ export async function applyManifests(
     );
     applied.push({ object: result, resource: client.descriptor });
     const kind = definedKind(object);
-    if (kind) defined.push(kind);
+    if (!kind || applyOptions.dryRun !== undefined || !dynamic.mapper) continue;
+    const usedLater = entries
+      .slice(index + 1)
+      .some((entry) => entry.object.kind === kind.kind && groupOf(entry.object) === kind.group);
+    if (waitForEstablished === false && !usedLater) continue;
+    await waitForCrdServed({
+      crds: scoped,
+      discovery: dynamic.mapper.discovery,
+      applied: result,
+      timeoutMs,
+      signal: applyOptions.signal,
+    });
   }
   return applied;
-}
-
-async function clientFor(
-  dynamic: DynamicClient,
-  object: UnstructuredObject,
-  defined: readonly DefinedKind[],
-  establishTimeoutMs: number,
-  signal: AbortSignal | undefined,
-) {
-  const apiVersion = object.apiVersion as string;
-  const group = apiVersion.includes('/') ? apiVersion.slice(0, apiVersion.indexOf('/')) : '';
-  const awaited = defined.some((kind) => kind.group === group && kind.kind === object.kind);
-  const deadline = Date.now() + establishTimeoutMs;
-  for (;;) {
-    try {
-      return await dynamic.forKind(apiVersion, object.kind as string, object.metadata?.namespace);
-    } catch (error) {
-      const retry =
-        awaited &&
-        ClientsetError.isInstance(error) &&
-        error.code === 'ERR_CLIENTSET_NO_MAPPING' &&
-        Date.now() < deadline;
-      if (!retry) throw error;
-      await sleep(250, undefined, signal ? { signal } : undefined);
-    }
-  }
 }

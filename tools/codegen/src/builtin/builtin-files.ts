@@ -1,7 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { KUBERNETES_VERSION } from '@k/testenv';
-import { REPOSITORY_ROOT, type GeneratedFiles } from '../generated-files.js';
+import type { GeneratedFiles } from '@k/codegen';
+import { REPOSITORY_ROOT } from '../repository-root.js';
 import type { Snapshot } from '../snapshot/fetch-snapshot.js';
 import { readSnapshot } from '../snapshot/snapshot-files.js';
 import {

@@ -1,21 +1,23 @@
 import type { APIGroupDiscoveryList, APIResourceDiscovery } from '../openapi/discovery-types.js';
-import type { OpenApiDocument, OpenApiSchema } from '../openapi/openapi-schema.js';
-import { docComment } from '../emit/doc-comment.js';
-import { ModuleReferences, type ReferencedType } from '../emit/module-references.js';
+import type { GeneratedFiles } from '@k/codegen';
 import {
+  compareStrings,
+  declaration,
+  docComment,
   groupId,
-  tsString,
-  tsStrings,
   groupVersionProperty,
   groupVersionTypeName,
+  ModuleReferences,
   propertyKey,
   resourceMethodName,
-} from '../emit/names.js';
-import { declaration } from '../emit/type-emitter.js';
+  tsString,
+  tsStrings,
+  type OpenApiDocument,
+  type OpenApiSchema,
+  type ReferencedType,
+} from '@k/codegen/emit';
 import type { Snapshot } from '../snapshot/fetch-snapshot.js';
 import { groupVersionPath, SNAPSHOT_FILES } from '../snapshot/snapshot-layout.js';
-import type { GeneratedFiles } from '../generated-files.js';
-import { compareStrings } from '../stable-json.js';
 import { mergeSchemas, schemaLocation } from './schema-modules.js';
 
 /** CLIENTSET_DIRECTORY is @k/clientset's directory relative to the repository root. */

@@ -1,5 +1,4 @@
-import type { OpenApiDocument, OpenApiSchema } from '../openapi/openapi-schema.js';
-import { compareStrings } from '../stable-json.js';
+import { compareStrings, type OpenApiDocument, type OpenApiSchema } from '@k/codegen/emit';
 
 /** SchemaLocation is where a named schema is declared in the generated code. */
 export interface SchemaLocation {

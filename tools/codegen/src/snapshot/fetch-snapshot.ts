@@ -1,7 +1,7 @@
 import { loadKubeconfig, resolveConfig } from '@k/config';
 import { createRestClient, type RestClient } from '@k/rest';
 import type { APIGroupDiscoveryList } from '../openapi/discovery-types.js';
-import { compareStrings } from '../stable-json.js';
+import { compareStrings } from '@k/codegen/emit';
 import { openapiFile, resourceListFile, SNAPSHOT_FILES } from './snapshot-layout.js';
 
 /** AGGREGATED_DISCOVERY_ACCEPT asks for aggregated discovery v2, as client-go does. */

@@ -1,6 +1,6 @@
 import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { dirname, join, relative, sep } from 'node:path';
-import { compareStrings, stableJson } from '../stable-json.js';
+import { compareStrings, stableJson } from '@k/codegen/emit';
 import type { Snapshot } from './fetch-snapshot.js';
 import { snapshotDirectory, SNAPSHOT_ROOT } from './snapshot-layout.js';
 

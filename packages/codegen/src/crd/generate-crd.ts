@@ -1,5 +1,5 @@
 import { parseAllDocuments } from 'yaml';
-import type { OpenApiSchema } from '../openapi/openapi-schema.js';
+import type { OpenApiSchema } from '../emit/openapi-schema.js';
 import { docComment } from '../emit/doc-comment.js';
 import { ModuleReferences } from '../emit/module-references.js';
 import {
@@ -12,7 +12,7 @@ import {
 } from '../emit/names.js';
 import { nestedTypeName, propertyLines, type TypeContext } from '../emit/type-emitter.js';
 import type { GeneratedFiles } from '../generated-files.js';
-import { compareStrings } from '../stable-json.js';
+import { compareStrings } from '../emit/stable-json.js';
 
 /** CustomResourceDefinition is the part of an `apiextensions.k8s.io/v1` CRD the generator reads. */
 export interface CustomResourceDefinition {

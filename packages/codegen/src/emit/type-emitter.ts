@@ -1,4 +1,4 @@
-import type { OpenApiSchema } from '../openapi/openapi-schema.js';
+import type { OpenApiSchema } from './openapi-schema.js';
 import { docComment } from './doc-comment.js';
 import { pascalCase, propertyKey, tsString } from './names.js';
 
@@ -15,7 +15,7 @@ export interface TypeReferences {
   nested?(path: readonly string[], schema: OpenApiSchema): string | undefined;
 }
 
-/** EmitOptions tune a type expression. */
+/** TypeContext is where a schema is emitted: how its references resolve, its path, its literals. */
 export interface TypeContext {
   references: TypeReferences;
   /** path names the place of the schema (for naming nested types), e.g. `['Widget', 'spec']`. */

@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { schemaLocation, mergeSchemas } from '../builtin/schema-modules.js';
-import { stableJson } from '../stable-json.js';
+import { stableJson } from './stable-json.js';
 import { docComment } from './doc-comment.js';
 import { groupVersionProperty, resourceMethodName, tsString } from './names.js';
 import { declaration, typeExpression, type TypeReferences } from './type-emitter.js';
@@ -80,55 +79,7 @@ describe('names', () => {
   });
 });
 
-describe('schema modules', () => {
-  it('maps Go packages to generated modules and refuses unknown ones', () => {
-    expect(schemaLocation('io.k8s.api.apps.v1.Deployment')).toEqual({
-      module: 'apps/v1',
-      name: 'Deployment',
-    });
-    expect(schemaLocation('io.k8s.apimachinery.pkg.api.resource.Quantity')).toEqual({
-      module: 'meta/v1',
-      name: 'Quantity',
-    });
-    expect(
-      schemaLocation('io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSON').module,
-    ).toBe('apiextensions/v1');
-    expect(() => schemaLocation('com.example.v1.Widget')).toThrow(/no generated module/);
-  });
-
-  it('merges the same schema from several documents, joining only the kind lists', () => {
-    const gvk = (group: string) => ({ group, version: 'v1', kind: 'DeleteOptions' });
-    const merged = mergeSchemas(
-      new Map([
-        [
-          'b',
-          {
-            components: {
-              schemas: { S: { type: 'object', 'x-kubernetes-group-version-kind': [gvk('b')] } },
-            },
-          },
-        ],
-        [
-          'a',
-          {
-            components: {
-              schemas: { S: { type: 'object', 'x-kubernetes-group-version-kind': [gvk('a')] } },
-            },
-          },
-        ],
-      ]),
-    );
-    expect(merged.get('S')?.['x-kubernetes-group-version-kind']).toEqual([gvk('a'), gvk('b')]);
-    expect(() =>
-      mergeSchemas(
-        new Map([
-          ['a', { components: { schemas: { S: { type: 'object' } } } }],
-          ['b', { components: { schemas: { S: { type: 'string' } } } }],
-        ]),
-      ),
-    ).toThrow('schema S differs between a and b');
-  });
-
+describe('stableJson', () => {
   it('writes stable JSON: keys sorted at every depth, arrays kept', () => {
     expect(stableJson({ b: 1, a: { d: [2, 1], c: null } })).toBe(
       '{\n  "a": {\n    "c": null,\n    "d": [\n      2,\n      1\n    ]\n  },\n  "b": 1\n}\n',

@@ -1,12 +1,11 @@
 import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { dirname, join, relative, sep } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { compareStrings } from './stable-json.js';
+import { compareStrings } from './emit/stable-json.js';
 
-/** REPOSITORY_ROOT is the monorepo's root directory. */
-export const REPOSITORY_ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
-
-/** GeneratedFiles maps a path relative to the repository root to the file's exact content. */
+/**
+ * GeneratedFiles maps a path (with `/` separators, relative to the root the files are written
+ * below: the working directory for `k-gen crd`) to the file's exact content.
+ */
 export type GeneratedFiles = Map<string, string>;
 
 async function filesBelow(root: string, directory: string): Promise<string[]> {
@@ -28,7 +27,7 @@ async function filesBelow(root: string, directory: string): Promise<string[]> {
 export async function staleFiles(
   files: GeneratedFiles,
   owned: readonly string[],
-  root: string = REPOSITORY_ROOT,
+  root: string,
 ): Promise<string[]> {
   const stale: string[] = [];
   for (const [path, content] of files) {
@@ -55,7 +54,7 @@ export async function staleFiles(
 export async function writeGeneratedFiles(
   files: GeneratedFiles,
   owned: readonly string[],
-  root: string = REPOSITORY_ROOT,
+  root: string,
 ): Promise<number> {
   for (const directory of owned) await rm(join(root, directory), { recursive: true, force: true });
   for (const path of [...files.keys()].sort(compareStrings)) {

@@ -1,6 +1,6 @@
 import type { TypeReferences } from './type-emitter.js';
 import { pascalCase } from './names.js';
-import { compareStrings } from '../stable-json.js';
+import { compareStrings } from './stable-json.js';
 
 /** Location of a referenced type: its module (directory below `generated/`) and name. */
 export interface ReferencedType {
