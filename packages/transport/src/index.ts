@@ -53,15 +53,15 @@ export {
 export { RemovedAuthProviderFactory } from './auth/removed-auth-provider-factory.js';
 
 // Interceptors (src/interceptors), for building custom stacks.
-export { authInterceptor, AuthHandler, isReplayableBody } from './interceptors/auth-interceptor.js';
+export { authInterceptor } from './interceptors/auth-interceptor.js';
+export { AuthHandler } from './handlers/auth-handler.js';
+export { isReplayableBody } from './handlers/is-replayable-body.js';
 export type { AuthInterceptorOptions } from './interceptors/auth-interceptor.js';
-export {
-  impersonationInterceptor,
-  impersonationHeaders,
-  escapeExtraKey,
-} from './interceptors/impersonation-interceptor.js';
-export { userAgentInterceptor, defaultUserAgent } from './interceptors/user-agent-interceptor.js';
-export type { UserAgentOptions } from './interceptors/user-agent-interceptor.js';
+export { impersonationInterceptor } from './interceptors/impersonation-interceptor.js';
+export { impersonationHeaders, escapeExtraKey } from './interceptors/impersonation-headers.js';
+export { userAgentInterceptor } from './interceptors/user-agent-interceptor.js';
+export { defaultUserAgent } from './interceptors/default-user-agent.js';
+export type { UserAgentOptions } from './interceptors/default-user-agent.js';
 export { compressionInterceptor } from './interceptors/compression-interceptor.js';
 export { GzipDecodingHandler } from './handlers/gzip-decoding-handler.js';
 

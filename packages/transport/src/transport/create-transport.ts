@@ -23,7 +23,8 @@ import {
 import { authInterceptor } from '../interceptors/auth-interceptor.js';
 import { compressionInterceptor } from '../interceptors/compression-interceptor.js';
 import { impersonationInterceptor } from '../interceptors/impersonation-interceptor.js';
-import { defaultUserAgent, userAgentInterceptor } from '../interceptors/user-agent-interceptor.js';
+import { defaultUserAgent } from '../interceptors/default-user-agent.js';
+import { userAgentInterceptor } from '../interceptors/user-agent-interceptor.js';
 import { proxyForServer } from '../proxy/proxy-for-server.js';
 import { loadTlsOptions } from '../tls/load-tls-options.js';
 import {
