@@ -130,7 +130,7 @@ const CASES: readonly (readonly [string, string])[] = [
   ["refreshIdToken({ issuer: 'https://issuer.example' })", 'refreshIdToken'],
   ['kubeconfigAuthProviderPersister()', 'kubeconfigAuthProviderPersister'],
   ['createIdentityProviderDispatcher()', 'createIdentityProviderDispatcher'],
-  ['new SharedCredentialProviders()', 'SharedCredentialProviders'],
+  ['new SharedCredentialProviders().acquire()', 'SharedCredentialProviders.acquire'],
 ];
 
 const MAIN = `

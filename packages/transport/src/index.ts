@@ -110,4 +110,5 @@ export { idTokenExpiry, isIdTokenValid, ID_TOKEN_EXPIRY_DELTA_MS } from './oidc/
 export { discoverTokenEndpoint, refreshIdToken } from './oidc/refresh-id-token.js';
 export type { RefreshIdTokenOptions, RefreshedTokens } from './oidc/refresh-id-token.js';
 export { kubeconfigAuthProviderPersister } from './oidc/kubeconfig-auth-provider-persister.js';
-export { SharedCredentialProviders } from './exec/shared-credential-providers.js';
+export { SharedCredentialProviders } from './auth/shared-credential-providers.js';
+export type { SharedCredentialProviderRequest } from './auth/shared-credential-providers.js';

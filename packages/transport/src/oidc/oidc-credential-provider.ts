@@ -22,7 +22,8 @@ import {
   isRecord,
 } from '../checks/argument-checks.js';
 import { OidcError } from '../errors.js';
-import { SharedCredentialProviders, waitWithSignal } from '../exec/shared-credential-providers.js';
+import { SharedCredentialProviders } from '../auth/shared-credential-providers.js';
+import { waitWithSignal } from '../auth/wait-with-signal.js';
 import { idTokenExpiry, isIdTokenValid } from './id-token-expiry.js';
 import { kubeconfigAuthProviderPersister } from './kubeconfig-auth-provider-persister.js';
 import { refreshIdToken } from './refresh-id-token.js';
@@ -301,7 +302,7 @@ export function createOidcCredentialProviderFactory(
   options: OidcCredentialProviderOptions = {},
 ): CredentialProviderFactory {
   checkOidcOptions(options, 'createOidcCredentialProviderFactory');
-  const registries = new WeakMap<() => number, SharedCredentialProviders>();
+  const shared = new SharedCredentialProviders();
   return {
     kind: 'oidc',
     create(context: CredentialProviderContext): CredentialProvider {
@@ -314,33 +315,28 @@ export function createOidcCredentialProviderFactory(
         options.persist ??
         context.persistAuthProviderConfig ??
         (auth.origin ? kubeconfigAuthProviderPersister(auth.origin, auth.userName) : undefined);
-      const provider = () =>
-        new OidcCredentialProvider(
-          config,
-          { ...options, ...(persist ? { persist } : {}) },
-          context.now,
-        );
       // Validate the config even when a shared provider exists.
-      const probe = provider();
-      let registry = registries.get(context.now);
-      if (!registry) {
-        const issuer = probe.issuer;
-        registry = new SharedCredentialProviders(
-          () =>
-            new OidcError('ERR_OIDC_CLOSED', `oidc issuer ${issuer}: provider was closed`, {
-              issuer,
-            }),
-        );
-        registries.set(context.now, registry);
-      }
-      const key = JSON.stringify([
-        config.server,
-        probe.issuer,
-        auth.config.get(OIDC_CONFIG_KEYS.clientId),
-        auth.userName,
-        auth.origin ?? null,
-      ]);
-      return registry.acquire(key, () => probe);
+      const probe = new OidcCredentialProvider(
+        config,
+        { ...options, ...(persist ? { persist } : {}) },
+        context.now,
+      );
+      const issuer = probe.issuer;
+      return shared.acquire({
+        now: context.now,
+        key: JSON.stringify([
+          config.server,
+          issuer,
+          auth.config.get(OIDC_CONFIG_KEYS.clientId),
+          auth.userName,
+          auth.origin ?? null,
+        ]),
+        create: () => probe,
+        closedError: () =>
+          new OidcError('ERR_OIDC_CLOSED', `oidc issuer ${issuer}: provider was closed`, {
+            issuer,
+          }),
+      });
     },
   };
 }
