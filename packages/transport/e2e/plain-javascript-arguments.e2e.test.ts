@@ -34,7 +34,6 @@ const IMPORTS = [
   'execCredentialProviderFactory',
   'idTokenExpiry',
   'isIdTokenValid',
-  'kubeconfigAuthProviderPersister',
   'loadTlsOptions',
   'oidcCredentialProviderFactory',
   'parseExecCredential',
@@ -128,7 +127,6 @@ const CASES: readonly (readonly [string, string])[] = [
   ["isIdTokenValid('a.b.c')", 'isIdTokenValid'],
   ['discoverTokenEndpoint()', 'discoverTokenEndpoint'],
   ["refreshIdToken({ issuer: 'https://issuer.example' })", 'refreshIdToken'],
-  ['kubeconfigAuthProviderPersister()', 'kubeconfigAuthProviderPersister'],
   ['createIdentityProviderDispatcher()', 'createIdentityProviderDispatcher'],
   ['new SharedCredentialProviders().acquire()', 'SharedCredentialProviders.acquire'],
 ];

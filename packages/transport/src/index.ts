@@ -109,6 +109,5 @@ export type { OidcCredentialProviderOptions } from './oidc/oidc-credential-provi
 export { idTokenExpiry, isIdTokenValid, ID_TOKEN_EXPIRY_DELTA_MS } from './oidc/id-token-expiry.js';
 export { discoverTokenEndpoint, refreshIdToken } from './oidc/refresh-id-token.js';
 export type { RefreshIdTokenOptions, RefreshedTokens } from './oidc/refresh-id-token.js';
-export { kubeconfigAuthProviderPersister } from './oidc/kubeconfig-auth-provider-persister.js';
 export { SharedCredentialProviders } from './auth/shared-credential-providers.js';
 export type { SharedCredentialProviderRequest } from './auth/shared-credential-providers.js';

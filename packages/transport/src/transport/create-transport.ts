@@ -59,7 +59,12 @@ export interface TransportOptions extends PoolSettings {
   connectionPools?: ConnectionPools;
   /** now is the clock handed to credential providers (default `Date.now`). */
   now?: () => number;
-  /** persistAuthProviderConfig is handed to auth-provider plugins that refresh tokens (OIDC). */
+  /**
+   * persistAuthProviderConfig is handed to auth-provider plugins that refresh tokens (OIDC), to
+   * write them back. @k/transport writes no files: pass @k/config's
+   * `authProviderPersisterFor(config)` to keep refreshed tokens in the kubeconfig file the user
+   * came from (client-go's clientcmd does the same). Default: none, tokens live in memory.
+   */
   persistAuthProviderConfig?: CredentialProviderContext['persistAuthProviderConfig'];
   /** clientCertificateReloadIntervalMs is how often rotating cert/key files may be re-read (1 s). */
   clientCertificateReloadIntervalMs?: number;
