@@ -111,3 +111,19 @@ export { discoverTokenEndpoint, refreshIdToken } from './oidc/refresh-id-token.j
 export type { RefreshIdTokenOptions, RefreshedTokens } from './oidc/refresh-id-token.js';
 export { SharedCredentialProviders } from './auth/shared-credential-providers.js';
 export type { SharedCredentialProviderRequest } from './auth/shared-credential-providers.js';
+
+// User interceptors at named positions of the transport stack (issue 12, item 6); their DI
+// token, TRANSPORT_INTERCEPTOR, is in @k/transport/di.
+export {
+  TRANSPORT_INTERCEPTOR_POSITIONS,
+  TRANSPORT_INTERCEPTOR_PRIORITIES,
+  TRANSPORT_BUILTIN_INTERCEPTOR_NAMES,
+} from './transport/transport-interceptor.js';
+export type {
+  TransportInterceptor,
+  TransportInterceptorPosition,
+  TransportInterceptorPriority,
+  TransportBuiltinInterceptorName,
+} from './transport/transport-interceptor.js';
+export type { TransportStackEntry } from './transport/resolve-transport-stack.js';
+export { describeTransportStack } from './transport/describe-transport-stack.js';
