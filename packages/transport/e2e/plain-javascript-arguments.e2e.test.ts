@@ -29,6 +29,7 @@ const IMPORTS = [
   'createOidcCredentialProviderFactory',
   'createTransport',
   'credentialProviderKind',
+  'describeTransportStack',
   'discoverTokenEndpoint',
   'execClusterInfo',
   'execCredentialProviderFactory',
@@ -56,6 +57,17 @@ const CASES: readonly (readonly [string, string])[] = [
   ['createTransport(config, { credentialProviderFactories: {} })', 'createTransport'],
   ["createTransport(config, { environment: 'x' })", 'createTransport'],
   ['createTransport(config, { now: 5 })', 'createTransport'],
+  ['createTransport(config, { interceptors: {} })', 'createTransport'],
+  [
+    "createTransport(config, { interceptors: [{ name: 'x', position: 'nowhere', interceptor: (dispatch) => dispatch }] })",
+    'createTransport',
+  ],
+  [
+    "createTransport(config, { interceptors: [{ name: 'x', position: 'wire' }] })",
+    'createTransport',
+  ],
+  ['describeTransportStack()', 'describeTransportStack'],
+  ["describeTransportStack({ stack: 'a → b' })", 'describeTransportStack'],
   ['new ExecCredentialProvider()', 'ExecCredentialProvider'],
   ['new ExecCredentialProvider(tokenConfig)', 'ExecCredentialProvider'],
   [

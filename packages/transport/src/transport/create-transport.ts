@@ -1,5 +1,4 @@
 import type { ResolvedConfig } from '@k/config';
-import type { Dispatcher } from 'undici';
 import { builtinCredentialProviderFactories } from '../auth/builtin-credential-provider-factories.js';
 import type {
   CredentialProvider,

@@ -11,8 +11,11 @@ import type { TransportStackEntry } from './resolve-transport-stack.js';
 export function describeTransportStack(
   stack: readonly TransportStackEntry[] | { readonly stack: readonly TransportStackEntry[] },
 ): string {
-  const entries = Array.isArray(stack) ? stack : isRecord(stack) ? stack.stack : undefined;
-  if (!Array.isArray(entries) || !entries.every((entry) => typeof entry?.name === 'string')) {
+  const entries: unknown = Array.isArray(stack) ? stack : isRecord(stack) ? stack.stack : undefined;
+  if (
+    !Array.isArray(entries) ||
+    !entries.every((entry: unknown) => isRecord(entry) && typeof entry.name === 'string')
+  ) {
     throw invalidArgument(
       'describeTransportStack',
       'stack',
