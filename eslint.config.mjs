@@ -35,6 +35,9 @@ const testConstraints = [
 /** Lower layers that higher ones load on first use (to keep import cost low) and also import statically. */
 const lazyLoadedLayers = ['@k/config', '@k/config/yaml-guards', '@k/transport', '@k/rest'];
 
+const TRANSPORT_CONFIG_RULE =
+  "@k/transport imports only types and '@k/config/errors' from @k/config (inject what needs more)";
+
 const testFiles = ['**/*.test.ts', '**/*.test-d.ts', '**/e2e/**/*.ts', '**/__fixtures__/**'];
 
 export default tseslint.config(
@@ -91,6 +94,31 @@ export default tseslint.config(
           checkDynamicDependenciesExceptions: lazyLoadedLayers,
           depConstraints: [...layerConstraints, ...appAndToolConstraints],
         },
+      ],
+    },
+  },
+  {
+    // @k/transport neither reads nor writes kubeconfig files: from @k/config it takes types and
+    // the error base (`@k/config/errors`) only; a persister for refreshed tokens is injected.
+    files: ['packages/transport/src/**/*.ts'],
+    ignores: testFiles,
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          paths: [{ name: '@k/config', allowTypeImports: true, message: TRANSPORT_CONFIG_RULE }],
+          patterns: [
+            {
+              group: ['@k/config/*', '!@k/config/errors'],
+              allowTypeImports: true,
+              message: TRANSPORT_CONFIG_RULE,
+            },
+          ],
+        },
+      ],
+      'no-restricted-syntax': [
+        'error',
+        { selector: 'ImportExpression[source.value=/^@k.config/]', message: TRANSPORT_CONFIG_RULE },
       ],
     },
   },

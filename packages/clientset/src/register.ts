@@ -1,4 +1,5 @@
 import type { ResolvedConfig } from '@k/config';
+import { withKubeconfigPersister } from '@k/rest';
 import { REST_CLIENT, registerRest } from '@k/rest/di';
 import { RESOLVED_CONFIG, TRANSPORT, registerTransport } from '@k/transport/di';
 import type { DependencyContainer } from 'tsyringe';
@@ -86,7 +87,12 @@ export function registerClientset(
   }
   const { config, transport, discoveryCache, ...restOptions } = options;
   if (config) container.register(RESOLVED_CONFIG, { useValue: config });
-  if (!container.isRegistered(TRANSPORT, true)) registerTransport(container, transport);
+  if (!container.isRegistered(TRANSPORT, true)) {
+    registerTransport(
+      container,
+      config ? withKubeconfigPersister(config, transport ?? {}) : transport,
+    );
+  }
   if (!container.isRegistered(REST_CLIENT, true)) registerRest(container, restOptions);
   container.register(DISCOVERY_CACHE, {
     useFactory: once(() =>

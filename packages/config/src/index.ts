@@ -83,3 +83,7 @@ export type {
   ModifyKubeconfigResult,
 } from './write/modify-kubeconfig.js';
 export { defaultKubeconfigFile } from './write/default-kubeconfig-file.js';
+
+// Writing refreshed auth-provider settings back (handed to @k/transport's persistAuthProviderConfig).
+export { authProviderPersisterFor } from './write/auth-provider-persister.js';
+export type { AuthProviderPersister } from './write/auth-provider-persister.js';

@@ -177,6 +177,11 @@ const BAD_CALLS: Record<string, BadCall[]> = {
     ['entries a string', () => [loaded, 'u', 'id-token=x']],
     ['an entry that is not a string', () => [loaded, 'u', { 'id-token': [SECRET] }]],
   ],
+  authProviderPersisterFor: [
+    ['nothing', () => []],
+    ['a kubeconfig path', () => ['/root/.kube/config']],
+    ['a config without auth', () => [{ server: 'https://a' }]],
+  ],
   defaultKubeconfigFile: [
     ['nothing', () => []],
     ['a path', () => ['/root/.kube/config']],

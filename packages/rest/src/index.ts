@@ -37,7 +37,7 @@ export type {
   RestClientOptions,
   ThrottleOption,
 } from './client/rest-client-options.js';
-export { createRestClient } from './client/create-rest-client.js';
+export { createRestClient, withKubeconfigPersister } from './client/create-rest-client.js';
 export type { CreateRestClientOptions } from './client/create-rest-client.js';
 export { RequestExecutor, apiErrorFromResponse } from './client/request-executor.js';
 export type { RetryEvent } from './client/request-executor.js';

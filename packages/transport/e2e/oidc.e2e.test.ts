@@ -1,7 +1,12 @@
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadKubeconfig, resolveConfig, type ResolvedConfig } from '@k/config';
+import {
+  authProviderPersisterFor,
+  loadKubeconfig,
+  resolveConfig,
+  type ResolvedConfig,
+} from '@k/config';
 import { kubeRequest, startControlPlane, type ControlPlane } from '@k/testenv';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { request } from 'undici';
@@ -234,7 +239,12 @@ describe('oidc auth-provider (real control plane with a JWT authenticator)', () 
     expect((await whoAmI(plane, { authorization: `Bearer ${expired}` })).status).toBe(401);
 
     const tokenRequests = issuer.counts.token;
-    const provider = oidcCredentialProviderFactory.create({ config, now: Date.now });
+    // The persister comes from @k/config, injected as the transport injects it.
+    const provider = oidcCredentialProviderFactory.create({
+      config,
+      now: Date.now,
+      persistAuthProviderConfig: authProviderPersisterFor(config),
+    });
     try {
       const startedAt = Date.now();
       const results = await Promise.all(

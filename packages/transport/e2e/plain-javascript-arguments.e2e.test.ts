@@ -29,12 +29,12 @@ const IMPORTS = [
   'createOidcCredentialProviderFactory',
   'createTransport',
   'credentialProviderKind',
+  'describeTransportStack',
   'discoverTokenEndpoint',
   'execClusterInfo',
   'execCredentialProviderFactory',
   'idTokenExpiry',
   'isIdTokenValid',
-  'kubeconfigAuthProviderPersister',
   'loadTlsOptions',
   'oidcCredentialProviderFactory',
   'parseExecCredential',
@@ -57,6 +57,17 @@ const CASES: readonly (readonly [string, string])[] = [
   ['createTransport(config, { credentialProviderFactories: {} })', 'createTransport'],
   ["createTransport(config, { environment: 'x' })", 'createTransport'],
   ['createTransport(config, { now: 5 })', 'createTransport'],
+  ['createTransport(config, { interceptors: {} })', 'createTransport'],
+  [
+    "createTransport(config, { interceptors: [{ name: 'x', position: 'nowhere', interceptor: (dispatch) => dispatch }] })",
+    'createTransport',
+  ],
+  [
+    "createTransport(config, { interceptors: [{ name: 'x', position: 'wire' }] })",
+    'createTransport',
+  ],
+  ['describeTransportStack()', 'describeTransportStack'],
+  ["describeTransportStack({ stack: 'a → b' })", 'describeTransportStack'],
   ['new ExecCredentialProvider()', 'ExecCredentialProvider'],
   ['new ExecCredentialProvider(tokenConfig)', 'ExecCredentialProvider'],
   [
@@ -128,9 +139,8 @@ const CASES: readonly (readonly [string, string])[] = [
   ["isIdTokenValid('a.b.c')", 'isIdTokenValid'],
   ['discoverTokenEndpoint()', 'discoverTokenEndpoint'],
   ["refreshIdToken({ issuer: 'https://issuer.example' })", 'refreshIdToken'],
-  ['kubeconfigAuthProviderPersister()', 'kubeconfigAuthProviderPersister'],
   ['createIdentityProviderDispatcher()', 'createIdentityProviderDispatcher'],
-  ['new SharedCredentialProviders()', 'SharedCredentialProviders'],
+  ['new SharedCredentialProviders().acquire()', 'SharedCredentialProviders.acquire'],
 ];
 
 const MAIN = `

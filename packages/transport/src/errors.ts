@@ -27,7 +27,9 @@ export type TransportErrorCode =
   /** The transport was closed. */
   | 'ERR_TRANSPORT_CLOSED'
   /** A public function or constructor was called with a missing or wrong-typed argument. */
-  | 'ERR_TRANSPORT_INVALID_ARGUMENT';
+  | 'ERR_TRANSPORT_INVALID_ARGUMENT'
+  /** Two user interceptors have the same name, or one has the name of a built-in layer. */
+  | 'ERR_TRANSPORT_INTERCEPTOR_DUPLICATE';
 
 /**
  * TransportError is thrown (or fails a request) for every problem of the transport core: the

@@ -53,15 +53,15 @@ export {
 export { RemovedAuthProviderFactory } from './auth/removed-auth-provider-factory.js';
 
 // Interceptors (src/interceptors), for building custom stacks.
-export { authInterceptor, AuthHandler, isReplayableBody } from './interceptors/auth-interceptor.js';
+export { authInterceptor } from './interceptors/auth-interceptor.js';
+export { AuthHandler } from './handlers/auth-handler.js';
+export { isReplayableBody } from './handlers/is-replayable-body.js';
 export type { AuthInterceptorOptions } from './interceptors/auth-interceptor.js';
-export {
-  impersonationInterceptor,
-  impersonationHeaders,
-  escapeExtraKey,
-} from './interceptors/impersonation-interceptor.js';
-export { userAgentInterceptor, defaultUserAgent } from './interceptors/user-agent-interceptor.js';
-export type { UserAgentOptions } from './interceptors/user-agent-interceptor.js';
+export { impersonationInterceptor } from './interceptors/impersonation-interceptor.js';
+export { impersonationHeaders, escapeExtraKey } from './interceptors/impersonation-headers.js';
+export { userAgentInterceptor } from './interceptors/user-agent-interceptor.js';
+export { defaultUserAgent } from './interceptors/default-user-agent.js';
+export type { UserAgentOptions } from './interceptors/default-user-agent.js';
 export { compressionInterceptor } from './interceptors/compression-interceptor.js';
 export { GzipDecodingHandler } from './handlers/gzip-decoding-handler.js';
 
@@ -109,5 +109,21 @@ export type { OidcCredentialProviderOptions } from './oidc/oidc-credential-provi
 export { idTokenExpiry, isIdTokenValid, ID_TOKEN_EXPIRY_DELTA_MS } from './oidc/id-token-expiry.js';
 export { discoverTokenEndpoint, refreshIdToken } from './oidc/refresh-id-token.js';
 export type { RefreshIdTokenOptions, RefreshedTokens } from './oidc/refresh-id-token.js';
-export { kubeconfigAuthProviderPersister } from './oidc/kubeconfig-auth-provider-persister.js';
-export { SharedCredentialProviders } from './exec/shared-credential-providers.js';
+export { SharedCredentialProviders } from './auth/shared-credential-providers.js';
+export type { SharedCredentialProviderRequest } from './auth/shared-credential-providers.js';
+
+// User interceptors at named positions of the transport stack (issue 12, item 6); their DI
+// token, TRANSPORT_INTERCEPTOR, is in @k/transport/di.
+export {
+  TRANSPORT_INTERCEPTOR_POSITIONS,
+  TRANSPORT_INTERCEPTOR_PRIORITIES,
+  TRANSPORT_BUILTIN_INTERCEPTOR_NAMES,
+} from './transport/transport-interceptor.js';
+export type {
+  TransportInterceptor,
+  TransportInterceptorPosition,
+  TransportInterceptorPriority,
+  TransportBuiltinInterceptorName,
+} from './transport/transport-interceptor.js';
+export type { TransportStackEntry } from './transport/resolve-transport-stack.js';
+export { describeTransportStack } from './transport/describe-transport-stack.js';

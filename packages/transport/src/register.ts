@@ -1,6 +1,11 @@
 import type { ResolvedConfig } from '@k/config';
 import type { DependencyContainer } from 'tsyringe';
-import { CREDENTIAL_PROVIDER_FACTORY, RESOLVED_CONFIG, TRANSPORT } from './tokens.js';
+import {
+  CREDENTIAL_PROVIDER_FACTORY,
+  RESOLVED_CONFIG,
+  TRANSPORT,
+  TRANSPORT_INTERCEPTOR,
+} from './tokens.js';
 import { createTransport, type TransportOptions } from './transport/create-transport.js';
 import type { Transport } from './transport/transport.js';
 
@@ -22,6 +27,8 @@ export interface RegisterTransportOptions extends Omit<
  *   parent (the built-ins are not registered under the token, so they never hide a parent's
  *   plugins); a duplicate kind fails when `TRANSPORT` is first resolved;
  * - `RESOLVED_CONFIG` when `options.config` is given.
+ * `TRANSPORT` also places every `TRANSPORT_INTERCEPTOR` registered (here or in a parent
+ * container) after `options.interceptors`.
  * Uses no decorators and no runtime import of tsyringe. The application owns the transport:
  * close it (or the `REST_CLIENT` / `CLIENTSET` made over it, which close it for you).
  */
@@ -39,6 +46,12 @@ export function registerTransport(
         credentialProviderFactories: resolver.isRegistered(CREDENTIAL_PROVIDER_FACTORY, true)
           ? resolver.resolveAll(CREDENTIAL_PROVIDER_FACTORY)
           : [],
+        interceptors: resolver.isRegistered(TRANSPORT_INTERCEPTOR, true)
+          ? [
+              ...(transportOptions.interceptors ?? []),
+              ...resolver.resolveAll(TRANSPORT_INTERCEPTOR),
+            ]
+          : transportOptions.interceptors,
       });
       return transport;
     },

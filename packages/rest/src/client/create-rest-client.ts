@@ -12,9 +12,38 @@ export interface CreateRestClientOptions extends RestClientOptions {
 }
 
 /**
+ * withKubeconfigPersister gives an auth-provider user read from a kubeconfig file (OIDC) a
+ * persister that writes refreshed tokens back to that file, as client-go's clientcmd does, unless
+ * the caller chose one; other options are returned as they are. @k/config's writer loads on the
+ * first refresh, not before. `createRestClient` applies it; DI wiring above it does too.
+ */
+export function withKubeconfigPersister(
+  config: ResolvedConfig,
+  options: TransportOptions,
+): TransportOptions {
+  const auth = config.auth as { kind?: string; origin?: unknown } | undefined;
+  if (
+    options.persistAuthProviderConfig !== undefined ||
+    auth?.kind !== 'auth-provider' ||
+    typeof auth.origin !== 'string' ||
+    auth.origin === ''
+  ) {
+    return options;
+  }
+  return {
+    ...options,
+    persistAuthProviderConfig: async (entries) => {
+      const { authProviderPersisterFor } = await import('@k/config');
+      await authProviderPersisterFor(config)?.(entries);
+    },
+  };
+}
+
+/**
  * createRestClient builds a {@link RestClient} for a resolved configuration: a @k/transport
  * `Transport` (TLS, auth, impersonation, proxy, user agent), a new token bucket and retry policy,
- * and the configuration's request timeout and namespace. Derive clients for other API groups
+ * the configuration's request timeout and namespace, and — for an OIDC (auth-provider) user from
+ * a kubeconfig file — a persister that writes refreshed tokens back to it. Derive clients for other API groups
  * with `withGroupVersion` so they share the bucket. The client owns the transport it made:
  * `await client.close()` closes it.
  */
@@ -32,10 +61,10 @@ export function createRestClient(
       `createRestClient options must be an object, got ${describeValue(options)}`,
     );
   }
-  const { transport: transportOptions, ...clientOptions } = options;
+  const { transport: transportOptions = {}, ...clientOptions } = options;
   // Resolved first: bad options fail before a transport (and its credential plugin) exists.
   const resolved = resolveRestClientOptions(clientOptions, config);
-  const transport = createTransport(config, transportOptions);
+  const transport = createTransport(config, withKubeconfigPersister(config, transportOptions));
   ownDispatcher(transport);
   return new RestClient(transport, resolved);
 }

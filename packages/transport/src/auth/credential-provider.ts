@@ -57,7 +57,9 @@ export interface CredentialProviderContext {
   now: () => number;
   /**
    * persistAuthProviderConfig writes refreshed auth-provider settings (e.g. OIDC tokens) back
-   * into the kubeconfig file the user came from. Absent when the config came from elsewhere.
+   * where they came from: the transport's option of that name, injected by whoever loaded the
+   * configuration (@k/config's `authProviderPersisterFor(config)` for a kubeconfig file), as
+   * client-go's clientcmd injects `AuthConfigPersister`. Absent: nothing is written back.
    */
   persistAuthProviderConfig?: (config: Map<string, string>) => Promise<void>;
 }

@@ -29,7 +29,8 @@ import { isInteractive } from './is-interactive.js';
 import { parseExecCredential } from './parse-exec-credential.js';
 import { redactSecrets } from './redact-secrets.js';
 import { runExecPlugin } from './run-exec-plugin.js';
-import { SharedCredentialProviders, waitWithSignal } from './shared-credential-providers.js';
+import { SharedCredentialProviders } from '../auth/shared-credential-providers.js';
+import { waitWithSignal } from '../auth/wait-with-signal.js';
 
 /** DEFAULT_EXEC_TIMEOUT_MS is how long a plugin may run by default: 5 minutes (room for a browser login). */
 export const DEFAULT_EXEC_TIMEOUT_MS = 5 * 60 * 1000;
@@ -309,7 +310,7 @@ export function createExecCredentialProviderFactory(
   options: ExecCredentialProviderOptions = {},
 ): CredentialProviderFactory {
   checkExecOptions(options, 'createExecCredentialProviderFactory');
-  const registries = new WeakMap<() => number, SharedCredentialProviders>();
+  const shared = new SharedCredentialProviders();
   return {
     kind: 'exec',
     create(context: CredentialProviderContext): CredentialProvider {
@@ -318,20 +319,17 @@ export function createExecCredentialProviderFactory(
       checkExecConfig(context.config, where, 'context.config');
       const config = context.config;
       const command = (config.auth as ExecAuth).exec.command;
-      let registry = registries.get(context.now);
-      if (!registry) {
-        registry = new SharedCredentialProviders(
-          () =>
-            new ExecPluginError(
-              'ERR_TRANSPORT_EXEC_CLOSED',
-              `exec: credential provider for ${command} was closed`,
-              { command },
-            ),
-        );
-        registries.set(context.now, registry);
-      }
-      const key = sharingKey(config);
-      return registry.acquire(key, () => new ExecCredentialProvider(config, options, context.now));
+      return shared.acquire({
+        now: context.now,
+        key: sharingKey(config),
+        create: () => new ExecCredentialProvider(config, options, context.now),
+        closedError: () =>
+          new ExecPluginError(
+            'ERR_TRANSPORT_EXEC_CLOSED',
+            `exec: credential provider for ${command} was closed`,
+            { command },
+          ),
+      });
     },
   };
 }

@@ -22,9 +22,9 @@ import {
   isRecord,
 } from '../checks/argument-checks.js';
 import { OidcError } from '../errors.js';
-import { SharedCredentialProviders, waitWithSignal } from '../exec/shared-credential-providers.js';
+import { SharedCredentialProviders } from '../auth/shared-credential-providers.js';
+import { waitWithSignal } from '../auth/wait-with-signal.js';
 import { idTokenExpiry, isIdTokenValid } from './id-token-expiry.js';
-import { kubeconfigAuthProviderPersister } from './kubeconfig-auth-provider-persister.js';
 import { refreshIdToken } from './refresh-id-token.js';
 
 /** The auth-provider config keys the OIDC provider reads (client-go's names). */
@@ -43,9 +43,9 @@ export const OIDC_CONFIG_KEYS = {
 export interface OidcCredentialProviderOptions {
   /**
    * persist writes the refreshed config back. The factory's default: the context's
-   * `persistAuthProviderConfig`, else {@link kubeconfigAuthProviderPersister} for the file the
-   * user came from (`auth.origin`); for a config from nowhere, refreshed tokens live in memory
-   * only (client-go's no-op persister). A provider constructed directly persists only with this.
+   * `persistAuthProviderConfig` (the transport's option of that name; @k/config's
+   * `authProviderPersisterFor(config)` writes into the kubeconfig file the user came from).
+   * Without either, refreshed tokens live in memory only (client-go's no-op persister).
    */
   persist?: (config: Map<string, string>) => Promise<void>;
   /** dispatcher sends discovery and token requests (default: an undici agent with the IdP CA). */
@@ -65,8 +65,8 @@ export interface OidcCredentialProviderOptions {
  * client-go) and honouring `HTTPS_PROXY`/`NO_PROXY` (never for loopback).
  *
  * Contract: concurrent callers share one refresh (single flight). The new id-token (and a new
- * refresh token, when the server sent a different one) is persisted first — to the kubeconfig
- * file the user came from, keeping its comments — and only then used; when persisting fails the
+ * refresh token, when the server sent a different one) is persisted first — with
+ * `options.persist`, when given — and only then used; when persisting fails the
  * call fails with `ERR_TRANSPORT_OIDC_PERSIST` and the in-memory config is unchanged (client-go). As in
  * client-go a 401 does not refresh: `invalidate` returns false. Errors are `OidcError`s and never
  * hold a token or the client secret. `close()` releases the dispatcher it created.
@@ -299,8 +299,8 @@ export function createIdentityProviderDispatcher(issuer: string, ca?: Buffer): D
 
 /**
  * createOidcCredentialProviderFactory returns the `oidc` factory. Refreshed tokens are persisted
- * with `options.persist`, else the context's `persistAuthProviderConfig`, else into the kubeconfig
- * file the user came from. Providers for the same
+ * with `options.persist`, else the context's `persistAuthProviderConfig`, else not at all (they
+ * live in memory, as with client-go's no-op persister). Providers for the same
  * cluster, issuer, client id and kubeconfig user (and clock) are shared while any handle is
  * open, as client-go caches OIDC providers (client-go keys by cluster, issuer and client id
  * only; the user is added here so two users never share tokens). `create` throws
@@ -310,7 +310,7 @@ export function createOidcCredentialProviderFactory(
   options: OidcCredentialProviderOptions = {},
 ): CredentialProviderFactory {
   checkOidcOptions(options, 'createOidcCredentialProviderFactory');
-  const registries = new WeakMap<() => number, SharedCredentialProviders>();
+  const shared = new SharedCredentialProviders();
   return {
     kind: 'oidc',
     create(context: CredentialProviderContext): CredentialProvider {
@@ -319,41 +319,29 @@ export function createOidcCredentialProviderFactory(
       checkOidcConfig(context.config, where, 'context.config');
       const config = context.config;
       const auth = config.auth as AuthProviderAuth;
-      const persist =
-        options.persist ??
-        context.persistAuthProviderConfig ??
-        (auth.origin ? kubeconfigAuthProviderPersister(auth.origin, auth.userName) : undefined);
-      const provider = () =>
-        new OidcCredentialProvider(
-          config,
-          { ...options, ...(persist ? { persist } : {}) },
-          context.now,
-        );
+      const persist = options.persist ?? context.persistAuthProviderConfig;
       // Validate the config even when a shared provider exists.
-      const probe = provider();
-      let registry = registries.get(context.now);
-      if (!registry) {
-        const issuer = probe.issuer;
-        registry = new SharedCredentialProviders(
-          () =>
-            new OidcError(
-              'ERR_TRANSPORT_OIDC_CLOSED',
-              `oidc issuer ${issuer}: provider was closed`,
-              {
-                issuer,
-              },
-            ),
-        );
-        registries.set(context.now, registry);
-      }
-      const key = JSON.stringify([
-        config.server,
-        probe.issuer,
-        auth.config.get(OIDC_CONFIG_KEYS.clientId),
-        auth.userName,
-        auth.origin ?? null,
-      ]);
-      return registry.acquire(key, () => probe);
+      const probe = new OidcCredentialProvider(
+        config,
+        { ...options, ...(persist ? { persist } : {}) },
+        context.now,
+      );
+      const issuer = probe.issuer;
+      return shared.acquire({
+        now: context.now,
+        key: JSON.stringify([
+          config.server,
+          issuer,
+          auth.config.get(OIDC_CONFIG_KEYS.clientId),
+          auth.userName,
+          auth.origin ?? null,
+        ]),
+        create: () => probe,
+        closedError: () =>
+          new OidcError('ERR_TRANSPORT_OIDC_CLOSED', `oidc issuer ${issuer}: provider was closed`, {
+            issuer,
+          }),
+      });
     },
   };
 }

@@ -1,5 +1,4 @@
 import type { ResolvedConfig } from '@k/config';
-import type { Dispatcher } from 'undici';
 import { builtinCredentialProviderFactories } from '../auth/builtin-credential-provider-factories.js';
 import type {
   CredentialProvider,
@@ -23,7 +22,8 @@ import {
 import { authInterceptor } from '../interceptors/auth-interceptor.js';
 import { compressionInterceptor } from '../interceptors/compression-interceptor.js';
 import { impersonationInterceptor } from '../interceptors/impersonation-interceptor.js';
-import { defaultUserAgent, userAgentInterceptor } from '../interceptors/user-agent-interceptor.js';
+import { defaultUserAgent } from '../interceptors/default-user-agent.js';
+import { userAgentInterceptor } from '../interceptors/user-agent-interceptor.js';
 import { proxyForServer } from '../proxy/proxy-for-server.js';
 import { loadTlsOptions } from '../tls/load-tls-options.js';
 import {
@@ -32,7 +32,9 @@ import {
   type PoolSettings,
 } from './connection-pools.js';
 import { PoolRouter } from './pool-router.js';
+import { checkTransportInterceptors, resolveTransportStack } from './resolve-transport-stack.js';
 import { parseServerUrl } from './server-url.js';
+import type { TransportInterceptor } from './transport-interceptor.js';
 import { Transport } from './transport.js';
 
 /** TransportOptions tune {@link createTransport}; every field is optional. */
@@ -58,18 +60,31 @@ export interface TransportOptions extends PoolSettings {
   connectionPools?: ConnectionPools;
   /** now is the clock handed to credential providers (default `Date.now`). */
   now?: () => number;
-  /** persistAuthProviderConfig is handed to auth-provider plugins that refresh tokens (OIDC). */
+  /**
+   * persistAuthProviderConfig is handed to auth-provider plugins that refresh tokens (OIDC), to
+   * write them back. @k/transport writes no files: pass @k/config's
+   * `authProviderPersisterFor(config)` to keep refreshed tokens in the kubeconfig file the user
+   * came from (client-go's clientcmd does the same). Default: none, tokens live in memory.
+   */
   persistAuthProviderConfig?: CredentialProviderContext['persistAuthProviderConfig'];
   /** clientCertificateReloadIntervalMs is how often rotating cert/key files may be re-read (1 s). */
   clientCertificateReloadIntervalMs?: number;
+  /**
+   * interceptors are user interceptors placed at their named positions of the stack (see
+   * {@link TransportInterceptor}; the resolved order is `transport.stack`). Names are unique and
+   * not those of built-in layers. With DI, `registerTransport` adds everything registered under
+   * `TRANSPORT_INTERCEPTOR` after these. Default: none (the stack is the built-ins alone).
+   */
+  interceptors?: readonly TransportInterceptor[];
 }
 
 /**
  * createTransport builds the {@link Transport} for a resolved configuration: it loads and
  * validates the TLS material (CA, client certificate, server name, insecure), parses the server
  * URL, picks the proxy (`proxy-url`, else the environment), selects and creates the user's
- * credential provider, and composes the interceptor stack over a connection pool shared by every
- * transport with the same TLS identity. Synchronous (files are read once, here), so it works as a
+ * credential provider, and composes the interceptor stack — the built-in layers and
+ * `options.interceptors` at their named positions, in the order `transport.stack` lists — over a
+ * connection pool shared by every transport with the same TLS identity. Synchronous (files are read once, here), so it works as a
  * DI factory. Throws a `TransportError` (or the provider factory's error) for bad settings.
  *
  * The caller owns the transport and closes it.
@@ -114,32 +129,47 @@ export function createTransport(
     settings,
   });
 
-  // THE interceptor stack, outermost first (client-go's wrapping order, HTTPWrappersForConfig):
-  //   impersonation → user agent → auth (credentials, 401 → invalidate → one replay)
-  //   → compression (Accept-Encoding: gzip, decoding) → pool router → shared undici Pool.
+  // THE interceptor stack, outermost first (client-go's wrapping order, HTTPWrappersForConfig),
+  // with the named positions of user interceptors (TransportInterceptorPosition):
+  //   [request] → impersonation → user agent → [decorated] → auth (credentials, 401 →
+  //   invalidate → one replay) → compression (Accept-Encoding: gzip, decoding) → [wire] → pool.
   // Impersonation and the user agent only add headers; auth sits below them so a replay resends
   // the same decorated request; compression is innermost so auth sees decoded 401 bodies.
-  const stack: Dispatcher.DispatcherComposeInterceptor[] = [];
-  if (resolved.impersonation) stack.push(impersonationInterceptor(resolved.impersonation));
-  stack.push(
-    userAgentInterceptor(
-      defaultUserAgent({
-        ...(options.userAgent ? { userAgent: options.userAgent } : {}),
-        ...(options.appName ? { appName: options.appName } : {}),
-      }),
-    ),
+  const stack = resolveTransportStack(
+    [
+      { position: 'request' },
+      resolved.impersonation
+        ? { name: 'impersonation', interceptor: impersonationInterceptor(resolved.impersonation) }
+        : undefined,
+      {
+        name: 'user-agent',
+        interceptor: userAgentInterceptor(
+          defaultUserAgent({
+            ...(options.userAgent ? { userAgent: options.userAgent } : {}),
+            ...(options.appName ? { appName: options.appName } : {}),
+          }),
+        ),
+      },
+      { position: 'decorated' },
+      provider
+        ? {
+            name: 'auth',
+            interceptor: authInterceptor({
+              provider,
+              onClientCertificate: (certificate) => router.useClientCertificate(certificate),
+            }),
+          }
+        : undefined,
+      resolved.disableCompression
+        ? undefined
+        : { name: 'compression', interceptor: compressionInterceptor() },
+      { position: 'wire' },
+      { name: 'pool' },
+    ],
+    options.interceptors ?? [],
   );
-  if (provider) {
-    stack.push(
-      authInterceptor({
-        provider,
-        onClientCertificate: (certificate) => router.useClientCertificate(certificate),
-      }),
-    );
-  }
-  if (!resolved.disableCompression) stack.push(compressionInterceptor());
   // undici's compose wraps from the first interceptor outwards, so pass them innermost first.
-  const composed = router.compose(stack.reverse());
+  const composed = router.compose([...stack.interceptors].reverse());
   const dispatch = composed.dispatch.bind(composed);
 
   return new Transport({
@@ -148,6 +178,7 @@ export function createTransport(
     dispatch,
     release: () => router.close(),
     credentialProvider: provider,
+    stack: stack.entries,
   });
 }
 
@@ -198,4 +229,5 @@ function checkArguments(resolved: unknown, options: unknown): void {
     expectDuration(checked[name], where, `options.${name}`, 0);
   }
   expectOptionalInteger(checked.maxConnections, where, 'options.maxConnections', 1);
+  checkTransportInterceptors(checked.interceptors, where, 'options.interceptors');
 }

@@ -2,6 +2,7 @@ import { Dispatcher } from 'undici';
 import type { CredentialProvider } from '../auth/credential-provider.js';
 import { TransportError } from '../errors.js';
 import type { ApiServerDispatcher } from './api-server-dispatcher.js';
+import type { TransportStackEntry } from './resolve-transport-stack.js';
 import type { ServerInfo } from './server-url.js';
 
 /** TransportParts are what {@link createTransport} assembles into a {@link Transport}. */
@@ -14,6 +15,8 @@ export interface TransportParts {
   /** release gives back the transport's pool references. */
   release: () => Promise<void>;
   credentialProvider: CredentialProvider | undefined;
+  /** stack describes the layers of `dispatch`, outermost first. */
+  stack: readonly TransportStackEntry[];
 }
 
 const REJECTED_CONTROLLER: Dispatcher.DispatchController = {
@@ -47,6 +50,11 @@ export class Transport extends Dispatcher implements ApiServerDispatcher {
   readonly defaultNamespace: string;
   /** credentialProvider is the provider selected for the user, if it needs one. */
   readonly credentialProvider: CredentialProvider | undefined;
+  /**
+   * stack is the resolved interceptor stack, outermost first: built-in layers and user
+   * interceptors by name, ending with `pool` (print it with `describeTransportStack`).
+   */
+  readonly stack: readonly TransportStackEntry[];
   readonly #dispatch: Dispatcher.Dispatch;
   readonly #release: () => Promise<void>;
   #closing: Promise<void> | undefined;
@@ -56,6 +64,7 @@ export class Transport extends Dispatcher implements ApiServerDispatcher {
     this.server = parts.server;
     this.defaultNamespace = parts.defaultNamespace;
     this.credentialProvider = parts.credentialProvider;
+    this.stack = parts.stack;
     this.#dispatch = parts.dispatch;
     this.#release = parts.release;
   }
