@@ -56,8 +56,10 @@ describe('Namespaces through the typed core/v1 client (cluster-scoped)', () => {
     expect(applied.metadata?.annotations?.applied).toBe('yes');
     expect((await namespaces.getStatus(name)).status?.phase).toBe('Active');
 
+    // A namespace is emptied before it goes: the answer is the namespace, still there.
     const deleted = await namespaces.delete(name);
-    expect((deleted as { status?: { phase?: string } }).status?.phase).toBe('Terminating');
+    expect(deleted.gone).toBe(false);
+    expect(deleted.object?.status?.phase).toBe('Terminating');
     await eventually(
       async () => expect(isNotFound(await caught(namespaces.get(name)))).toBe(true),
       60_000,

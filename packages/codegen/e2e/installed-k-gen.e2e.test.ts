@@ -180,8 +180,10 @@ export async function scale(rest: RestClient, name: string, replicas: number): P
   const color: 'red' | 'green' | 'blue' = widget.spec.color;
   // @ts-expect-error replicas is a number
   widget.spec.replicas = 'three';
-  // @ts-expect-error Widgets are namespaced: the factory needs the namespace
+  // Namespaced: without a namespace the factory takes the REST client's default one.
   createWidgetsClient(rest);
+  // @ts-expect-error the namespace is a string
+  createWidgetsClient(rest, 5);
   await widgets.apply(
     { apiVersion: 'k-clientset.test/v1', kind: 'Widget', metadata: { name }, spec: { color, replicas } },
     { fieldManager: 'k-gen-user' },

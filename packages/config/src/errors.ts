@@ -4,6 +4,17 @@ export interface ErrorClass<T> {
   readonly brand: symbol;
 }
 
+/**
+ * errorName is the class's name from its brand (`@k/rest.ApiError` → `ApiError`): bundlers may
+ * compile a class with static fields to an anonymous expression (`_class`), so the class's own
+ * `name` cannot be trusted. A subclass without its own brand keeps its own name.
+ */
+function errorName(target: ErrorClass<unknown> & { name: string }): string {
+  if (!Object.hasOwn(target, 'brand')) return target.name;
+  const description = target.brand.description ?? '';
+  return description.slice(description.lastIndexOf('.') + 1) || target.name;
+}
+
 function hasBrand(value: unknown, brand: symbol): boolean {
   return typeof value === 'object' && value !== null && brand in value;
 }
@@ -27,7 +38,7 @@ export class KubeError extends Error {
   constructor(code: string, message: string, options?: { cause?: unknown }) {
     super(message, options);
     this.code = code;
-    this.name = new.target.name;
+    this.name = errorName(new.target);
     for (
       let target: unknown = new.target;
       typeof target === 'function' && target !== Error;

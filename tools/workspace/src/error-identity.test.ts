@@ -86,6 +86,8 @@ describe('error identity across the packages', () => {
   it('is exact per class, for isInstance and instanceof alike', () => {
     for (const [error, own] of samples) {
       expect(KubeError.isInstance(error)).toBe(true);
+      // The class's own name, from its brand (bundlers may rename the class itself).
+      expect(error.name).toBe(own[0]!.name);
       expect(error instanceof KubeError).toBe(true);
       for (const errorClass of classes) {
         const expected = own.includes(errorClass);
