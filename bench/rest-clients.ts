@@ -25,13 +25,20 @@ export interface BenchClient {
 }
 
 /** CLIENT_KINDS names the clients in table order; the first is the baseline. */
-export const CLIENT_KINDS = ['raw-undici', 'k-rest', 'k-rest-transport', 'client-node'] as const;
+export const CLIENT_KINDS = [
+  'raw-undici',
+  'k-rest',
+  'k-rest-transport',
+  'k-clientset',
+  'client-node',
+] as const;
 export type ClientKind = (typeof CLIENT_KINDS)[number];
 
 export const CLIENT_NAMES: Record<ClientKind, string> = {
   'raw-undici': 'raw undici + JSON.parse',
   'k-rest': '@k/rest (undici Agent)',
   'k-rest-transport': '@k/rest on @k/transport',
+  'k-clientset': '@k/clientset typed (createClientset)',
   'client-node': '@kubernetes/client-node 1.4.0',
 };
 
@@ -113,9 +120,8 @@ async function kRest(target: BenchTarget): Promise<BenchClient> {
   return restOperations(CLIENT_NAMES['k-rest'], client, () => agent.close());
 }
 
-async function kRestTransport(target: BenchTarget): Promise<BenchClient> {
-  const { createRestClient } = await import('@k/rest');
-  const config: ResolvedConfig = {
+function benchConfig(target: BenchTarget): ResolvedConfig {
+  return {
     server: target.origin,
     contextName: 'bench',
     clusterName: 'bench',
@@ -130,7 +136,11 @@ async function kRestTransport(target: BenchTarget): Promise<BenchClient> {
     disableCompression: true,
     source: 'kubeconfig',
   };
-  const client = createRestClient(config, { throttle: 'off' });
+}
+
+async function kRestTransport(target: BenchTarget): Promise<BenchClient> {
+  const { createRestClient } = await import('@k/rest');
+  const client = createRestClient(benchConfig(target), { throttle: 'off' });
   return restOperations(CLIENT_NAMES['k-rest-transport'], client, () => client.close());
 }
 
@@ -149,6 +159,26 @@ function restOperations(name: string, client: RestClient, close: () => Promise<v
       return count;
     },
     close,
+  };
+}
+
+/** kClientset is what an application calls: the typed clients of createClientset. */
+async function kClientset(target: BenchTarget): Promise<BenchClient> {
+  const { createClientset } = await import('@k/clientset');
+  const cs = createClientset(benchConfig(target), { throttle: 'off' });
+  const pods = cs.coreV1.pods('default');
+  const configMaps = cs.coreV1.configMaps('default');
+  return {
+    name: CLIENT_NAMES['k-clientset'],
+    getPod: () => pods.get('bench'),
+    postConfigMap: () => configMaps.create(configMap()),
+    listPods: async () => (await pods.list()).items,
+    watchPods: async () => {
+      let count = 0;
+      for await (const event of await pods.watch()) if (event.type) count += 1;
+      return count;
+    },
+    close: () => cs.close(),
   };
 }
 
@@ -208,6 +238,8 @@ export function makeClient(kind: ClientKind, target: BenchTarget): Promise<Bench
       return kRest(target);
     case 'k-rest-transport':
       return kRestTransport(target);
+    case 'k-clientset':
+      return kClientset(target);
     case 'client-node':
       return clientNode(target);
   }

@@ -14,6 +14,7 @@ import {
   type ApiGroupPauses,
 } from '../throttle/api-group-pauses.js';
 import type { RateLimiter } from '../throttle/token-bucket.js';
+import { BufferingHandler } from './buffering-handler.js';
 import { RequestScope } from './request-scope.js';
 
 /** RetryEvent describes a retry about to happen (for logs and metrics). */
@@ -67,6 +68,17 @@ export const MAX_ERROR_BODY_BYTES = 1024 * 1024;
 const MAX_ERROR_TEXT_BYTES = 2048;
 /** Bodies of responses that are retried are drained up to this many bytes, then destroyed. */
 const DRAIN_LIMIT_BYTES = 64 * 1024;
+const EMPTY = Buffer.alloc(0);
+
+/** Attempt is one attempt's answer: a buffered body (`bytes`), or a stream left open. */
+interface Attempt {
+  statusCode: number;
+  headers: HeaderMap;
+  bytes?: Buffer;
+  stream?: Dispatcher.ResponseData['body'];
+  /** failure cut a buffered body short after the headers. */
+  failure?: Error | undefined;
+}
 
 function header(headers: HeaderMap, name: string): string | undefined {
   const value = headers[name];
@@ -210,7 +222,7 @@ export class RequestExecutor {
     scope: RequestScope,
     mode: 'text' | 'bytes' | 'open' | 'watch',
   ): Promise<BufferedResponse | Omit<OpenResponse, 'done'>> {
-    const { dispatcher, origin, throttle, retry } = this.settings;
+    const { origin, throttle, retry } = this.settings;
     const body = request.body;
     const streamed =
       body !== undefined && typeof body !== 'string' && !(body instanceof Uint8Array);
@@ -221,6 +233,7 @@ export class RequestExecutor {
     };
     const maxRetries = request.maxRetries ?? retry.maxRetries;
     const path = request.query === '' ? request.path : request.path + request.query;
+    const buffered = mode === 'text' || mode === 'bytes';
     let group: string | undefined;
     for (let retries = 0; ; retries += 1) {
       if (this.#pauses.active) {
@@ -234,16 +247,18 @@ export class RequestExecutor {
           if (wait !== undefined) await scope.guard(wait);
         }
       }
-      let response: Dispatcher.ResponseData;
+      let attempt: Attempt;
       try {
-        response = await dispatcher.request({
+        const options: Dispatcher.DispatchOptions = {
           origin,
           path,
           method: request.method,
           headers: request.headers,
           body: body ?? null,
-          signal: scope.dispatchSignal,
-        });
+        };
+        attempt = buffered
+          ? await this.#sendBuffered(options, scope)
+          : await this.#sendOpen(options, scope);
       } catch (error) {
         scope.throwIfAborted();
         const decision = retry.decide(retryRequest, retries, { error }, maxRetries);
@@ -253,27 +268,27 @@ export class RequestExecutor {
         await this.#wait(request, scope, retries, decision.delayMs, decision.reason);
         continue;
       }
-      const { statusCode, headers } = response;
+      const { statusCode, headers } = attempt;
       this.#handleWarnings(headers);
       if (statusCode >= 200 && statusCode <= 206) {
-        if (mode === 'open' || mode === 'watch')
-          return { statusCode, headers, body: response.body };
-        try {
-          const body =
-            mode === 'text'
-              ? await response.body.text()
-              : Buffer.from(await response.body.arrayBuffer());
-          return { statusCode, headers, body };
-        } catch (error) {
-          response.body.destroy();
-          scope.throwIfAborted();
-          const decision = retry.decide(retryRequest, retries, { error }, maxRetries);
-          if (decision === undefined || decision.delayMs > scope.remainingMs()) {
-            throw this.#connectionError(request, error, retries + 1);
-          }
-          await this.#wait(request, scope, retries, decision.delayMs, decision.reason);
-          continue;
+        if (attempt.stream) return { statusCode, headers, body: attempt.stream };
+        const bytes = attempt.bytes ?? EMPTY;
+        if (attempt.failure === undefined) {
+          return { statusCode, headers, body: mode === 'text' ? bytes.toString('utf8') : bytes };
         }
+        // The body was cut short (reset, socket timeout): a GET may be read again.
+        scope.throwIfAborted();
+        const decision = retry.decide(
+          retryRequest,
+          retries,
+          { error: attempt.failure },
+          maxRetries,
+        );
+        if (decision === undefined || decision.delayMs > scope.remainingMs()) {
+          throw this.#connectionError(request, attempt.failure, retries + 1);
+        }
+        await this.#wait(request, scope, retries, decision.delayMs, decision.reason);
+        continue;
       }
       const decision = retry.decide(
         retryRequest,
@@ -292,19 +307,50 @@ export class RequestExecutor {
       }
       if (decision === undefined || decision.delayMs > scope.remainingMs()) {
         let errorBody: Buffer;
-        try {
-          errorBody = await scope.guard(readLimited(response.body, MAX_ERROR_BODY_BYTES));
-        } catch {
-          // The error body was cut short: report the status without it.
-          response.body.destroy();
-          scope.throwIfAborted();
-          errorBody = Buffer.alloc(0);
+        if (attempt.stream) {
+          try {
+            errorBody = await scope.guard(readLimited(attempt.stream, MAX_ERROR_BODY_BYTES));
+          } catch {
+            // The error body was cut short: report the status without it.
+            attempt.stream.destroy();
+            scope.throwIfAborted();
+            errorBody = EMPTY;
+          }
+        } else {
+          if (attempt.failure) scope.throwIfAborted();
+          // A body cut short gives what came of it; a Status needs only its start.
+          errorBody = attempt.bytes ?? EMPTY;
         }
         throw apiErrorFromResponse(request, statusCode, headers, errorBody);
       }
-      response.body.dump({ limit: DRAIN_LIMIT_BYTES }).catch(() => undefined);
+      attempt.stream?.dump({ limit: DRAIN_LIMIT_BYTES }).catch(() => undefined);
       await this.#wait(request, scope, retries, decision.delayMs, decision.reason);
     }
+  }
+
+  /**
+   * #sendBuffered sends one attempt and reads its body through a {@link BufferingHandler}, with
+   * no response stream: most requests are buffered, and a stream per request is most of what
+   * `dispatcher.request()` costs beyond the connection.
+   */
+  #sendBuffered(options: Dispatcher.DispatchOptions, scope: RequestScope): Promise<Attempt> {
+    const handler = new BufferingHandler(scope, MAX_ERROR_BODY_BYTES);
+    this.settings.dispatcher.dispatch(options, handler);
+    return handler.promise.then((answer): Attempt => ({
+      statusCode: answer.statusCode,
+      headers: answer.headers,
+      bytes: answer.body,
+      failure: answer.failure,
+    }));
+  }
+
+  /** #sendOpen sends one attempt of a stream or watch and resolves at its headers. */
+  async #sendOpen(options: Dispatcher.DispatchOptions, scope: RequestScope): Promise<Attempt> {
+    const response = await this.settings.dispatcher.request({
+      ...options,
+      signal: scope.dispatchSignal,
+    });
+    return { statusCode: response.statusCode, headers: response.headers, stream: response.body };
   }
 
   async #waitForPause(group: string, scope: RequestScope): Promise<void> {
