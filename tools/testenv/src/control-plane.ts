@@ -406,9 +406,13 @@ class Run {
     const nodes = Array.from({ length: nodeCount }, (_, index) => `k-testenv-node-${index}`);
     if (binaries.kwok && nodes.length > 0) {
       const kwok = binaries.kwok;
+      // kwok's informers retry until the CRDs are served, so it need not wait for them; the start
+      // does, so a test can apply an Exec or Logs object at once.
+      controllers.push(
+        this.step('install kwok CRDs', () => installCrds(asAdmin, kwok.crds, deadline)),
+      );
       controllers.push(
         (async () => {
-          await this.step('install kwok CRDs', () => installCrds(asAdmin, kwok.crds, deadline));
           await this.step('create nodes', () => createNodes(asAdmin, nodes));
           await this.startComponent(
             {
