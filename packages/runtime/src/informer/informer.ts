@@ -97,9 +97,7 @@ export class Informer<T extends KubernetesObject = KubernetesObject> implements 
     const clock = options.clock ?? systemClock;
     this.#handlers = new HandlerSet<T>(this.#store, this.#logger, this.resource);
     const transform =
-      options.transform === false
-        ? undefined
-        : (options.transform ?? (dropManagedFields));
+      options.transform === false ? undefined : (options.transform ?? dropManagedFields);
     const labelSelector = labelSelectorText(options.labelSelector);
     this.#reflector = new Reflector<T>(source, this, {
       description: this.resource,
