@@ -1,6 +1,7 @@
 import type { KubernetesObject } from '@k/clientset';
 import { systemClock, type Clock } from '@k/rest';
 import { finalStateOf } from '../cache/object-key.js';
+import { RuntimeError } from '../errors.js';
 import type { Informer } from '../informer/informer.js';
 import { SILENT_LOGGER, type Logger } from '../logger.js';
 import { NOOP_METRICS, type MetricsSink } from '../metrics/metrics-sink.js';
@@ -129,7 +130,12 @@ export class Controller {
 
   /** start runs the controller until `signal` aborts, then drains; resolves when stopped. */
   async start(signal: AbortSignal): Promise<void> {
-    if (this.#started) throw new Error(`controller ${this.name} was already started`);
+    if (this.#started) {
+      throw new RuntimeError(
+        'ERR_RUNTIME_CONFIGURATION',
+        `controller ${this.name} was already started`,
+      );
+    }
     this.#started = true;
     for (const informer of this.#informers) informer.start(signal);
     const syncSignal = AbortSignal.any([signal, AbortSignal.timeout(this.#cacheSyncTimeoutMs)]);
