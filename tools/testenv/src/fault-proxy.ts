@@ -48,10 +48,10 @@ export class FaultProxy {
     kubeconfigPath: string,
     kubeconfig: KubeconfigOptions,
   ): Promise<FaultProxy> {
-    let proxy: FaultProxy | undefined;
-    const listener = createServer((client) => proxy?.accept(client));
+    const listener = createServer();
     const port = await listen(listener, 0);
-    proxy = new FaultProxy(listener, port, targetPort, kubeconfigPath);
+    const proxy = new FaultProxy(listener, port, targetPort, kubeconfigPath);
+    listener.on('connection', (client: Socket) => proxy.accept(client));
     await writeKubeconfig(kubeconfigPath, { ...kubeconfig, server: proxy.server });
     return proxy;
   }
