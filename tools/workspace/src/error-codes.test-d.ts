@@ -92,5 +92,12 @@ export type ClientsetCodes = Expect<
 >;
 
 export type RuntimeCodes = Expect<
-  Equal<KRuntimeErrorCode, 'ERR_RUNTIME_CONFIGURATION' | 'ERR_RUNTIME_INVALID_ARGUMENT'>
+  Equal<
+    KRuntimeErrorCode,
+    | 'ERR_RUNTIME_CONFIGURATION'
+    | 'ERR_RUNTIME_INFORMER_LIST'
+    | 'ERR_RUNTIME_INFORMER_WATCH'
+    | 'ERR_RUNTIME_INVALID_ARGUMENT'
+    | 'ERR_RUNTIME_NOT_SYNCED'
+  >
 >;

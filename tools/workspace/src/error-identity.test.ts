@@ -21,7 +21,7 @@ import {
   RestUsageError,
   WatchDecodeError,
 } from '@k/rest';
-import { RuntimeError } from '@k/runtime';
+import { InformerError, RuntimeError } from '@k/runtime';
 import { ExecPluginError, OidcError, TransportError } from '@k/transport';
 import { describe, expect, it } from 'vitest';
 
@@ -68,6 +68,7 @@ const samples: [
   ],
   [new ApplyConflictError(new ApiError(status)), [ApplyConflictError, ApiError]],
   [new RuntimeError('ERR_RUNTIME_CONFIGURATION', 'm'), [RuntimeError]],
+  [new InformerError('ERR_RUNTIME_INFORMER_WATCH', 'pods', 'm'), [InformerError, RuntimeError]],
 ];
 
 const classes = [...new Set(samples.flatMap(([, own]) => own))];
@@ -83,6 +84,7 @@ const PREFIX: ReadonlyMap<unknown, string> = new Map<unknown, string>([
   [ManifestError, 'ERR_CLIENTSET_'],
   [CrdNotEstablishedError, 'ERR_CLIENTSET_'],
   [RuntimeError, 'ERR_RUNTIME_'],
+  [InformerError, 'ERR_RUNTIME_'],
 ]);
 
 describe('error identity across the packages', () => {
