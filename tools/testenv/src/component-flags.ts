@@ -203,6 +203,9 @@ export function kwokFlags(options: KwokFlagOptions): string[] {
     `--tls-cert-file=${pki.kubeletServingCertPath}`,
     `--tls-private-key-file=${pki.kubeletServingKeyPath}`,
     `--enable-crds=${options.crdKinds.join(',')}`,
+    // Renew a Lease per node (every quarter of this): without one the node-lifecycle controller
+    // marks the nodes NotReady after its grace period, as the status heartbeat is 10 minutes apart.
+    '--node-lease-duration-seconds=40',
     // Pod IPs are never routed; a range apart from the service range keeps them distinguishable.
     '--cidr=10.244.0.0/16',
     ...(options.extra ?? []),
