@@ -96,7 +96,7 @@ export default tseslint.config(
       '@nx/enforce-module-boundaries': [
         'error',
         {
-          allow: ['@k/config', '@k/transport', '@k/rest', '@k/clientset'],
+          allow: ['@k/config', '@k/transport', '@k/rest', '@k/clientset', '@k/runtime'],
           checkDynamicDependenciesExceptions: lazyLoadedLayers,
           depConstraints: [...layerConstraints, ...appAndToolConstraints],
         },

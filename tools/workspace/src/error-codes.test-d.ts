@@ -3,6 +3,7 @@
 import type { KConfigErrorCode } from '@k/config';
 import type { KClientsetErrorCode } from '@k/clientset';
 import type { KRestErrorCode } from '@k/rest';
+import type { KRuntimeErrorCode } from '@k/runtime';
 import type { KTransportErrorCode } from '@k/transport';
 
 type Equal<A, B> =
@@ -87,5 +88,16 @@ export type ClientsetCodes = Expect<
     | 'ERR_CLIENTSET_MANIFEST'
     | 'ERR_CLIENTSET_NO_MAPPING'
     | 'ERR_CLIENTSET_VERB_NOT_SUPPORTED'
+  >
+>;
+
+export type RuntimeCodes = Expect<
+  Equal<
+    KRuntimeErrorCode,
+    | 'ERR_RUNTIME_CONFIGURATION'
+    | 'ERR_RUNTIME_INFORMER_LIST'
+    | 'ERR_RUNTIME_INFORMER_WATCH'
+    | 'ERR_RUNTIME_INVALID_ARGUMENT'
+    | 'ERR_RUNTIME_NOT_SYNCED'
   >
 >;

@@ -21,6 +21,7 @@ import {
   RestUsageError,
   WatchDecodeError,
 } from '@k/rest';
+import { InformerError, RuntimeError } from '@k/runtime';
 import { ExecPluginError, OidcError, TransportError } from '@k/transport';
 import { describe, expect, it } from 'vitest';
 
@@ -66,6 +67,8 @@ const samples: [
     [CrdNotEstablishedError, ClientsetError],
   ],
   [new ApplyConflictError(new ApiError(status)), [ApplyConflictError, ApiError]],
+  [new RuntimeError('ERR_RUNTIME_CONFIGURATION', 'm'), [RuntimeError]],
+  [new InformerError('ERR_RUNTIME_INFORMER_WATCH', 'pods', 'm'), [InformerError, RuntimeError]],
 ];
 
 const classes = [...new Set(samples.flatMap(([, own]) => own))];
@@ -80,6 +83,8 @@ const PREFIX: ReadonlyMap<unknown, string> = new Map<unknown, string>([
   [ClientsetError, 'ERR_CLIENTSET_'],
   [ManifestError, 'ERR_CLIENTSET_'],
   [CrdNotEstablishedError, 'ERR_CLIENTSET_'],
+  [RuntimeError, 'ERR_RUNTIME_'],
+  [InformerError, 'ERR_RUNTIME_'],
 ]);
 
 describe('error identity across the packages', () => {

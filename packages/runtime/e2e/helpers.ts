@@ -1,0 +1,111 @@
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { inferClientset, type Clientset, type KubernetesObject, type Watch } from '@k/clientset';
+import { controlPlane } from '@k/testenv/vitest';
+import type { ListerWatcher } from '../src/index.js';
+
+/** clientsetFor builds a clientset for the run's control plane, unthrottled so suites stay fast. */
+export function clientsetFor(context = 'admin'): Promise<Clientset> {
+  return inferClientset({ kubeconfig: controlPlane().kubeconfigPath, context, throttle: 'off' });
+}
+
+/** inParallel runs `task` for every item, at most `concurrency` at a time. */
+export async function inParallel<T>(
+  items: readonly T[],
+  concurrency: number,
+  task: (item: T) => Promise<unknown>,
+): Promise<void> {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: Math.min(concurrency, items.length) }, async () => {
+      while (next < items.length) await task(items[next++] as T);
+    }),
+  );
+}
+
+/** eventually retries `check` until it stops throwing or `timeoutMs` passes. */
+export async function eventually<T>(check: () => T | Promise<T>, timeoutMs = 30_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      return await check();
+    } catch (error) {
+      if (Date.now() > deadline) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+}
+
+/** CountingSource wraps a real client and records every list and watch the informer sends. */
+export class CountingSource<T extends KubernetesObject> implements ListerWatcher<T> {
+  readonly lists: Parameters<ListerWatcher<T>['list']>[0][] = [];
+  readonly watches: Parameters<ListerWatcher<T>['watch']>[0][] = [];
+  readonly #inner: ListerWatcher<T>;
+  readonly #rewriteWatch:
+    ((options: Parameters<ListerWatcher<T>['watch']>[0]) => typeof options) | undefined;
+
+  constructor(
+    inner: ListerWatcher<T>,
+    rewriteWatch?: (options: Parameters<ListerWatcher<T>['watch']>[0]) => typeof options,
+  ) {
+    this.#inner = inner;
+    this.#rewriteWatch = rewriteWatch;
+  }
+
+  list(options?: Parameters<ListerWatcher<T>['list']>[0]) {
+    this.lists.push(options);
+    return this.#inner.list(options);
+  }
+
+  watch(options?: Parameters<ListerWatcher<T>['watch']>[0]) {
+    const sent = this.#rewriteWatch ? this.#rewriteWatch(options) : options;
+    this.watches.push(sent);
+    return this.#inner.watch(sent);
+  }
+}
+
+/**
+ * compactEtcd compacts the control plane's etcd up to its current revision (etcd's own
+ * `/v3/kv/compaction` endpoint): watches of resources the API server does not cache (core
+ * Events) at older resourceVersions then get a real 410 Gone.
+ */
+export async function compactEtcd(): Promise<void> {
+  const state = JSON.parse(
+    readFileSync(join(dirname(controlPlane().kubeconfigPath), 'control-plane.json'), 'utf8'),
+  ) as { ports: { etcd: number } };
+  const base = `http://127.0.0.1:${state.ports.etcd}/v3/kv`;
+  const status = (await (
+    await fetch(`${base}/range`, { method: 'POST', body: JSON.stringify({ key: 'AA==' }) })
+  ).json()) as { header: { revision: string } };
+  const response = await fetch(`${base}/compaction`, {
+    method: 'POST',
+    body: JSON.stringify({ revision: status.header.revision, physical: true }),
+  });
+  if (!response.ok) throw new Error(`etcd compaction failed: ${response.status}`);
+}
+
+/**
+ * GatedSource wraps a real client: `pause()` ends the current watch (as a server closing it
+ * would) and holds every new watch until `resume()`, so changes meanwhile are missed.
+ */
+export class GatedSource<T extends KubernetesObject> extends CountingSource<T> {
+  #current: Watch<T> | undefined;
+  #gate: Promise<void> | undefined;
+  #open: (() => void) | undefined;
+
+  pause(): void {
+    this.#gate = new Promise((resolve) => (this.#open = resolve));
+    this.#current?.close();
+  }
+
+  resume(): void {
+    this.#open?.();
+    this.#gate = undefined;
+  }
+
+  override async watch(options?: Parameters<ListerWatcher<T>['watch']>[0]): Promise<Watch<T>> {
+    await this.#gate;
+    this.#current = await super.watch(options);
+    return this.#current;
+  }
+}

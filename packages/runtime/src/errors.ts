@@ -1,0 +1,54 @@
+import { KubeError } from '@k/config/errors';
+
+/** The stable codes of {@link RuntimeError}. */
+export type RuntimeErrorCode =
+  /** An argument or option has the wrong type or value (a plain-JavaScript caller's mistake). */
+  | 'ERR_RUNTIME_INVALID_ARGUMENT'
+  /** The options cannot work together, or something is registered twice. */
+  | 'ERR_RUNTIME_CONFIGURATION'
+  /** An informer could not list its resource (the server's error is the `cause`). */
+  | 'ERR_RUNTIME_INFORMER_LIST'
+  /** An informer's watch could not be opened or broke (the server's error is the `cause`). */
+  | 'ERR_RUNTIME_INFORMER_WATCH'
+  /** An informer was not synced when the wait for it ended (its last error is the `cause`). */
+  | 'ERR_RUNTIME_NOT_SYNCED';
+
+/**
+ * RuntimeError is every failure @k/runtime itself detects (what the server answers stays an
+ * `ApiError` from @k/rest, kept as `cause` where @k/runtime wraps it).
+ */
+export class RuntimeError extends KubeError {
+  static override readonly brand: symbol = Symbol.for('@k/runtime.RuntimeError');
+  declare readonly code: RuntimeErrorCode;
+
+  constructor(code: RuntimeErrorCode, message: string, options: { cause?: unknown } = {}) {
+    super(code, message, { cause: options.cause });
+  }
+}
+
+/**
+ * InformerError is a failure of an informer to list or watch (`ERR_RUNTIME_INFORMER_LIST`,
+ * `ERR_RUNTIME_INFORMER_WATCH`), handed to its error handlers and kept in its health while it
+ * backs off and tries again, or a wait for its sync that ended first (`ERR_RUNTIME_NOT_SYNCED`).
+ * `resource` names what it informs on (`configmaps in namespace a`); `cause` is the `ApiError`,
+ * `ConnectionError` or other error underneath.
+ */
+export class InformerError extends RuntimeError {
+  static override readonly brand: symbol = Symbol.for('@k/runtime.InformerError');
+  declare readonly code:
+    'ERR_RUNTIME_INFORMER_LIST' | 'ERR_RUNTIME_INFORMER_WATCH' | 'ERR_RUNTIME_NOT_SYNCED';
+  readonly resource: string;
+
+  constructor(
+    code: InformerError['code'],
+    resource: string,
+    message: string,
+    options: { cause?: unknown } = {},
+  ) {
+    super(code, message, options);
+    this.resource = resource;
+  }
+}
+
+/** KRuntimeErrorCode is every code an error of @k/runtime can have. */
+export type KRuntimeErrorCode = RuntimeErrorCode;

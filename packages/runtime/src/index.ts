@@ -1,0 +1,57 @@
+// Workqueue: dedup, one worker per key, delays and client-go's rate limiters.
+export { Workqueue } from './workqueue/workqueue.js';
+export type { WorkqueueOptions } from './workqueue/workqueue.js';
+export {
+  BucketRateLimiter,
+  ItemExponentialFailureRateLimiter,
+  ItemFastSlowRateLimiter,
+  MaxOfRateLimiter,
+  defaultControllerRateLimiter,
+} from './workqueue/rate-limiters.js';
+export type { WorkqueueRateLimiter } from './workqueue/rate-limiters.js';
+
+// Informers: list+watch that resumes, relists and backs off by itself, into an indexed cache.
+export { Informer } from './informer/informer.js';
+export type { InformerHealth, InformerOptions } from './informer/informer.js';
+export { Reflector, INITIAL_EVENTS_END_ANNOTATION } from './informer/reflector.js';
+export type { ListerWatcher, ReflectorOptions, ReflectorSink } from './informer/reflector.js';
+export { ReflectorHealth } from './informer/reflector-health.js';
+export type { ReflectorState } from './informer/reflector-health.js';
+export { Backoff } from './informer/backoff.js';
+export type { BackoffOptions } from './informer/backoff.js';
+export type { EventHandler, HandlerRegistration } from './informer/handler-set.js';
+export { dropManagedFields } from './informer/transforms.js';
+export {
+  IndexedStore,
+  NAMESPACE_INDEX,
+  namespaceIndex,
+  ownerUidIndex,
+} from './cache/indexed-store.js';
+export type { IndexFunction, Lister } from './cache/indexed-store.js';
+export {
+  DeletedFinalStateUnknown,
+  finalStateOf,
+  objectKey,
+  splitObjectKey,
+} from './cache/object-key.js';
+
+// Logging: a small structured interface; the default drops everything.
+export { SILENT_LOGGER } from './logger.js';
+export type { LogFields, Logger } from './logger.js';
+
+// Metrics: a small sink interface (Prometheus adapter at @k/runtime/prometheus).
+export { NOOP_METRICS, exponentialBuckets } from './metrics/metrics-sink.js';
+export type {
+  Counter,
+  Gauge,
+  GaugeDefinition,
+  Histogram,
+  HistogramDefinition,
+  MetricDefinition,
+  MetricLabels,
+  MetricsSink,
+} from './metrics/metrics-sink.js';
+
+// Errors.
+export { InformerError, RuntimeError } from './errors.js';
+export type { KRuntimeErrorCode, RuntimeErrorCode } from './errors.js';

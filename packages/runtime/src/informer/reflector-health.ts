@@ -1,0 +1,46 @@
+import type { InformerError } from '../errors.js';
+
+/** ReflectorState is what a reflector is doing now. */
+export type ReflectorState = 'starting' | 'listing' | 'watching' | 'backoff' | 'stopped';
+
+/**
+ * ReflectorHealth is what a reflector reports about itself. Times are on the reflector's clock
+ * (milliseconds, `performance.now()` by default), `undefined` until the first one.
+ */
+export class ReflectorHealth {
+  state: ReflectorState = 'starting';
+  /** lastEventAt is when the last watch event (bookmarks included) or list arrived. */
+  lastEventAt: number | undefined;
+  /** lastListAt is when the last list (or streaming list) completed. */
+  lastListAt: number | undefined;
+  /** watchRestarts counts watches reopened without a relist (ended, cut or stalled). */
+  watchRestarts = 0;
+  /** relists counts lists after the first one. */
+  relists = 0;
+  /** failures counts every failure; consecutiveFailures those since the last watch was established. */
+  failures = 0;
+  consecutiveFailures = 0;
+  lastError: InformerError | undefined;
+  lastErrorAt: number | undefined;
+
+  failed(error: InformerError, at: number): void {
+    this.failures += 1;
+    this.consecutiveFailures += 1;
+    this.lastError = error;
+    this.lastErrorAt = at;
+  }
+
+  watchEstablished(): void {
+    this.consecutiveFailures = 0;
+  }
+
+  eventAt(at: number): void {
+    this.lastEventAt = at;
+  }
+
+  listedAt(at: number): void {
+    this.lastListAt = at;
+    this.lastEventAt = at;
+    this.consecutiveFailures = 0;
+  }
+}
