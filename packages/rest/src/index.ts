@@ -29,6 +29,7 @@ export type { Watch, WatchEvent, WatchEventType, WatchStreamOptions } from './wa
 // Throttle and retry.
 export { TokenBucket } from './throttle/token-bucket.js';
 export type { RateLimiter, TokenBucketOptions } from './throttle/token-bucket.js';
+export { systemClock, sleep } from './timers/clock.js';
 export type { Clock } from './timers/clock.js';
 export { RetryPolicy } from './retry/retry-policy.js';
 export type { RetryPolicyOptions } from './retry/retry-policy.js';

@@ -129,7 +129,7 @@ export interface LogOptions extends RequestOptions {
 type Params = Record<string, ParamValue>;
 
 /** labelSelectorText renders a {@link LabelSelectorInput} as kubectl's selector text. */
-function labelSelectorText(selector: LabelSelectorInput | undefined): string | undefined {
+export function labelSelectorText(selector: LabelSelectorInput | undefined): string | undefined {
   if (selector === undefined || typeof selector === 'string') return selector;
   return Object.entries(selector)
     .map(([key, value]) => `${key}=${value}`)
