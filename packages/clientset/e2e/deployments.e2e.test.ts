@@ -1,5 +1,9 @@
 import { isConflict, isNotFound, retryOnConflict, isBadRequest } from '@k/rest';
-import { useTestNamespace } from '@k/testenv/vitest';
+import { kubeRequest } from '@k/testenv';
+import { controlPlane, useTestNamespace } from '@k/testenv/vitest';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Clientset } from '../src/index.js';
 import type { Deployment } from '../src/generated/apps/v1/index.js';
@@ -176,16 +180,47 @@ describe('Deployments through the typed apps/v1 client', () => {
 });
 
 describe('Pods', () => {
-  it('streams the log subresource (empty here: no node runs the pod, so the server has no log to proxy)', async () => {
-    const pods = cs.coreV1.pods(namespace.name);
-    await pods.create({
-      metadata: { name: 'p' },
-      spec: { containers: [{ name: 'c', image: 'registry.invalid/c:1' }] },
-    });
-    const stream = await pods.logs('p', { container: 'c', tailLines: 10 });
-    let text = '';
-    for await (const chunk of stream) text += String(chunk);
-    expect(text).toBe('');
-    expect(isBadRequest(await caught(pods.logs('p', { container: 'nope' })))).toBe(true);
+  it('streams the log subresource from the fake node (kwok serves the file a Logs object names)', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'clientset-logs-'));
+    try {
+      // The CRI log format, as a kubelet reads it from disk.
+      const logFile = join(dir, 'c.log');
+      await writeFile(
+        logFile,
+        '2026-01-01T00:00:00.000000000Z stdout F first\n2026-01-01T00:00:01.000000000Z stdout F second\n',
+      );
+      const { server, caPem, users } = controlPlane();
+      const configured = await kubeRequest({
+        server,
+        caPem,
+        credentials: users.admin,
+        method: 'POST',
+        path: `/apis/kwok.x-k8s.io/v1alpha1/namespaces/${namespace.name}/logs`,
+        body: {
+          apiVersion: 'kwok.x-k8s.io/v1alpha1',
+          kind: 'Logs',
+          metadata: { name: 'p' },
+          spec: { logs: [{ containers: ['c'], logsFile: logFile }] },
+        },
+      });
+      expect(configured.status, configured.body).toBe(201);
+      const pods = cs.coreV1.pods(namespace.name);
+      await pods.create({
+        metadata: { name: 'p' },
+        spec: { containers: [{ name: 'c', image: 'registry.invalid/c:1' }] },
+      });
+      await eventually(async () => expect((await pods.get('p')).status?.phase).toBe('Running'));
+      const text = await eventually(async () => {
+        const stream = await pods.logs('p', { container: 'c', tailLines: 10 });
+        let received = '';
+        for await (const chunk of stream) received += String(chunk);
+        expect(received).toBe('first\nsecond\n');
+        return received;
+      });
+      expect(text).toBe('first\nsecond\n');
+      expect(isBadRequest(await caught(pods.logs('p', { container: 'nope' })))).toBe(true);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -13,6 +13,7 @@ export type { WorkqueueRateLimiter } from './workqueue/rate-limiters.js';
 // Informers: list+watch that resumes, relists and backs off by itself, into an indexed cache.
 export { Informer } from './informer/informer.js';
 export type { InformerHealth, InformerOptions } from './informer/informer.js';
+export { InformerFactory } from './informer/informer-factory.js';
 export { Reflector, INITIAL_EVENTS_END_ANNOTATION } from './informer/reflector.js';
 export type { ListerWatcher, ReflectorOptions, ReflectorSink } from './informer/reflector.js';
 export { ReflectorHealth } from './informer/reflector-health.js';
@@ -34,6 +35,31 @@ export {
   objectKey,
   splitObjectKey,
 } from './cache/object-key.js';
+
+// Controllers: reconcile over a workqueue fed by informers.
+export { Controller } from './controller/controller.js';
+export type {
+  ControllerOptions,
+  ReconcileContext,
+  ReconcileResult,
+  Reconciler,
+} from './controller/controller.js';
+export { ControllerBuilder } from './controller/controller-builder.js';
+export {
+  annotationsChanged,
+  anyOf,
+  generationChanged,
+  labelsChanged,
+  resourceVersionChanged,
+} from './controller/predicates.js';
+export type { Predicate } from './controller/predicates.js';
+export {
+  controllerOwnerRequests,
+  requestFor,
+  requestFromKey,
+  requestKey,
+} from './controller/request.js';
+export type { Request } from './controller/request.js';
 
 // Logging: a small structured interface; the default drops everything.
 export { SILENT_LOGGER } from './logger.js';

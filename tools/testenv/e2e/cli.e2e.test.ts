@@ -39,6 +39,7 @@ describe('k-testenv CLI', () => {
       'up',
       `--state-file=${stateFile}`,
       '--apiserver-flag=--max-requests-inflight=123',
+      '--nodes=3',
     ]);
     expect(up.code, up.stderr).toBe(0);
     const kubeconfigPath = up.stdout.trim();
@@ -53,6 +54,17 @@ describe('k-testenv CLI', () => {
       'name',
     ]);
     expect(namespaces.stdout.trim()).toBe('namespace/kube-system');
+    const nodes = await kubectl(kubeconfigPath, ['get', 'nodes', '--no-headers']);
+    expect(
+      nodes.stdout
+        .trim()
+        .split('\n')
+        .map((line) => line.split(/\s+/).slice(0, 2)),
+    ).toEqual([
+      ['k-testenv-node-0', 'Ready'],
+      ['k-testenv-node-1', 'Ready'],
+      ['k-testenv-node-2', 'Ready'],
+    ]);
     const state = readControlPlaneState(kubeconfigPath);
     const apiServer = state.processes.find((child) => child.name === 'kube-apiserver')!;
     const commandLine = await readFile(`/proc/${apiServer.pid}/cmdline`, 'utf8');

@@ -45,7 +45,7 @@ describe('the shared control plane, seen through kubectl', () => {
     });
   });
 
-  it('turns a Deployment into a ReplicaSet and Pending Pods, and garbage-collects them', async () => {
+  it('turns a Deployment into a ReplicaSet and Pods on the fake nodes, and garbage-collects them', async () => {
     const kubeconfig = controlPlane().kubeconfigPath;
     const created = await kubectl(kubeconfig, [
       'create',
@@ -57,16 +57,22 @@ describe('the shared control plane, seen through kubectl', () => {
       namespace.name,
     ]);
     expect(created.code, created.stderr).toBe(0);
-    const pods = await waitFor('two pods', async () => {
+    const pods = await waitFor('two running pods', async () => {
       const result = await kubectl(kubeconfig, ['get', 'pods', '-n', namespace.name, '-o', 'json']);
       const items = (
         JSON.parse(result.stdout) as {
-          items: { status: { phase: string }; metadata: { ownerReferences: { kind: string }[] } }[];
+          items: {
+            status: { phase: string };
+            spec: { nodeName?: string };
+            metadata: { ownerReferences: { kind: string }[] };
+          }[];
         }
       ).items;
-      return items.length === 2 ? items : undefined;
+      return items.length === 2 && items.every((pod) => pod.status.phase === 'Running')
+        ? items
+        : undefined;
     });
-    expect(pods.map((pod) => pod.status.phase)).toEqual(['Pending', 'Pending']);
+    expect(pods.every((pod) => pod.spec.nodeName?.startsWith('k-testenv-node-'))).toBe(true);
     expect(pods.every((pod) => pod.metadata.ownerReferences[0]?.kind === 'ReplicaSet')).toBe(true);
     const replicaSets = await kubectl(kubeconfig, [
       'get',
@@ -161,6 +167,8 @@ describe('the shared control plane, seen through kubectl', () => {
       'etcd',
       'kube-apiserver',
       'kube-controller-manager',
+      'kube-scheduler',
+      'kwok',
     ]);
     for (const child of state.processes) {
       expect(isAlive(child.pid)).toBe(true);

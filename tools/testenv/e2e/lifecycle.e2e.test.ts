@@ -8,7 +8,7 @@ import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ensureBinaries } from '../src/build.js';
-import type { Binaries } from '../src/cache-entry.js';
+import type { Binaries } from '../src/build.js';
 import { BINARY_NAMES } from '../src/cache-layout.js';
 import { startControlPlane, type StartControlPlaneOptions } from '../src/control-plane.js';
 import { ControlPlaneError } from '../src/errors.js';
@@ -73,14 +73,17 @@ describe('stop', () => {
       'etcd',
       'kube-apiserver',
       'kube-controller-manager',
+      'kube-scheduler',
+      'kwok',
     ]);
+    expect(controlPlane.nodes).toEqual(['k-testenv-node-0', 'k-testenv-node-1']);
     expect(controlPlane.processes.every((child) => isAlive(child.pid))).toBe(true);
     const ports = Object.values(controlPlane.ports);
-    expect(await Promise.all(ports.map(isPortFree))).toEqual([false, false, false, false]);
+    expect(await Promise.all(ports.map(isPortFree))).toEqual(ports.map(() => false));
 
     await Promise.all([controlPlane.stop(), controlPlane.stop()]);
     expect(controlPlane.processes.filter((child) => isAlive(child.pid))).toEqual([]);
-    expect(await Promise.all(ports.map(isPortFree))).toEqual([true, true, true, true]);
+    expect(await Promise.all(ports.map(isPortFree))).toEqual(ports.map(() => true));
     expect(existsSync(controlPlane.runDir)).toBe(false);
     await expectNothingLeft(parent);
   });
@@ -180,9 +183,9 @@ describe('a start that fails', () => {
       await link(from, to).catch(() => copyFile(from, to));
     }
     const stamp = JSON.parse(await readFile(join(binaries.entryDir, 'stamp.json'), 'utf8')) as {
-      binaries: Record<string, { sha256: string }>;
+      files: Record<string, { sha256: string }>;
     };
-    stamp.binaries['kube-apiserver']!.sha256 = '0'.repeat(64);
+    stamp.files['bin/kube-apiserver']!.sha256 = '0'.repeat(64);
     await writeFile(join(entry, 'stamp.json'), JSON.stringify(stamp));
 
     const error = await failedStart({ cacheRoot, build: false, runDirParent: parent });
@@ -214,7 +217,7 @@ describe('when the test process dies', () => {
       });
       child.once('exit', (code) => reject(new Error(`fixture exited with ${code}: ${stderr}`)));
     });
-    expect(started.processes).toHaveLength(3);
+    expect(started.processes).toHaveLength(5);
     expect(started.processes.every((process) => isAlive(process.pid))).toBe(true);
 
     child.kill('SIGKILL');
@@ -226,12 +229,8 @@ describe('when the test process dies', () => {
       () => (existsSync(started.runDir) ? undefined : true),
       5_000,
     );
-    expect(await Promise.all(Object.values(started.ports).map(isPortFree))).toEqual([
-      true,
-      true,
-      true,
-      true,
-    ]);
+    const ports = Object.values(started.ports);
+    expect(await Promise.all(ports.map(isPortFree))).toEqual(ports.map(() => true));
     await expectNothingLeft(parent);
   });
 });

@@ -5,6 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { fakeCacheEntry } from './__fixtures__/fake-cache-entry.js';
 import { ensureBinaries } from './build.js';
 import { cacheKey } from './cache-layout.js';
+import { kubernetesRecipe } from './kubernetes-build.js';
 import { ControlPlaneError } from './errors.js';
 import { readGoEnvironment } from './go-environment.js';
 import { KUBERNETES_VERSION } from './release.js';
@@ -36,7 +37,13 @@ describe('ensureBinaries', () => {
 
   it('fails with CACHE_CORRUPT (not a rebuild) for a broken entry when building is not allowed', async () => {
     const go = await readGoEnvironment();
-    const key = cacheKey({ kubernetesVersion: KUBERNETES_VERSION, ...go });
+    const recipe = kubernetesRecipe(KUBERNETES_VERSION);
+    const key = cacheKey({
+      name: recipe.name,
+      version: recipe.version,
+      recipe: recipe.recipe,
+      ...go,
+    });
     const layout = await fakeCacheEntry(root, key);
     await writeFile(join(layout.binDir, 'etcd'), 'corrupted');
     const error = await ensureBinaries({ cacheRoot: root, build: false }).catch(

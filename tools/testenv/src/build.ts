@@ -1,42 +1,26 @@
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { acquireBuildLock } from './build-lock.js';
 import {
-  BINARY_NAMES,
   cacheEntryLayout,
   cacheKey,
   resolveCacheRoot,
-  type BinaryName,
   type CacheEntryLayout,
 } from './cache-layout.js';
-import {
-  sha256File,
-  STAMP_FORMAT,
-  verifyCacheEntry,
-  type Binaries,
-  type BuildStamp,
-} from './cache-entry.js';
+import { recordFiles, STAMP_FORMAT, verifyCacheEntry, type BuildStamp } from './cache-entry.js';
 import { ControlPlaneError } from './errors.js';
 import { goBuildEnvironment, readGoEnvironment, type GoEnvironment } from './go-environment.js';
 import {
-  etcdServerVersion,
-  renderEtcdWrapperGoMod,
-  renderKubernetesWrapperGoMod,
-} from './go-mod.js';
-import { kubernetesLdflags, toBuildDate } from './ldflags.js';
+  kubernetesRecipe,
+  toKubernetesBinaries,
+  type KubernetesBinaries,
+} from './kubernetes-build.js';
 import { silentProgress, type ProgressSink } from './progress.js';
-import { KUBERNETES_VERSION } from './release.js';
-import { runCommand } from './run-command.js';
+import { kwokRecipe, toKwokFiles, type KwokFiles } from './kwok-build.js';
+import { KUBERNETES_VERSION, KWOK_VERSION } from './release.js';
+import { runCommand, type CommandResult } from './run-command.js';
 import { Watchdog } from './watchdog-client.js';
-
-/** The commands of k8s.io/kubernetes that are built, in one `go build`. */
-const KUBERNETES_COMMANDS = [
-  'k8s.io/kubernetes/cmd/kube-apiserver',
-  'k8s.io/kubernetes/cmd/kube-controller-manager',
-];
-/** Build tags upstream's hack/lib/golang.sh uses for release binaries (none is required). */
-const KUBERNETES_BUILD_TAGS = 'selinux,notest,grpcnotrace';
 
 /** EnsureBinariesOptions configure {@link ensureBinaries}. */
 export interface EnsureBinariesOptions {
@@ -55,32 +39,108 @@ export interface EnsureBinariesOptions {
   readonly onProgress?: ProgressSink;
   /** Wait for another process's build at most this long, ms (default 90 min). */
   readonly lockTimeoutMs?: number;
+  /** Also ensure kwok, which simulates the nodes (default true). */
+  readonly kwok?: boolean;
+  /** kwok release (default {@link KWOK_VERSION}). */
+  readonly kwokVersion?: string;
+}
+
+/** Binaries are the verified executables of the Kubernetes cache entry, and kwok's when asked for. */
+export interface Binaries extends KubernetesBinaries {
+  readonly kwok?: KwokFiles;
 }
 
 /**
- * ensureBinaries returns verified kube-apiserver, kube-controller-manager and etcd binaries of the
- * pinned release, building them into the cache when needed. Concurrent callers serialize on a lock
- * file; the loser of a race waits and then uses the winner's build. A build happens in a temporary
- * directory that is renamed into place after its stamp (with checksums) is written, so a crash
- * never leaves an entry that looks finished. An existing entry whose binaries do not match its stamp
- * is rejected with CACHE_CORRUPT when `build` is false, and rebuilt otherwise.
+ * ensureBinaries returns verified kube-apiserver, kube-controller-manager, kube-scheduler and etcd
+ * binaries of the pinned release and (unless `kwok: false`) the kwok entry, building them into the
+ * cache when needed (see {@link ensureCacheEntry}); the two entries are built one after the other.
  */
 export async function ensureBinaries(options: EnsureBinariesOptions = {}): Promise<Binaries> {
-  const progress = options.onProgress ?? silentProgress;
   const kubernetesVersion = (options.kubernetesVersion ?? KUBERNETES_VERSION).replace(/^v/, '');
   const goEnvironment = await readGoEnvironment(options.go);
+  const kubernetes = toKubernetesBinaries(
+    await ensureCacheEntry(kubernetesRecipe(kubernetesVersion), goEnvironment, options),
+  );
+  if (options.kwok === false) return kubernetes;
+  const kwok = toKwokFiles(
+    await ensureCacheEntry(kwokRecipe(options.kwokVersion ?? KWOK_VERSION), goEnvironment, options),
+  );
+  return { ...kubernetes, kwok };
+}
+
+/** BuildContext is what a recipe's build gets: a work directory that becomes the entry. */
+export interface BuildContext {
+  /** The temporary directory that is renamed into the entry when the build succeeds. */
+  readonly work: string;
+  readonly goEnvironment: GoEnvironment;
+  readonly progress: ProgressSink;
+  /** Runs one `go` step in `cwd`; its output goes to `logs/<logName>.log` of the entry. */
+  readonly go: (
+    step: string,
+    args: readonly string[],
+    cwd: string,
+    logName: string,
+    lowPriority?: boolean,
+  ) => Promise<CommandResult>;
+}
+
+/** EntryRecipe describes one cache entry: what it is, which files it holds, how to build them. */
+export interface EntryRecipe {
+  /** Start of the cache key, e.g. `kubernetes`. */
+  readonly name: string;
+  readonly version: string;
+  /** Everything that changes what is built; its hash ends the cache key. */
+  readonly recipe: unknown;
+  /** The files the entry must hold, relative to it (checked against the stamp on every use). */
+  readonly files: readonly string[];
+  /** For messages, e.g. `Kubernetes v1.37.2`. */
+  readonly title: string;
+  /** What a cold build costs, for the progress line that starts it. */
+  readonly coldBuildNote: string;
+  /** Builds `files` into `context.work`; resolves with the versions to record in the stamp. */
+  build(context: BuildContext): Promise<Record<string, string>>;
+}
+
+/** CacheEntry is a verified cache entry. */
+export interface CacheEntry {
+  readonly layout: CacheEntryLayout;
+  readonly stamp: BuildStamp;
+}
+
+/**
+ * ensureCacheEntry returns the verified entry of `recipe`, building it when needed. Concurrent
+ * callers serialize on a lock file; the loser of a race waits and then uses the winner's build. A
+ * build happens in a temporary directory that is renamed into place after its stamp (with
+ * checksums) is written, so a crash never leaves an entry that looks finished. An existing entry
+ * whose files do not match its stamp is rejected with CACHE_CORRUPT when `build` is false, and
+ * rebuilt otherwise.
+ */
+export async function ensureCacheEntry(
+  recipe: EntryRecipe,
+  goEnvironment: GoEnvironment,
+  options: EnsureBinariesOptions = {},
+): Promise<CacheEntry> {
+  const progress = options.onProgress ?? silentProgress;
   const root = options.cacheRoot ?? resolveCacheRoot();
-  const layout = cacheEntryLayout(root, cacheKey({ kubernetesVersion, ...goEnvironment }));
+  const layout = cacheEntryLayout(
+    root,
+    cacheKey({
+      name: recipe.name,
+      version: recipe.version,
+      recipe: recipe.recipe,
+      ...goEnvironment,
+    }),
+  );
   const verifyChecksums = options.verifyChecksums ?? true;
 
   if (!options.force) {
-    const existing = await tryVerify(layout, verifyChecksums);
-    if (existing.binaries) return existing.binaries;
+    const existing = await tryVerify(layout, recipe.files, verifyChecksums);
+    if (existing.stamp) return { layout, stamp: existing.stamp };
     if (options.build === false) {
       if (existing.error) throw existing.error;
       throw new ControlPlaneError(
         'BINARIES_MISSING',
-        `no build of Kubernetes v${kubernetesVersion} in ${layout.entryDir}; run \`k-testenv build\` (a cold build takes a long time)`,
+        `no build of ${recipe.title} in ${layout.entryDir}; run \`k-testenv build\` (a cold build takes a long time)`,
         { step: 'verify cache' },
       );
     }
@@ -107,12 +167,12 @@ export async function ensureBinaries(options: EnsureBinariesOptions = {}): Promi
   try {
     // Whoever held the lock may just have finished the same build.
     if (!options.force) {
-      const existing = await tryVerify(layout, true);
-      if (existing.binaries) return existing.binaries;
+      const existing = await tryVerify(layout, recipe.files, true);
+      if (existing.stamp) return { layout, stamp: existing.stamp };
     }
     await removeAbandonedBuilds(layout);
-    await buildEntry(layout, kubernetesVersion, goEnvironment, progress);
-    return await verifyCacheEntry(layout, true);
+    await buildEntry(layout, recipe, goEnvironment, progress);
+    return { layout, stamp: await verifyCacheEntry(layout, recipe.files, true) };
   } finally {
     await lock.release();
   }
@@ -120,11 +180,12 @@ export async function ensureBinaries(options: EnsureBinariesOptions = {}): Promi
 
 async function tryVerify(
   layout: CacheEntryLayout,
+  files: readonly string[],
   verifyChecksums: boolean,
-): Promise<{ binaries?: Binaries; error?: ControlPlaneError }> {
+): Promise<{ stamp?: BuildStamp; error?: ControlPlaneError }> {
   if (!existsSync(layout.entryDir)) return {};
   try {
-    return { binaries: await verifyCacheEntry(layout, verifyChecksums) };
+    return { stamp: await verifyCacheEntry(layout, files, verifyChecksums) };
   } catch (error) {
     if (ControlPlaneError.isInstance(error)) return { error };
     throw error;
@@ -133,156 +194,51 @@ async function tryVerify(
 
 async function buildEntry(
   layout: CacheEntryLayout,
-  kubernetesVersion: string,
+  recipe: EntryRecipe,
   goEnvironment: GoEnvironment,
   progress: ProgressSink,
 ): Promise<void> {
   const startedAt = Date.now();
   const work = await mkdtemp(join(layout.root, `.build-${layout.key}-`));
-  const kubernetesDir = join(work, 'src', 'kubernetes');
-  const etcdDir = join(work, 'src', 'etcd');
   const logDir = join(work, 'logs');
-  const binDir = join(work, 'bin');
-  await Promise.all(
-    [kubernetesDir, etcdDir, logDir, binDir].map((dir) => mkdir(dir, { recursive: true })),
-  );
+  await mkdir(logDir, { recursive: true });
   const env = goBuildEnvironment();
-  const go = goEnvironment.go;
   // If this process dies mid-build (even by SIGKILL), the go commands must not build on for
   // minutes as orphans: the watchdog ends them and removes the temporary directory.
   const watchdog = await Watchdog.start(work);
-  const step = (name: string, args: string[], cwd: string, logName: string, lowPriority = false) =>
-    runCommand(go, args, {
-      step: name,
-      cwd,
-      env,
-      onProgress: progress,
-      logPath: join(logDir, `${logName}.log`),
-      lowPriority,
-      onSpawn: (pid) => watchdog.watch(pid),
-    });
+  const context: BuildContext = {
+    work,
+    goEnvironment,
+    progress,
+    go: (step, args, cwd, logName, lowPriority = false) =>
+      runCommand(goEnvironment.go, args, {
+        step,
+        cwd,
+        env,
+        onProgress: progress,
+        logPath: join(logDir, `${logName}.log`),
+        lowPriority,
+        onSpawn: (pid) => watchdog.watch(pid),
+      }),
+  };
   progress({
     kind: 'info',
     step: 'build',
     elapsedMs: 0,
-    message: `building Kubernetes v${kubernetesVersion} with ${goEnvironment.goVersion} into ${layout.entryDir} (a cold build takes about 6-10 minutes and 2.5 GiB of memory on 2 cores; later builds reuse the Go caches)`,
+    message: `building ${recipe.title} with ${goEnvironment.goVersion} into ${layout.entryDir} (${recipe.coldBuildNote}; later builds reuse the Go caches)`,
   });
   try {
-    const download = await step(
-      'download k8s.io/kubernetes',
-      ['mod', 'download', '-json', `k8s.io/kubernetes@v${kubernetesVersion}`],
-      work,
-      'download',
-    );
-    const downloaded = JSON.parse(download.stdout) as {
-      GoMod?: string;
-      Info?: string;
-      Error?: string;
-    };
-    if (!downloaded.GoMod) {
-      throw new ControlPlaneError(
-        'BUILD_FAILED',
-        `step "download k8s.io/kubernetes" gave no go.mod: ${downloaded.Error ?? download.stdout}`,
-        {
-          step: 'download k8s.io/kubernetes',
-        },
-      );
-    }
-    const releaseGoMod = await readFile(downloaded.GoMod, 'utf8');
-    // The tag's commit time: a reproducible build date that matches the release.
-    const info = downloaded.Info
-      ? (JSON.parse(await readFile(downloaded.Info, 'utf8')) as { Time?: string })
-      : {};
-    const buildDate = toBuildDate(info.Time ? new Date(info.Time) : new Date());
-
-    await writeFile(
-      join(kubernetesDir, 'go.mod'),
-      renderKubernetesWrapperGoMod({ kubernetesVersion, releaseGoMod, tools: KUBERNETES_COMMANDS }),
-    );
-    await step('go mod tidy (kubernetes)', ['mod', 'tidy'], kubernetesDir, 'kubernetes-tidy');
-    await step(
-      'go build kube-apiserver kube-controller-manager',
-      [
-        'build',
-        '-trimpath',
-        '-buildvcs=false',
-        `-tags=${KUBERNETES_BUILD_TAGS}`,
-        `-ldflags=${kubernetesLdflags(kubernetesVersion, buildDate)}`,
-        '-o',
-        `${binDir}/`,
-        ...KUBERNETES_COMMANDS,
-      ],
-      kubernetesDir,
-      'kubernetes-build',
-      true,
-    );
-
-    const etcdVersion = etcdServerVersion(releaseGoMod);
-    if (!etcdVersion) {
-      throw new ControlPlaneError(
-        'BUILD_FAILED',
-        `k8s.io/kubernetes v${kubernetesVersion} does not require go.etcd.io/etcd/server/v3`,
-        {
-          step: 'etcd version',
-        },
-      );
-    }
-    await writeFile(
-      join(etcdDir, 'go.mod'),
-      renderEtcdWrapperGoMod({ etcdVersion, goVersion: parseGoDirective(releaseGoMod) }),
-    );
-    await step('go mod tidy (etcd)', ['mod', 'tidy'], etcdDir, 'etcd-tidy');
-    await step(
-      `go build etcd ${etcdVersion}`,
-      [
-        'build',
-        '-trimpath',
-        '-buildvcs=false',
-        '-ldflags=-s -w',
-        '-o',
-        join(binDir, 'etcd'),
-        'go.etcd.io/etcd/server/v3',
-      ],
-      etcdDir,
-      'etcd-build',
-      true,
-    );
-
-    await checkVersion(
-      join(binDir, 'kube-apiserver'),
-      ['--version'],
-      `Kubernetes v${kubernetesVersion}`,
-      progress,
-    );
-    await checkVersion(
-      join(binDir, 'kube-controller-manager'),
-      ['--version'],
-      `Kubernetes v${kubernetesVersion}`,
-      progress,
-    );
-    await checkVersion(
-      join(binDir, 'etcd'),
-      ['--version'],
-      `etcd Version: ${etcdVersion.replace(/^v/, '')}`,
-      progress,
-    );
-
-    const binaries = {} as Record<BinaryName, { sha256: string; size: number }>;
-    for (const name of BINARY_NAMES) {
-      const path = join(binDir, name);
-      binaries[name] = { sha256: await sha256File(path), size: (await stat(path)).size };
-    }
+    const versions = await recipe.build(context);
     const stamp: BuildStamp = {
       format: STAMP_FORMAT,
       key: layout.key,
-      kubernetesVersion,
-      etcdVersion,
+      versions,
       goVersion: goEnvironment.goVersion,
       goos: goEnvironment.goos,
       goarch: goEnvironment.goarch,
       builtAt: new Date().toISOString(),
       buildSeconds: Math.round((Date.now() - startedAt) / 1000),
-      binaries,
+      files: await recordFiles(work, recipe.files),
     };
     // Last write of the build: its presence (with matching checksums) is what "finished" means.
     await writeFile(join(work, 'stamp.json'), `${JSON.stringify(stamp, null, 2)}\n`);
@@ -292,7 +248,7 @@ async function buildEntry(
       kind: 'end',
       step: 'build',
       elapsedMs: Date.now() - startedAt,
-      message: `done: ${layout.binDir}`,
+      message: `done: ${layout.entryDir}`,
     });
   } catch (error) {
     await watchdog.disarm();
@@ -307,28 +263,6 @@ async function removeAbandonedBuilds(layout: CacheEntryLayout): Promise<void> {
     if (name.startsWith(`.build-${layout.key}-`) || name.startsWith(`.trash-${layout.key}-`)) {
       await rm(join(layout.root, name), { recursive: true, force: true });
     }
-  }
-}
-
-function parseGoDirective(goMod: string): string {
-  return /^go\s+(\S+)/m.exec(goMod)?.[1] ?? '1.24.0';
-}
-
-async function checkVersion(
-  binary: string,
-  args: string[],
-  expected: string,
-  progress: ProgressSink,
-): Promise<void> {
-  const step = `check ${binary.split('/').pop()} version`;
-  const result = await runCommand(binary, args, { step, onProgress: progress });
-  const output = result.stdout + result.stderr;
-  if (!output.includes(expected)) {
-    throw new ControlPlaneError(
-      'BUILD_FAILED',
-      `step "${step}" expected "${expected}" in the output`,
-      { step, logTail: output },
-    );
   }
 }
 

@@ -2,46 +2,43 @@ import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { BINARY_NAMES, type BinaryName, type CacheEntryLayout } from './cache-layout.js';
+import type { CacheEntryLayout } from './cache-layout.js';
 import { ControlPlaneError } from './errors.js';
 
 /** STAMP_FORMAT is the version of the stamp.json layout; another value means "not our build". */
-export const STAMP_FORMAT = 1;
+export const STAMP_FORMAT = 2;
+
+/** FileRecord is the size and SHA-256 of one file of a cache entry. */
+export interface FileRecord {
+  readonly sha256: string;
+  readonly size: number;
+}
 
 /** BuildStamp is the completion record of a cache entry, written after everything else. */
 export interface BuildStamp {
   readonly format: number;
   readonly key: string;
-  readonly kubernetesVersion: string;
-  readonly etcdVersion: string;
+  /** What was built, by name, e.g. `{ kubernetes: '1.37.2', etcd: 'v3.7.0' }`. */
+  readonly versions: Readonly<Record<string, string>>;
   readonly goVersion: string;
   readonly goos: string;
   readonly goarch: string;
   readonly builtAt: string;
   readonly buildSeconds: number;
-  readonly binaries: Readonly<
-    Record<BinaryName, { readonly sha256: string; readonly size: number }>
-  >;
-}
-
-/** Binaries are the absolute paths of a verified cache entry's executables. */
-export interface Binaries {
-  readonly etcd: string;
-  readonly kubeApiServer: string;
-  readonly kubeControllerManager: string;
-  readonly entryDir: string;
-  readonly stamp: BuildStamp;
+  /** Every file of the entry that is used, by path relative to the entry directory. */
+  readonly files: Readonly<Record<string, FileRecord>>;
 }
 
 /**
  * verifyCacheEntry checks that a cache entry is complete: its stamp exists, names this entry, and
- * every binary has the recorded size (and, with `verifyChecksums`, SHA-256). Throws CACHE_CORRUPT
- * with what differs.
+ * each of `files` (paths relative to the entry) is recorded and has the recorded size (and, with
+ * `verifyChecksums`, SHA-256). Returns the stamp; throws CACHE_CORRUPT with what differs.
  */
 export async function verifyCacheEntry(
   layout: CacheEntryLayout,
+  files: readonly string[],
   verifyChecksums = true,
-): Promise<Binaries> {
+): Promise<BuildStamp> {
   const corrupt = (detail: string) =>
     new ControlPlaneError(
       'CACHE_CORRUPT',
@@ -57,15 +54,15 @@ export async function verifyCacheEntry(
   if (
     stamp.format !== STAMP_FORMAT ||
     stamp.key !== layout.key ||
-    typeof stamp.binaries !== 'object'
+    typeof stamp.files !== 'object'
   ) {
     throw corrupt(`stamp ${layout.stampPath} belongs to ${String(stamp.key)}`);
   }
   await Promise.all(
-    BINARY_NAMES.map(async (name) => {
-      const expected = stamp.binaries[name];
-      const path = join(layout.binDir, name);
-      if (!expected) throw corrupt(`stamp has no entry for ${name}`);
+    files.map(async (file) => {
+      const expected = stamp.files[file];
+      const path = join(layout.entryDir, file);
+      if (!expected) throw corrupt(`stamp has no entry for ${file}`);
       let size: number;
       try {
         size = (await stat(path)).size;
@@ -81,13 +78,20 @@ export async function verifyCacheEntry(
       }
     }),
   );
-  return {
-    etcd: join(layout.binDir, 'etcd'),
-    kubeApiServer: join(layout.binDir, 'kube-apiserver'),
-    kubeControllerManager: join(layout.binDir, 'kube-controller-manager'),
-    entryDir: layout.entryDir,
-    stamp,
-  };
+  return stamp;
+}
+
+/** recordFiles returns the size and SHA-256 of each of `files` (relative to `dir`). */
+export async function recordFiles(
+  dir: string,
+  files: readonly string[],
+): Promise<Record<string, FileRecord>> {
+  const records: Record<string, FileRecord> = {};
+  for (const file of files) {
+    const path = join(dir, file);
+    records[file] = { sha256: await sha256File(path), size: (await stat(path)).size };
+  }
+  return records;
 }
 
 /** sha256File returns the hex SHA-256 of a file, streamed. */

@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { isProcessAlive } from './build-lock.js';
 import { ensureBinaries } from './build.js';
 import { readControlPlaneState } from './connection.js';
-import { startControlPlane } from './control-plane.js';
+import { DEFAULT_NODES, startControlPlane } from './control-plane.js';
 import { ControlPlaneError } from './errors.js';
 import { kubeRequest } from './kube-request.js';
 import { stderrProgress } from './progress.js';
@@ -17,7 +17,8 @@ import { KUBECONFIG_ENV } from './test-namespace.js';
 const USAGE = `usage: k-testenv <command> [options]
 
 commands:
-  build [--force]   build (or verify) kube-apiserver, kube-controller-manager and etcd in the cache
+  build [--force]   build (or verify) kube-apiserver, kube-controller-manager, kube-scheduler, etcd
+                    and kwok in the cache
   up                start a control plane in the background and print its kubeconfig path
   down              stop the control plane started by \`up\`
   status            say whether the \`up\` control plane is running
@@ -28,6 +29,8 @@ options:
   --apiserver-flag=FLAG      extra kube-apiserver flag for \`up\` (repeatable)
   --controller-manager-flag=FLAG  extra kube-controller-manager flag for \`up\` (repeatable)
   --no-controller-manager    \`up\` without kube-controller-manager
+  --no-scheduler             \`up\` without kube-scheduler
+  --nodes=N                  fake nodes kwok simulates for \`up\` (default 2; 0 = no kwok)
 
 environment:
   K_TESTENV_CACHE            cache root (default $XDG_CACHE_HOME/k-testenv or ~/.cache/k-testenv)
@@ -65,6 +68,16 @@ function parseArguments(argv: readonly string[]): ParsedArguments {
     }
   }
   return { command, flags };
+}
+
+/** nodeCount reads `--nodes=N` (default {@link DEFAULT_NODES}). */
+function nodeCount(flags: Map<string, string[]>): number {
+  const value = flags.get('nodes')?.at(-1);
+  if (value === undefined) return DEFAULT_NODES;
+  const count = Number(value);
+  if (!Number.isInteger(count) || count < 0)
+    throw new ControlPlaneError('INVALID_OPTIONS', `--nodes needs a count, got ${value}`);
+  return count;
 }
 
 /** defaultStateFile is where `up` records its control plane unless told otherwise. */
@@ -133,7 +146,7 @@ async function up(stateFile: string, flags: Map<string, string[]>): Promise<numb
     return 0;
   }
   // Build in the foreground, so progress shows here and `serve` only verifies.
-  await ensureBinaries({ onProgress: stderrProgress });
+  await ensureBinaries({ onProgress: stderrProgress, kwok: nodeCount(flags) > 0 });
   const logPath = stateFile.replace(/\.json$/, '') + '.log';
   const log = openSync(logPath, 'w');
   const serveArguments = [
@@ -182,6 +195,8 @@ async function serve(stateFile: string, flags: Map<string, string[]>): Promise<n
       onProgress: stderrProgress,
       build: false,
       controllerManager: !flags.has('no-controller-manager'),
+      scheduler: !flags.has('no-scheduler'),
+      nodes: nodeCount(flags),
       extraApiServerFlags: flags.get('apiserver-flag') ?? [],
       extraControllerManagerFlags: flags.get('controller-manager-flag') ?? [],
     });

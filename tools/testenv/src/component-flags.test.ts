@@ -1,8 +1,20 @@
 import { describe, expect, it } from 'vitest';
-import { apiServerFlags, controllerManagerFlags, etcdFlags } from './component-flags.js';
+import {
+  apiServerFlags,
+  controllerManagerFlags,
+  etcdFlags,
+  schedulerFlags,
+} from './component-flags.js';
 import type { Pki } from './pki.js';
 
-const ports = { etcd: 2379, etcdPeer: 2380, apiServer: 6443, controllerManager: 10257 };
+const ports = {
+  etcd: 2379,
+  etcdPeer: 2380,
+  apiServer: 6443,
+  controllerManager: 10257,
+  scheduler: 10259,
+  kubelet: 10250,
+};
 const pki = new Proxy({} as Pki, { get: (_target, key) => `/run/pki/${String(key)}` });
 
 /** The value of `--name=value` (the last one wins, as in the components' flag parsing). */
@@ -23,11 +35,12 @@ const every = () => [
     controllerManager: true,
   }),
   controllerManagerFlags('/run', ports, pki, '/run/kubeconfig'),
+  schedulerFlags('/run', ports, '/run/kubeconfig'),
 ];
 
 describe('component flags', () => {
   it('bind and advertise every listener on 127.0.0.1 only', () => {
-    const [etcd, apiServer, controllerManager] = every();
+    const [etcd, apiServer, controllerManager, scheduler] = every();
     for (const name of [
       'listen-client-urls',
       'advertise-client-urls',
@@ -42,6 +55,8 @@ describe('component flags', () => {
     expect(flag(apiServer!, 'endpoint-reconciler-type')).toBe('none');
     expect(flag(controllerManager!, 'bind-address')).toBe('127.0.0.1');
     expect(flag(controllerManager!, 'secure-port')).toBe('10257');
+    expect(flag(scheduler!, 'bind-address')).toBe('127.0.0.1');
+    expect(flag(scheduler!, 'secure-port')).toBe('10259');
   });
 
   it('keep state and generated certificates inside the run dir', () => {
@@ -81,6 +96,13 @@ describe('component flags', () => {
     expect(flag(flags, 'controllers')).toBe('*');
   });
 
+  it('run the scheduler as admin without leader election', () => {
+    const flags = every()[3]!;
+    expect(flag(flags, 'kubeconfig')).toBe('/run/kubeconfig');
+    expect(flag(flags, 'authentication-kubeconfig')).toBe('/run/kubeconfig');
+    expect(flag(flags, 'leader-elect')).toBe('false');
+  });
+
   it('append extra flags last, so they override the defaults', () => {
     const flags = apiServerFlags({
       runDir: '/run',
@@ -97,5 +119,6 @@ describe('component flags', () => {
     expect(flag(flags, 'authorization-mode')).toBe('AlwaysAllow');
     expect(etcdFlags('/run', ports, ['--log-level=debug']).at(-1)).toBe('--log-level=debug');
     expect(controllerManagerFlags('/run', ports, pki, '/k', ['--v=4']).at(-1)).toBe('--v=4');
+    expect(schedulerFlags('/run', ports, '/k', ['--v=4']).at(-1)).toBe('--v=4');
   });
 });

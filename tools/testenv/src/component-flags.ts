@@ -7,6 +7,9 @@ export interface ComponentPorts {
   readonly etcdPeer: number;
   readonly apiServer: number;
   readonly controllerManager: number;
+  readonly scheduler: number;
+  /** kwok's kubelet API (exec, logs, attach, port-forward of every fake node) and health. */
+  readonly kubelet: number;
 }
 
 /** The service-account issuer (and default API audience) of every control plane. */
@@ -86,6 +89,11 @@ export function apiServerFlags(options: ApiServerFlagOptions): string[] {
     `--proxy-client-cert-file=${pki.frontProxyClientCertPath}`,
     `--proxy-client-key-file=${pki.frontProxyClientKeyPath}`,
     '--allow-privileged=true',
+    // kwok serves the kubelet API of every fake node on the node's InternalIP (loopback).
+    '--kubelet-preferred-address-types=InternalIP',
+    `--kubelet-certificate-authority=${pki.caCertPath}`,
+    `--kubelet-client-certificate=${pki.apiServerKubeletClientCertPath}`,
+    `--kubelet-client-key=${pki.apiServerKubeletClientKeyPath}`,
     // The garbage collector runs in the controller-manager; without one, orphan and foreground
     // deletions would wait for it forever, so the finalizers are not added at all.
     `--enable-garbage-collector=${options.controllerManager}`,
@@ -125,5 +133,70 @@ export function controllerManagerFlags(
     '--controllers=*',
     '--profiling=false',
     ...extra,
+  ];
+}
+
+/**
+ * schedulerFlags returns kube-scheduler's command line: the admin kubeconfig for its client and
+ * delegated authentication, no leader election, health on 127.0.0.1. `extra` is appended, so it
+ * wins.
+ */
+export function schedulerFlags(
+  runDir: string,
+  ports: ComponentPorts,
+  kubeconfigPath: string,
+  extra: readonly string[] = [],
+): string[] {
+  return [
+    `--kubeconfig=${kubeconfigPath}`,
+    `--authentication-kubeconfig=${kubeconfigPath}`,
+    `--authorization-kubeconfig=${kubeconfigPath}`,
+    '--leader-elect=false',
+    '--bind-address=127.0.0.1',
+    `--secure-port=${ports.scheduler}`,
+    `--cert-dir=${join(runDir, 'scheduler-certs')}`,
+    '--profiling=false',
+    ...extra,
+  ];
+}
+
+/** NODE_ADDRESS is the InternalIP of every fake node, where kwok serves their kubelet API. */
+export const NODE_ADDRESS = '127.0.0.1';
+/** The annotation that marks a Node as one kwok manages. */
+export const KWOK_NODE_ANNOTATION = 'kwok.x-k8s.io/node';
+
+/** KwokFlagOptions are the inputs of {@link kwokFlags}. */
+export interface KwokFlagOptions {
+  readonly ports: ComponentPorts;
+  readonly pki: Pki;
+  readonly kubeconfigPath: string;
+  /** kwok's stages (several YAML documents). */
+  readonly stagesPath: string;
+  /** Kinds kwok reads from the cluster instead of its config (ClusterExec, Logs, …). */
+  readonly crdKinds: readonly string[];
+  readonly extra?: readonly string[];
+}
+
+/**
+ * kwokFlags returns kwok's command line: the admin kubeconfig, the given stages, only Nodes
+ * annotated `kwok.x-k8s.io/node=fake` managed, and the kubelet API over TLS on
+ * {@link NODE_ADDRESS}, which becomes each node's InternalIP and kubelet endpoint. `extra` is
+ * appended, so it wins.
+ */
+export function kwokFlags(options: KwokFlagOptions): string[] {
+  const { ports, pki } = options;
+  return [
+    `--kubeconfig=${options.kubeconfigPath}`,
+    `--config=${options.stagesPath}`,
+    `--manage-nodes-with-annotation-selector=${KWOK_NODE_ANNOTATION}=fake`,
+    `--node-ip=${NODE_ADDRESS}`,
+    `--node-port=${ports.kubelet}`,
+    `--server-address=${NODE_ADDRESS}:${ports.kubelet}`,
+    `--tls-cert-file=${pki.kubeletServingCertPath}`,
+    `--tls-private-key-file=${pki.kubeletServingKeyPath}`,
+    `--enable-crds=${options.crdKinds.join(',')}`,
+    // Pod IPs are never routed; a range apart from the service range keeps them distinguishable.
+    '--cidr=10.244.0.0/16',
+    ...(options.extra ?? []),
   ];
 }

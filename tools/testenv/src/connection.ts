@@ -36,6 +36,8 @@ export interface ControlPlaneState extends ControlPlaneConnection {
   readonly runDir: string;
   readonly kubernetesVersion: string;
   readonly ports: Readonly<Record<string, number>>;
+  /** The fake nodes' names. */
+  readonly nodes?: readonly string[];
   readonly processes: readonly { readonly name: string; readonly pid: number }[];
   readonly watchdogPid: number | undefined;
   readonly startedAt: string;

@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ensureBinaries } from './build.js';
-import type { Binaries } from './cache-entry.js';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { ensureBinaries, type Binaries } from './build.js';
 import {
   toConnection,
   writeControlPlaneState,
@@ -14,11 +14,16 @@ import {
   apiServerFlags,
   controllerManagerFlags,
   etcdFlags,
+  KWOK_NODE_ANNOTATION,
+  kwokFlags,
+  NODE_ADDRESS,
+  schedulerFlags,
   type ComponentPorts,
 } from './component-flags.js';
 import { ControlPlaneError } from './errors.js';
 import { freePorts } from './free-port.js';
-import { kubeRequest } from './kube-request.js';
+import { kubeRequest, type KubeRequestCredentials } from './kube-request.js';
+import { KWOK_CRD_KINDS, splitDocuments } from './kwok-build.js';
 import { writeKubeconfig } from './kubeconfig.js';
 import { startManagedProcess, type ManagedProcess } from './managed-process.js';
 import { waitUntilReady } from './wait-until-ready.js';
@@ -29,16 +34,41 @@ import { Watchdog } from './watchdog-client.js';
 /** ControlPlanePorts are the loopback ports of a control plane. */
 export type ControlPlanePorts = ComponentPorts;
 
+/** ComponentName names one process of a control plane. */
+export type ComponentName =
+  'etcd' | 'kube-apiserver' | 'kube-controller-manager' | 'kube-scheduler' | 'kwok';
+
+/** The order of components in `processes` (the start order; the controllers start side by side). */
+const COMPONENT_ORDER: readonly ComponentName[] = [
+  'etcd',
+  'kube-apiserver',
+  'kube-controller-manager',
+  'kube-scheduler',
+  'kwok',
+];
+
 /** StartControlPlaneOptions configure {@link startControlPlane}; every field is optional. */
 export interface StartControlPlaneOptions {
   /** Appended to kube-apiserver's flags (a later flag wins), e.g. `--max-requests-inflight=1`. */
   readonly extraApiServerFlags?: readonly string[];
   /** Appended to kube-controller-manager's flags. */
   readonly extraControllerManagerFlags?: readonly string[];
+  /** Appended to kube-scheduler's flags. */
+  readonly extraSchedulerFlags?: readonly string[];
   /** Appended to etcd's flags. */
   readonly extraEtcdFlags?: readonly string[];
   /** Start kube-controller-manager (default true). */
   readonly controllerManager?: boolean;
+  /** Start kube-scheduler (default true). */
+  readonly scheduler?: boolean;
+  /**
+   * How many fake nodes kwok simulates (default 2): scheduled Pods become Running and Ready, Jobs
+   * complete, deletions finish, and the kubelet API (exec, logs, …) answers as the kwok CRDs in
+   * the cluster say. 0 starts no kwok (Pods stay Pending).
+   */
+  readonly nodes?: number;
+  /** Appended to kwok's flags. */
+  readonly extraKwokFlags?: readonly string[];
   /** Budget for the whole start once the binaries are there, ms (default 120 000). */
   readonly timeoutMs?: number;
   /** Receives progress of the build (if one is needed) and of each start step. */
@@ -59,34 +89,40 @@ export interface StartControlPlaneOptions {
   readonly portAttempts?: number;
 }
 
+/** StartedProcess is one running process of a control plane. */
+export interface StartedProcess {
+  readonly name: ComponentName;
+  readonly pid: number;
+  readonly logPath: string;
+}
+
 /**
- * ControlPlane is a running etcd + kube-apiserver (+ kube-controller-manager) on 127.0.0.1. `stop()`
- * ends exactly its processes (SIGTERM, SIGKILL after the grace period) and removes `runDir`; it is
- * idempotent and safe to call concurrently.
+ * ControlPlane is a running etcd + kube-apiserver (+ kube-controller-manager, kube-scheduler) on
+ * 127.0.0.1. `stop()` ends exactly its processes (SIGTERM, SIGKILL after the grace period) and
+ * removes `runDir`; it is idempotent and safe to call concurrently.
  */
 export interface ControlPlane extends ControlPlaneConnection {
   readonly runDir: string;
   readonly kubernetesVersion: string;
   readonly ports: ControlPlanePorts;
-  /** The started processes, in start order. */
-  readonly processes: readonly {
-    readonly name: string;
-    readonly pid: number;
-    readonly logPath: string;
-  }[];
+  /** The running processes, in start order (a restarted one has a new pid). */
+  readonly processes: readonly StartedProcess[];
   /** The path of the state file (for `k-testenv down` and reuse through K_TESTENV_KUBECONFIG). */
   readonly statePath: string;
+  /** The names of the fake nodes (empty with `nodes: 0`). */
+  readonly nodes: readonly string[];
   stop(): Promise<void>;
 }
 
 /**
  * startControlPlane starts a fresh control plane for tests: it makes sure the binaries are built,
- * generates a PKI, starts etcd, kube-apiserver and kube-controller-manager on free loopback ports,
- * waits until they are ready, provisions the users `admin` (system:masters cert), `alice` (cert, no
- * rights) and `tester` (token bound to ClusterRole `edit`) and writes a kubeconfig with one context
- * per user (`admin` current). Everything lives in a fresh run directory. On failure everything
- * started so far is stopped and the run directory removed before the ControlPlaneError is thrown; a
- * watchdog process does the same if the calling process dies (even by SIGKILL) without `stop()`.
+ * generates a PKI, starts etcd, kube-apiserver, kube-controller-manager and kube-scheduler on free
+ * loopback ports, waits until they are ready, provisions the users `admin` (system:masters cert),
+ * `alice` (cert, no rights) and `tester` (token bound to ClusterRole `edit`) and writes a
+ * kubeconfig with one context per user (`admin` current). Everything lives in a fresh run
+ * directory. On failure everything started so far is stopped and the run directory removed before
+ * the ControlPlaneError is thrown; a watchdog process does the same if the calling process dies
+ * (even by SIGKILL) without `stop()`.
  */
 export async function startControlPlane(
   options: StartControlPlaneOptions = {},
@@ -94,7 +130,12 @@ export async function startControlPlane(
   const progress = options.onProgress ?? silentProgress;
   const binariesPromise = options.binaries
     ? Promise.resolve(options.binaries)
-    : ensureBinaries({ build: options.build, cacheRoot: options.cacheRoot, onProgress: progress });
+    : ensureBinaries({
+        build: options.build,
+        cacheRoot: options.cacheRoot,
+        onProgress: progress,
+        kwok: (options.nodes ?? DEFAULT_NODES) > 0,
+      });
   // Surface a build failure as itself, even if PKI generation fails first.
   binariesPromise.catch(() => {});
   const runDir = await mkdtemp(join(options.runDirParent ?? tmpdir(), 'k-testenv-'));
@@ -105,12 +146,23 @@ export async function startControlPlane(
       binariesPromise,
       run.step('certificates', () => generatePki(join(runDir, 'pki'))),
     ]);
-    const started = await run.startWithPortRetries(binaries, pki, options);
-    return started;
+    return await run.startWithPortRetries(binaries, pki, options);
   } catch (error) {
     await run.stop();
     throw error;
   }
+}
+
+/** DEFAULT_NODES is how many fake nodes a control plane has unless told otherwise. */
+export const DEFAULT_NODES = 2;
+
+/** ComponentSpec is how to start one component and how to tell it is ready. */
+interface ComponentSpec {
+  readonly name: ComponentName;
+  readonly command: string;
+  readonly args: readonly string[];
+  readonly ready: () => Promise<boolean>;
+  readonly diagnose?: () => Promise<string>;
 }
 
 class Run {
@@ -133,16 +185,20 @@ class Run {
     return result;
   }
 
-  async spawn(name: string, command: string, args: string[]): Promise<ManagedProcess> {
-    const child = await startManagedProcess(
-      name,
-      command,
-      args,
-      join(this.runDir, 'logs', `${name}.log`),
-    );
-    this.processes.push(child);
-    this.watchdog?.watch(child.pid);
-    return child;
+  /** startComponent spawns `spec` and waits until it is ready (or fails, see waitUntilReady). */
+  async startComponent(spec: ComponentSpec, deadline: number): Promise<ManagedProcess> {
+    return this.step(`start ${spec.name}`, async () => {
+      const child = await startManagedProcess(
+        spec.name,
+        spec.command,
+        spec.args,
+        join(this.runDir, 'logs', `${spec.name}.log`),
+      );
+      this.processes.push(child);
+      this.watchdog?.watch(child.pid);
+      await waitUntilReady(child, deadline, spec.ready, spec.diagnose);
+      return child;
+    });
   }
 
   async startWithPortRetries(
@@ -154,12 +210,14 @@ class Run {
     const forced = options.ports ?? {};
     const attempts = Object.keys(forced).length > 0 ? 1 : Math.max(1, options.portAttempts ?? 3);
     for (let attempt = 1; ; attempt++) {
-      const [etcd, etcdPeer, apiServer, controllerManager] = await freePorts(4);
+      const [etcd, etcdPeer, apiServer, controllerManager, scheduler, kubelet] = await freePorts(6);
       const ports: ControlPlanePorts = {
         etcd: forced.etcd ?? (etcd as number),
         etcdPeer: forced.etcdPeer ?? (etcdPeer as number),
         apiServer: forced.apiServer ?? (apiServer as number),
         controllerManager: forced.controllerManager ?? (controllerManager as number),
+        scheduler: forced.scheduler ?? (scheduler as number),
+        kubelet: forced.kubelet ?? (kubelet as number),
       };
       try {
         return await this.startOnce(binaries, pki, ports, options);
@@ -190,20 +248,29 @@ class Run {
   ): Promise<ControlPlane> {
     const deadline = Date.now() + (options.timeoutMs ?? 120_000);
     const runDir = this.runDir;
-    const etcdUrl = `http://127.0.0.1:${ports.etcd}`;
-    const etcd = await this.step('start etcd', async () => {
-      const child = await this.spawn(
-        'etcd',
-        binaries.etcd,
-        etcdFlags(runDir, ports, options.extraEtcdFlags),
+    const controllerManager = options.controllerManager ?? true;
+    const scheduler = options.scheduler ?? true;
+    const nodeCount = options.nodes ?? DEFAULT_NODES;
+    if (!Number.isInteger(nodeCount) || nodeCount < 0)
+      throw new ControlPlaneError('INVALID_OPTIONS', `nodes must be a count, got ${nodeCount}`);
+    if (nodeCount > 0 && !binaries.kwok)
+      throw new ControlPlaneError(
+        'INVALID_OPTIONS',
+        'nodes need the kwok binaries (ensureBinaries with kwok)',
       );
-      await waitUntilReady(child, deadline, async () => {
-        const response = await kubeRequest({ server: etcdUrl, path: '/health', timeoutMs: 1000 });
-        return response.status === 200 && response.body.includes('"health":"true"');
-      });
-      return child;
-    });
-    void etcd;
+    const etcdUrl = `http://127.0.0.1:${ports.etcd}`;
+    await this.startComponent(
+      {
+        name: 'etcd',
+        command: binaries.etcd,
+        args: etcdFlags(runDir, ports, options.extraEtcdFlags),
+        ready: async () => {
+          const response = await kubeRequest({ server: etcdUrl, path: '/health', timeoutMs: 1000 });
+          return response.status === 200 && response.body.includes('"health":"true"');
+        },
+      },
+      deadline,
+    );
 
     const server = `https://127.0.0.1:${ports.apiServer}`;
     const testerToken = randomBytes(24).toString('hex');
@@ -229,40 +296,29 @@ class Run {
       currentContext: 'admin',
     });
 
-    const adminCredentials = users.admin;
-    await this.step('start kube-apiserver', async () => {
-      const child = await this.spawn(
-        'kube-apiserver',
-        binaries.kubeApiServer,
-        apiServerFlags({
+    const asAdmin = {
+      server,
+      caPem: pki.caPem,
+      credentials: users.admin as KubeRequestCredentials,
+    };
+    await this.startComponent(
+      {
+        name: 'kube-apiserver',
+        command: binaries.kubeApiServer,
+        args: apiServerFlags({
           runDir,
           ports,
           pki,
           tokenFilePath: tokensPath,
-          controllerManager: options.controllerManager ?? true,
+          controllerManager,
           extra: options.extraApiServerFlags,
         }),
-      );
-      await waitUntilReady(
-        child,
-        deadline,
-        async () => {
-          const response = await kubeRequest({
-            server,
-            path: '/readyz',
-            caPem: pki.caPem,
-            credentials: adminCredentials,
-            timeoutMs: 2000,
-          });
-          return response.status === 200;
-        },
-        async () => {
-          const response = await kubeRequest({
-            server,
-            path: '/readyz?verbose',
-            caPem: pki.caPem,
-            credentials: adminCredentials,
-          }).catch(() => undefined);
+        ready: async () =>
+          (await kubeRequest({ ...asAdmin, path: '/readyz', timeoutMs: 2000 })).status === 200,
+        diagnose: async () => {
+          const response = await kubeRequest({ ...asAdmin, path: '/readyz?verbose' }).catch(
+            () => undefined,
+          );
           return response
             ? response.body
                 .split('\n')
@@ -270,16 +326,15 @@ class Run {
                 .join('\n')
             : '';
         },
-      );
-    });
+      },
+      deadline,
+    );
 
     await this.step('provision users', async () => {
       const response = await kubeRequest({
-        server,
+        ...asAdmin,
         path: '/apis/rbac.authorization.k8s.io/v1/clusterrolebindings',
         method: 'POST',
-        caPem: pki.caPem,
-        credentials: adminCredentials,
         body: {
           apiVersion: 'rbac.authorization.k8s.io/v1',
           kind: 'ClusterRoleBinding',
@@ -292,46 +347,101 @@ class Run {
         throw new ControlPlaneError(
           'PROVISION_FAILED',
           `creating ClusterRoleBinding k-testenv:tester-edit returned ${response.status}`,
-          {
-            step: 'provision users',
-            logTail: response.body,
-          },
+          { step: 'provision users', logTail: response.body },
         );
       }
     });
 
-    if (options.controllerManager ?? true) {
-      await this.step('start kube-controller-manager', async () => {
-        const child = await this.spawn(
-          'kube-controller-manager',
-          binaries.kubeControllerManager,
-          controllerManagerFlags(
-            runDir,
-            ports,
-            pki,
-            kubeconfigPath,
-            options.extraControllerManagerFlags,
-          ),
-        );
-        const controllerManagerUrl = `https://127.0.0.1:${ports.controllerManager}`;
-        await waitUntilReady(child, deadline, async () => {
-          const health = await kubeRequest({
-            server: controllerManagerUrl,
-            path: '/healthz',
-            timeoutMs: 1000,
-          });
-          if (health.status !== 200) return false;
-          // Healthy is not yet working: the `default` ServiceAccount proves the controllers run.
-          const account = await kubeRequest({
-            server,
-            path: '/api/v1/namespaces/default/serviceaccounts/default',
-            caPem: pki.caPem,
-            credentials: adminCredentials,
-          });
-          return account.status === 200;
-        });
-      });
+    // The controllers do not depend on each other: start them side by side.
+    const healthz = (port: number) => async () =>
+      (
+        await kubeRequest({
+          server: `https://127.0.0.1:${port}`,
+          path: '/healthz',
+          timeoutMs: 1000,
+        })
+      ).status === 200;
+    const controllers: Promise<unknown>[] = [];
+    if (controllerManager) {
+      const healthy = healthz(ports.controllerManager);
+      controllers.push(
+        this.startComponent(
+          {
+            name: 'kube-controller-manager',
+            command: binaries.kubeControllerManager,
+            args: controllerManagerFlags(
+              runDir,
+              ports,
+              pki,
+              kubeconfigPath,
+              options.extraControllerManagerFlags,
+            ),
+            // Healthy is not yet working: the `default` ServiceAccount proves the controllers run.
+            ready: async () =>
+              (await healthy()) &&
+              (
+                await kubeRequest({
+                  ...asAdmin,
+                  path: '/api/v1/namespaces/default/serviceaccounts/default',
+                })
+              ).status === 200,
+          },
+          deadline,
+        ),
+      );
     }
+    if (scheduler) {
+      controllers.push(
+        this.startComponent(
+          {
+            name: 'kube-scheduler',
+            command: binaries.kubeScheduler,
+            args: schedulerFlags(runDir, ports, kubeconfigPath, options.extraSchedulerFlags),
+            ready: healthz(ports.scheduler),
+          },
+          deadline,
+        ),
+      );
+    }
+    const nodes = Array.from({ length: nodeCount }, (_, index) => `k-testenv-node-${index}`);
+    if (binaries.kwok && nodes.length > 0) {
+      const kwok = binaries.kwok;
+      // kwok's informers retry until the CRDs are served, so it need not wait for them; the start
+      // does, so a test can apply an Exec or Logs object at once.
+      controllers.push(
+        this.step('install kwok CRDs', () => installCrds(asAdmin, kwok.crds, deadline)),
+      );
+      controllers.push(
+        (async () => {
+          await this.step('create nodes', () => createNodes(asAdmin, nodes));
+          await this.startComponent(
+            {
+              name: 'kwok',
+              command: kwok.kwok,
+              args: kwokFlags({
+                ports,
+                pki,
+                kubeconfigPath,
+                stagesPath: kwok.stages,
+                crdKinds: KWOK_CRD_KINDS,
+                extra: options.extraKwokFlags,
+              }),
+              ready: async () =>
+                (
+                  await kubeRequest({
+                    server: `https://${NODE_ADDRESS}:${ports.kubelet}`,
+                    path: '/healthz',
+                    caPem: pki.caPem,
+                    timeoutMs: 1000,
+                  })
+                ).status === 200 && (await nodesReady(asAdmin, nodes)),
+            },
+            deadline,
+          );
+        })(),
+      );
+    }
+    await settleAll(controllers);
 
     const state = {
       kubeconfigPath,
@@ -339,9 +449,10 @@ class Run {
       caPem: pki.caPem,
       users,
       runDir,
-      kubernetesVersion: binaries.stamp.kubernetesVersion,
+      kubernetesVersion: binaries.kubernetesVersion,
       ports: { ...ports },
-      processes: this.processes.map((child) => ({ name: child.name, pid: child.pid })),
+      nodes,
+      processes: this.ordered().map((child) => ({ name: child.name, pid: child.pid })),
       watchdogPid: this.watchdog?.pid,
       startedAt: new Date(this.#startedAt).toISOString(),
     };
@@ -352,19 +463,29 @@ class Run {
       elapsedMs: Date.now() - this.#startedAt,
       message: `ready at ${server}`,
     });
+    const ordered = () => this.ordered();
     return {
       ...toConnection(state),
       runDir,
       kubernetesVersion: state.kubernetesVersion,
       ports,
-      processes: this.processes.map((child) => ({
-        name: child.name,
-        pid: child.pid,
-        logPath: child.logPath,
-      })),
+      get processes() {
+        return ordered().map((child) => ({
+          name: child.name as ComponentName,
+          pid: child.pid,
+          logPath: child.logPath,
+        }));
+      },
       statePath,
+      nodes,
       stop: () => this.stop(),
     };
+  }
+
+  /** ordered returns the running processes in {@link COMPONENT_ORDER}. */
+  ordered(): ManagedProcess[] {
+    const rank = (child: ManagedProcess) => COMPONENT_ORDER.indexOf(child.name as ComponentName);
+    return [...this.processes].sort((a, b) => rank(a) - rank(b));
   }
 
   async stopProcesses(): Promise<void> {
@@ -384,4 +505,121 @@ class Run {
     })();
     return this.#stopping;
   }
+}
+
+type AdminRequest = Pick<Parameters<typeof kubeRequest>[0], 'server' | 'caPem' | 'credentials'>;
+
+/**
+ * installCrds creates the CustomResourceDefinitions of a multi-document YAML file (an existing one
+ * is kept) and waits until each is Established, so a client that starts next finds them served.
+ */
+async function installCrds(asAdmin: AdminRequest, path: string, deadline: number): Promise<void> {
+  const documents = splitDocuments(await readFile(path, 'utf8'));
+  const names = await Promise.all(
+    documents.map(async (document) => {
+      const response = await kubeRequest({
+        ...asAdmin,
+        path: '/apis/apiextensions.k8s.io/v1/customresourcedefinitions',
+        method: 'POST',
+        yamlBody: document,
+      });
+      const name = /^\s+name:\s*(\S+)/m.exec(document)?.[1];
+      if ((response.status !== 201 && response.status !== 409) || !name) {
+        throw new ControlPlaneError(
+          'PROVISION_FAILED',
+          `creating CustomResourceDefinition ${name ?? '?'} returned ${response.status}`,
+          { step: 'install kwok CRDs', logTail: response.body },
+        );
+      }
+      return name;
+    }),
+  );
+  for (const name of names) {
+    for (;;) {
+      const response = await kubeRequest({
+        ...asAdmin,
+        path: `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${name}`,
+      });
+      const conditions =
+        response.status === 200
+          ? ((JSON.parse(response.body) as { status?: { conditions?: Condition[] } }).status
+              ?.conditions ?? [])
+          : [];
+      if (conditions.some((entry) => entry.type === 'Established' && entry.status === 'True'))
+        break;
+      if (Date.now() > deadline) {
+        throw new ControlPlaneError(
+          'READY_TIMEOUT',
+          `CustomResourceDefinition ${name} was not Established in time`,
+          { step: 'install kwok CRDs', logTail: response.body },
+        );
+      }
+      await sleep(50);
+    }
+  }
+}
+
+interface Condition {
+  readonly type: string;
+  readonly status: string;
+}
+
+/** createNodes creates the fake Nodes kwok manages (by annotation), labeled like real ones. */
+async function createNodes(asAdmin: AdminRequest, names: readonly string[]): Promise<void> {
+  await Promise.all(
+    names.map(async (name) => {
+      const response = await kubeRequest({
+        ...asAdmin,
+        path: '/api/v1/nodes',
+        method: 'POST',
+        body: {
+          apiVersion: 'v1',
+          kind: 'Node',
+          metadata: {
+            name,
+            annotations: { [KWOK_NODE_ANNOTATION]: 'fake' },
+            labels: {
+              'kubernetes.io/hostname': name,
+              'kubernetes.io/os': 'linux',
+              'kubernetes.io/arch': 'amd64',
+              'k-testenv/node': 'kwok',
+            },
+          },
+        },
+      });
+      if (response.status !== 201) {
+        throw new ControlPlaneError(
+          'PROVISION_FAILED',
+          `creating Node ${name} returned ${response.status}`,
+          { step: 'create nodes', logTail: response.body },
+        );
+      }
+    }),
+  );
+}
+
+/** nodesReady is true when every named Node has the condition Ready=True. */
+async function nodesReady(asAdmin: AdminRequest, names: readonly string[]): Promise<boolean> {
+  const response = await kubeRequest({
+    ...asAdmin,
+    path: '/api/v1/nodes?labelSelector=k-testenv%2Fnode%3Dkwok',
+  });
+  if (response.status !== 200) return false;
+  const items = (
+    JSON.parse(response.body) as {
+      items: { metadata: { name: string }; status?: { conditions?: Condition[] } }[];
+    }
+  ).items;
+  return names.every((name) =>
+    items
+      .find((node) => node.metadata.name === name)
+      ?.status?.conditions?.some((entry) => entry.type === 'Ready' && entry.status === 'True'),
+  );
+}
+
+/** settleAll waits for every promise and then throws the first rejection, if any. */
+async function settleAll(promises: readonly Promise<unknown>[]): Promise<void> {
+  const results = await Promise.allSettled(promises);
+  const failed = results.find((result) => result.status === 'rejected');
+  if (failed) throw failed.reason;
 }

@@ -16,6 +16,8 @@ export interface KubeRequestOptions {
   readonly credentials?: KubeRequestCredentials;
   /** Sent as JSON. */
   readonly body?: unknown;
+  /** Sent as it is with `Content-Type: application/yaml` (instead of `body`). */
+  readonly yamlBody?: string;
   /** Per-request timeout, ms (default 5000). */
   readonly timeoutMs?: number;
 }
@@ -33,10 +35,13 @@ export interface KubeResponse {
  */
 export function kubeRequest(options: KubeRequestOptions): Promise<KubeResponse> {
   const url = new URL(options.path, options.server);
-  const payload = options.body === undefined ? undefined : JSON.stringify(options.body);
+  const payload =
+    options.yamlBody ?? (options.body === undefined ? undefined : JSON.stringify(options.body));
   const credentials = options.credentials;
   const headers: Record<string, string> = { accept: 'application/json' };
-  if (payload !== undefined) headers['content-type'] = 'application/json';
+  if (payload !== undefined)
+    headers['content-type'] =
+      options.yamlBody === undefined ? 'application/json' : 'application/yaml';
   if (credentials && 'token' in credentials) headers.authorization = `Bearer ${credentials.token}`;
   return new Promise((resolve, reject) => {
     const common = { method: options.method ?? 'GET', headers, timeout: options.timeoutMs ?? 5000 };

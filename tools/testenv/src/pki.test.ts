@@ -46,6 +46,17 @@ describe('generatePki', () => {
     expect(admin.keyUsage).toContain('1.3.6.1.5.5.7.3.2');
   });
 
+  it('issues kwok a kubelet serving certificate for loopback and the apiserver a kubelet client one', async () => {
+    const ca = new X509Certificate(pki.caPem);
+    const kubelet = new X509Certificate(await readFile(pki.kubeletServingCertPath));
+    expect(kubelet.verify(ca.publicKey)).toBe(true);
+    expect(kubelet.checkIP('127.0.0.1')).toBe('127.0.0.1');
+    expect(kubelet.keyUsage).toContain('1.3.6.1.5.5.7.3.1');
+    const client = new X509Certificate(await readFile(pki.apiServerKubeletClientCertPath));
+    expect(client.verify(ca.publicKey)).toBe(true);
+    expect(client.keyUsage).toContain('1.3.6.1.5.5.7.3.2');
+  });
+
   it('signs the front-proxy client with its own CA, not the client CA', async () => {
     const client = new X509Certificate(await readFile(pki.frontProxyClientCertPath));
     expect(

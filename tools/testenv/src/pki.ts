@@ -26,6 +26,12 @@ export interface Pki {
   readonly frontProxyCaCertPath: string;
   readonly frontProxyClientCertPath: string;
   readonly frontProxyClientKeyPath: string;
+  /** The serving certificate of kwok's kubelet API (the nodes' address, loopback). */
+  readonly kubeletServingCertPath: string;
+  readonly kubeletServingKeyPath: string;
+  /** The client certificate kube-apiserver presents to kubelets (kwok). */
+  readonly apiServerKubeletClientCertPath: string;
+  readonly apiServerKubeletClientKeyPath: string;
   readonly admin: ClientIdentity & { readonly certPath: string; readonly keyPath: string };
   readonly alice: ClientIdentity & { readonly certPath: string; readonly keyPath: string };
 }
@@ -34,6 +40,9 @@ export interface Pki {
 export const SERVICE_CLUSTER_IP_RANGE = '10.0.0.0/24';
 /** The `kubernetes` Service IP: the first address of {@link SERVICE_CLUSTER_IP_RANGE}. */
 const SERVICE_IP = '10.0.0.1';
+
+/** KUBELET_SANS are the subject alternative names of kwok's kubelet serving certificate. */
+export const KUBELET_SANS = ['DNS:localhost', 'IP:127.0.0.1'];
 
 /** SERVER_SANS are the subject alternative names of the serving certificate. */
 export const SERVER_SANS = [
@@ -85,6 +94,18 @@ export async function generatePki(dir: string, openssl = 'openssl'): Promise<Pki
     ecKey('service-account.key'),
     ecKey('front-proxy-ca.key'),
     ecKey('front-proxy-client.key'),
+    ecKey('kubelet.key'),
+    ecKey('apiserver-kubelet-client.key'),
+    writeFile(
+      path('kubelet.ext'),
+      [
+        'basicConstraints=critical,CA:FALSE',
+        'keyUsage=critical,digitalSignature,keyEncipherment',
+        'extendedKeyUsage=serverAuth',
+        `subjectAltName=${KUBELET_SANS.join(',')}`,
+        '',
+      ].join('\n'),
+    ),
     writeFile(
       path('server.ext'),
       [
@@ -179,6 +200,12 @@ export async function generatePki(dir: string, openssl = 'openssl'): Promise<Pki
     sign('admin', '/O=system:masters/CN=admin', 'client.ext'),
     sign('alice', '/O=k-testenv:unprivileged/CN=alice', 'client.ext'),
     sign('front-proxy-client', '/CN=front-proxy-client', 'client.ext', 'front-proxy-ca'),
+    sign('kubelet', '/CN=k-testenv-kubelet', 'kubelet.ext'),
+    sign(
+      'apiserver-kubelet-client',
+      '/O=system:masters/CN=kube-apiserver-kubelet-client',
+      'client.ext',
+    ),
   ]);
   const read = (name: string) => readFile(path(name), 'utf8');
   const [caPem, adminCert, adminKey, aliceCert, aliceKey] = await Promise.all([
@@ -200,6 +227,10 @@ export async function generatePki(dir: string, openssl = 'openssl'): Promise<Pki
     frontProxyCaCertPath: path('front-proxy-ca.crt'),
     frontProxyClientCertPath: path('front-proxy-client.crt'),
     frontProxyClientKeyPath: path('front-proxy-client.key'),
+    kubeletServingCertPath: path('kubelet.crt'),
+    kubeletServingKeyPath: path('kubelet.key'),
+    apiServerKubeletClientCertPath: path('apiserver-kubelet-client.crt'),
+    apiServerKubeletClientKeyPath: path('apiserver-kubelet-client.key'),
     admin: {
       certPem: adminCert,
       keyPem: adminKey,

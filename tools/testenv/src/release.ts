@@ -4,3 +4,9 @@
  * releases that were tried.
  */
 export const KUBERNETES_VERSION = '1.37.2';
+
+/**
+ * KWOK_VERSION is the pinned sigs.k8s.io/kwok release whose `kwok` controller simulates the nodes
+ * (its go.mod needs Go 1.26 and has no replace directives).
+ */
+export const KWOK_VERSION = 'v0.8.0';

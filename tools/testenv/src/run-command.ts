@@ -129,3 +129,25 @@ export function runCommand(
     });
   });
 }
+
+/**
+ * checkVersion runs `binary args` and throws BUILD_FAILED unless the output contains `expected`:
+ * the last check of a build that it produced what was asked for.
+ */
+export async function checkVersion(
+  binary: string,
+  args: readonly string[],
+  expected: string,
+  progress: ProgressSink,
+): Promise<void> {
+  const step = `check ${binary.split('/').pop()} version`;
+  const result = await runCommand(binary, args, { step, onProgress: progress });
+  const output = result.stdout + result.stderr;
+  if (!output.includes(expected)) {
+    throw new ControlPlaneError(
+      'BUILD_FAILED',
+      `step "${step}" expected "${expected}" in the output`,
+      { step, logTail: output },
+    );
+  }
+}

@@ -40,7 +40,8 @@ async function lintAs(file: string, code: string): Promise<string[]> {
     .map((message) => message.message);
 }
 
-describe('layer boundaries', () => {
+// The first lint builds the Nx project graph: seconds on two busy cores.
+describe('layer boundaries', { timeout: 30_000 }, () => {
   it('stops a lower layer from importing a higher one', async () => {
     const messages = await lintAs(
       'packages/config/src/boundary-probe.ts',

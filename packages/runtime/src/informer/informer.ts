@@ -1,4 +1,9 @@
-import { labelSelectorText, type KubernetesObject, type LabelSelectorInput } from '@k/clientset';
+import {
+  labelSelectorText,
+  type KubernetesObject,
+  type LabelSelectorInput,
+  type ResourceDescriptor,
+} from '@k/clientset';
 import { systemClock, type Clock } from '@k/rest';
 import { IndexedStore, type IndexFunction, type Lister } from '../cache/indexed-store.js';
 import { DeletedFinalStateUnknown, objectKey } from '../cache/object-key.js';
@@ -53,6 +58,11 @@ export interface InformerHealth {
   lastError: InformerError | undefined;
 }
 
+function descriptorOf(source: unknown): ResourceDescriptor | undefined {
+  const descriptor = (source as { descriptor?: ResourceDescriptor }).descriptor;
+  return typeof descriptor?.plural === 'string' ? descriptor : undefined;
+}
+
 function describeSource(source: unknown): string | undefined {
   const client = source as {
     descriptor?: { plural?: unknown; group?: unknown };
@@ -80,6 +90,8 @@ function describeSource(source: unknown): string | undefined {
  */
 export class Informer<T extends KubernetesObject = KubernetesObject> implements ReflectorSink<T> {
   readonly resource: string;
+  /** descriptor is the resource's, when the source is a @k/clientset resource client. */
+  readonly descriptor: ResourceDescriptor | undefined;
   readonly #store: IndexedStore<T>;
   readonly #reflector: Reflector<T>;
   readonly #handlers: HandlerSet<T>;
@@ -92,14 +104,13 @@ export class Informer<T extends KubernetesObject = KubernetesObject> implements 
 
   constructor(source: ListerWatcher<T>, options: InformerOptions<T> = {}) {
     this.resource = options.description ?? describeSource(source) ?? 'objects';
+    this.descriptor = descriptorOf(source);
     this.#logger = options.logger ?? SILENT_LOGGER;
     this.#store = new IndexedStore<T>(options.indexers);
     const clock = options.clock ?? systemClock;
     this.#handlers = new HandlerSet<T>(this.#store, this.#logger, this.resource);
     const transform =
-      options.transform === false
-        ? undefined
-        : (options.transform ?? (dropManagedFields));
+      options.transform === false ? undefined : (options.transform ?? dropManagedFields);
     const labelSelector = labelSelectorText(options.labelSelector);
     this.#reflector = new Reflector<T>(source, this, {
       description: this.resource,

@@ -1,7 +1,10 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { sha256File, STAMP_FORMAT } from '../cache-entry.js';
+import { recordFiles, STAMP_FORMAT } from '../cache-entry.js';
 import { BINARY_NAMES, cacheEntryLayout, type CacheEntryLayout } from '../cache-layout.js';
+
+/** The files of the Kubernetes entry, as the recipe lists them. */
+export const FAKE_ENTRY_FILES = BINARY_NAMES.map((name) => `bin/${name}`);
 
 /**
  * fakeCacheEntry writes a cache entry `key` under `root` whose "binaries" are tiny shell scripts,
@@ -10,14 +13,15 @@ import { BINARY_NAMES, cacheEntryLayout, type CacheEntryLayout } from '../cache-
 export async function fakeCacheEntry(root: string, key: string): Promise<CacheEntryLayout> {
   const layout = cacheEntryLayout(root, key);
   await mkdir(layout.binDir, { recursive: true });
-  const binaries = {} as Record<string, { sha256: string; size: number }>;
   for (const name of BINARY_NAMES) {
-    const path = join(layout.binDir, name);
-    const content = `#!/bin/sh\necho ${name}\n`;
-    await writeFile(path, content, { mode: 0o755 });
-    binaries[name] = { sha256: await sha256File(path), size: content.length };
+    await writeFile(join(layout.binDir, name), `#!/bin/sh\necho ${name}\n`, { mode: 0o755 });
   }
-  const stamp = { format: STAMP_FORMAT, key, kubernetesVersion: '1.37.2', etcdVersion: 'v3.7.0', binaries };
+  const stamp = {
+    format: STAMP_FORMAT,
+    key,
+    versions: { kubernetes: '1.37.2', etcd: 'v3.7.0' },
+    files: await recordFiles(layout.entryDir, FAKE_ENTRY_FILES),
+  };
   await writeFile(layout.stampPath, JSON.stringify(stamp));
   return layout;
 }
