@@ -33,7 +33,13 @@ const testConstraints = [
 ];
 
 /** Lower layers that higher ones load on first use (to keep import cost low) and also import statically. */
-const lazyLoadedLayers = ['@k/config', '@k/config/yaml-guards', '@k/transport', '@k/rest'];
+const lazyLoadedLayers = [
+  '@k/config',
+  '@k/config/edit',
+  '@k/config/yaml-guards',
+  '@k/transport',
+  '@k/rest',
+];
 
 const TRANSPORT_CONFIG_RULE =
   "@k/transport imports only types and '@k/config/errors' from @k/config (inject what needs more)";

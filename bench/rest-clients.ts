@@ -47,7 +47,7 @@ const LIST_PATH = '/api/v1/namespaces/default/pods';
 const CONFIG_MAPS_PATH = '/api/v1/namespaces/default/configmaps';
 
 /** configMap is the POST body: a ConfigMap of about 1 KB. */
-export function configMap(): Record<string, unknown> {
+function configMap(): Record<string, unknown> {
   return {
     apiVersion: 'v1',
     kind: 'ConfigMap',

@@ -1,12 +1,7 @@
 import { defineConfig } from 'tsup';
+import { packageBuild } from '../../tsup.shared.js';
 
-export default defineConfig({
-  entry: ['src/index.ts', 'src/errors.ts', 'src/yaml-guards.ts', 'src/cli/main.ts'],
-  format: ['esm', 'cjs'],
-  dts: true,
-  sourcemap: true,
-  clean: true,
-  target: 'node20',
-  // Shared chunks keep one copy of each class across entry points (instanceof works).
-  splitting: true,
-});
+// Entries come from package.json's exports map (tsup.shared.ts), plus the k-config command's main.
+export default defineConfig(
+  packageBuild(import.meta.dirname, { extraEntries: { 'cli/main': 'src/cli/main.ts' } }),
+);

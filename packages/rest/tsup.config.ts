@@ -1,17 +1,5 @@
 import { defineConfig } from 'tsup';
+import { packageBuild } from '../../tsup.shared.js';
 
-export default defineConfig({
-  entry: {
-    index: 'src/index.ts',
-    errors: 'src/error-exports.ts',
-    'testing/index': 'src/testing/index.ts',
-    di: 'src/di.ts',
-  },
-  format: ['esm', 'cjs'],
-  dts: true,
-  sourcemap: true,
-  clean: true,
-  target: 'node20',
-  // Shared chunks keep one copy of each class across entry points (instanceof works).
-  splitting: true,
-});
+// Entries come from package.json's exports map (tsup.shared.ts).
+export default defineConfig(packageBuild(import.meta.dirname));

@@ -1,11 +1,7 @@
 import { useTestNamespace } from '@k/testenv/vitest';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import {
-  ClientsetError,
-  CrdNotEstablishedError,
-  findByKind,
-  type Clientset,
-} from '../src/index.js';
+import { ClientsetError, CrdNotEstablishedError, type Clientset } from '../src/index.js';
+import { findByKind } from '../src/discovery.js';
 import { caught, clientsetFor } from './helpers.js';
 
 // applyManifests and CustomResourceDefinitions against the real API server: a CRD is only usable

@@ -7,11 +7,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   ClientsetError,
   DiscoveryClient,
-  DiskDiscoveryCache,
   parseManifests,
   type Clientset,
   type UnstructuredObject,
 } from '../src/index.js';
+import { DiskDiscoveryCache } from '../src/discovery.js';
 import type { CustomResourceDefinition } from '../src/generated/apiextensions/v1/index.js';
 import { createWidgetsClient, widgetsResource, type Widget } from './generated/widget-v1.js';
 import { caught, clientsetFor, eventually } from './helpers.js';

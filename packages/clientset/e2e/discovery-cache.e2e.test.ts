@@ -2,7 +2,8 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { cacheFileName, isServerResources, type Clientset } from '../src/index.js';
+import { cacheFileName, isServerResources } from '../src/discovery.js';
+import { type Clientset } from '../src/index.js';
 import { clientsetFor } from './helpers.js';
 
 const opened: Clientset[] = [];

@@ -5,7 +5,7 @@ import { MODULE_KINDS, runNodeProgram, type NodeProgramResult } from '@k/test-ut
 import { controlPlane } from '@k/testenv/vitest';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
-import { isServerResources } from '../src/index.js';
+import { isServerResources } from '../src/discovery.js';
 
 // Real child programs, as users write them, run the built packages against the real control
 // plane. Each prints what still holds its event loop (`process.getActiveResourcesInfo()`, which

@@ -1,4 +1,10 @@
-// The clientset: every built-in group version (typed clients also at `@k/clientset/<group>/<version>`).
+// @k/clientset: typed clients for every built-in API group, discovery, the dynamic client and
+// server-side apply. Secondary surfaces have their own subpaths: each group version
+// (`@k/clientset/<group>/<version>`, with its types), `@k/clientset/discovery` (discovery
+// documents, caches, REST mapping queries), `@k/clientset/typed` (what typed clients are made of,
+// for generated code) and `@k/clientset/di` (the DI wiring).
+
+// The clientset.
 export { Clientset } from './clientset.js';
 export type { ClientsetParts } from './clientset.js';
 export { createClientset, inferClientset } from './create-clientset.js';
@@ -7,36 +13,18 @@ export type {
   DiskDiscoveryCacheSettings,
   InferClientsetOptions,
 } from './create-clientset.js';
-export {
-  GENERATED_KUBERNETES_VERSION,
-  GROUP_VERSIONS,
-  GroupVersionClients,
-} from './generated/groups.js';
-export { createGroupVersionClient, ALL_NAMESPACES } from './group/group-version-client.js';
-export type { GroupVersionDefinition } from './group/group-version-client.js';
+export { ALL_NAMESPACES } from './group/group-version-client.js';
 
 // Resource clients.
 export { ResourceClient } from './resource/resource-client.js';
-export { deleteResultOf } from './resource/delete-result.js';
 export type { DeleteResult } from './resource/delete-result.js';
-export type {
-  LogMethods,
-  ResourceClientBase,
-  ResourceClientFor,
-  ScaleMethods,
-  StatusMethods,
-  SubresourceVerbs,
-  VerbMethods,
-  Verbs,
-} from './resource/typed-resource-client.js';
-export { apiVersionOf, parseApiVersion, resourceName } from './resource/resource-descriptor.js';
+export { labelSelectorText } from './resource/request-options.js';
+export type { ResourceClientFor } from './resource/typed-resource-client.js';
 export type {
   GroupVersionKind,
   GroupVersionResource,
   ResourceDescriptor,
-  ResourceVerb,
 } from './resource/resource-descriptor.js';
-export { labelSelectorText } from './resource/request-options.js';
 export type {
   ApplyOptions,
   CreateOptions,
@@ -71,39 +59,19 @@ export type {
 } from './resource/object-types.js';
 
 // Discovery and the REST mapper.
-export { DiscoveryClient, AGGREGATED_DISCOVERY_ACCEPT } from './discovery/discovery-client.js';
-export type { DiscoveryClientOptions, VersionInfo } from './discovery/discovery-client.js';
-export {
-  MemoryDiscoveryCache,
-  DiskDiscoveryCache,
-  DEFAULT_DISK_CACHE_TTL_MS,
-  cacheFileName,
-  defaultDiscoveryCacheDirectory,
-} from './discovery/discovery-cache.js';
+export { DiscoveryClient } from './discovery/discovery-client.js';
 export type { DiscoveryCache } from './discovery/discovery-cache.js';
-export {
-  fromAggregated,
-  fromResourceList,
-  isServerResources,
-} from './discovery/discovery-documents.js';
-export type {
-  AggregatedDiscoveryList,
-  APIGroupList,
-  APIResourceList,
-  APIVersions,
-  DiscoveredGroup,
-  ServerResources,
-} from './discovery/discovery-documents.js';
-export { RestMapper, findByKind, findByName } from './discovery/rest-mapper.js';
-export type { KindQuery } from './discovery/rest-mapper.js';
+export { RestMapper } from './discovery/rest-mapper.js';
 
 // The dynamic client and manifests.
 export { DynamicClient } from './dynamic/dynamic-client.js';
 export type { DynamicResourceClient } from './dynamic/dynamic-client.js';
 export { applyManifests, parseManifests } from './apply/apply-manifests.js';
-export type { AppliedManifest, ApplyManifestsOptions } from './apply/apply-manifests.js';
-export { DEFAULT_ESTABLISH_TIMEOUT_MS } from './apply/apply-manifests.js';
-export type { WaitForEstablished } from './apply/apply-manifests.js';
+export type {
+  AppliedManifest,
+  ApplyManifestsOptions,
+  WaitForEstablished,
+} from './apply/apply-manifests.js';
 
 // What a clientset user needs from the layer below (@k/rest), so they need not install it by name.
 export {

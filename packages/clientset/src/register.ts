@@ -1,6 +1,5 @@
 import type { ResolvedConfig } from '@k/config';
-import { withKubeconfigPersister } from '@k/rest';
-import { REST_CLIENT, registerRest } from '@k/rest/di';
+import { REST_CLIENT, registerRest, withKubeconfigPersister } from '@k/rest/di';
 import { RESOLVED_CONFIG, TRANSPORT, registerTransport } from '@k/transport/di';
 import type { DependencyContainer } from 'tsyringe';
 import { Clientset } from './clientset.js';

@@ -33,7 +33,7 @@ describe.each(MODULE_KINDS)('a non-root writer (%s)', (kind) => {
     const inode = statSync(path).ino;
     const result = await runNodeProgram(
       {
-        imports: { '@k/config': ['loadKubeconfig', 'setCurrentContext'] },
+        imports: { '@k/config': ['loadKubeconfig'], '@k/config/edit': ['setCurrentContext'] },
         main: `
             process.setgid(1000);
             process.setuid(1000);

@@ -30,7 +30,7 @@ describe.each(MODULE_KINDS)('process lifetime (%s)', (kind) => {
     const lock = files.write('config.lock', ''); // as kubectl holds it while writing
     const program = await startNodeProgram(
       {
-        imports: { '@k/config': ['loadKubeconfig', 'setCurrentContext'] },
+        imports: { '@k/config': ['loadKubeconfig'], '@k/config/edit': ['setCurrentContext'] },
         main: `
           const loaded = await loadKubeconfig({ explicitPath: process.argv[2] });
           console.log('waiting');
@@ -56,7 +56,7 @@ describe.each(MODULE_KINDS)('process lifetime (%s)', (kind) => {
     files.write('config.lock', '');
     const result = await runNodeProgram(
       {
-        imports: { '@k/config': ['loadKubeconfig', 'setCurrentContext'] },
+        imports: { '@k/config': ['loadKubeconfig'], '@k/config/edit': ['setCurrentContext'] },
         main: `
           const loaded = await loadKubeconfig({ explicitPath: process.argv[2] });
           await setCurrentContext(loaded, 'two', { lockWaitMs: 100 });`,
@@ -73,7 +73,8 @@ describe.each(MODULE_KINDS)('process lifetime (%s)', (kind) => {
     const result = await runNodeProgram(
       {
         imports: {
-          '@k/config': ['inferConfig', 'loadKubeconfig', 'resolveConfig', 'setCurrentContext'],
+          '@k/config': ['inferConfig', 'loadKubeconfig', 'resolveConfig'],
+          '@k/config/edit': ['setCurrentContext'],
         },
         main: `
           const before = new Set(process.getActiveResourcesInfo());

@@ -2,7 +2,8 @@
 // kubectl would pick them, and (with --use NAME) switches the current context, keeping the
 // file's comments.
 //   npx tsx --conditions=@k/source packages/config/examples/show-current-context.ts [--use NAME]
-import { KubeError, loadKubeconfig, resolveConfig, setCurrentContext } from '@k/config';
+import { KubeError, loadKubeconfig, resolveConfig } from '@k/config';
+import { setCurrentContext } from '@k/config/edit';
 
 const useIndex = process.argv.indexOf('--use');
 const switchTo = useIndex >= 0 ? process.argv[useIndex + 1] : undefined;

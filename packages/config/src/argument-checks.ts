@@ -26,7 +26,7 @@ export const checkString: FieldCheck = (fn, at, value) => {
   if (typeof value !== 'string') fail(fn, at, 'a string', value);
 };
 
-export const checkBoolean: FieldCheck = (fn, at, value) => {
+const checkBoolean: FieldCheck = (fn, at, value) => {
   if (typeof value !== 'boolean') fail(fn, at, 'a boolean', value);
 };
 
@@ -34,7 +34,7 @@ export const checkFunction: FieldCheck = (fn, at, value) => {
   if (typeof value !== 'function') fail(fn, at, 'a function', value);
 };
 
-export const checkStringList: FieldCheck = (fn, at, value) => {
+const checkStringList: FieldCheck = (fn, at, value) => {
   if (!Array.isArray(value)) fail(fn, at, 'an array of strings', value);
   value.forEach((item, index) => checkString(fn, `${at}[${index}]`, item));
 };
@@ -64,7 +64,7 @@ export function checkFields(
 }
 
 /** checkEnvironment accepts an environment such as `process.env`: string or undefined values. */
-export const checkEnvironment: FieldCheck = (fn, at, value) => {
+const checkEnvironment: FieldCheck = (fn, at, value) => {
   checkObject(fn, at, value, 'an object of environment variables, like process.env');
   for (const [name, entry] of Object.entries(value as object)) {
     if (entry !== undefined && typeof entry !== 'string')

@@ -1,3 +1,9 @@
+// @k/config: load, resolve and infer the configuration a client connects with. Secondary
+// surfaces have their own subpaths: `@k/config/loading` (kubectl's loading rules piece by piece),
+// `@k/config/view` (`kubectl config view`), `@k/config/edit` (write changes back to the files),
+// `@k/config/errors` (the error classes alone) and `@k/config/yaml-guards`.
+
+// Errors.
 export {
   KubeError,
   KubeconfigError,
@@ -5,12 +11,9 @@ export {
   ConfigInferenceError,
   ConfigArgumentError,
 } from './errors.js';
-export type {
-  ErrorClass,
-  InClusterConfigErrorCode,
-  KConfigErrorCode,
-  KubeconfigErrorCode,
-} from './errors.js';
+export type { InClusterConfigErrorCode, KConfigErrorCode, KubeconfigErrorCode } from './errors.js';
+
+// The kubeconfig document model.
 export { emptyKubeconfig } from './model/kubeconfig.js';
 export type {
   AuthInfo,
@@ -26,21 +29,12 @@ export type {
 } from './model/kubeconfig.js';
 export { parseKubeconfig } from './model/parse-kubeconfig.js';
 export type { KubeconfigFile } from './model/parse-kubeconfig.js';
-export { loadingPrecedence, KUBECONFIG_ENV_VAR } from './load/loading-rules.js';
-export type { LoadingPrecedence, LoadingRulesOptions } from './load/loading-rules.js';
-export { mergeKubeconfigs } from './load/merge-kubeconfigs.js';
-export type { EntryOrigins, MergedKubeconfig } from './load/merge-kubeconfigs.js';
-export { resolveLocalPaths } from './load/resolve-local-paths.js';
+
+// Loading, resolving, inferring.
 export { loadKubeconfig } from './load/load-kubeconfig.js';
 export type { LoadKubeconfigOptions, LoadedKubeconfig } from './load/load-kubeconfig.js';
 export type { ConfigOverrides } from './resolve/config-overrides.js';
-export { removeNamespacePrefix } from './resolve/config-overrides.js';
-export { parseTimeout } from './resolve/parse-timeout.js';
-export {
-  resolveConfig,
-  cleanInstallHint,
-  EXEC_CLUSTER_EXTENSION,
-} from './resolve/resolve-config.js';
+export { resolveConfig } from './resolve/resolve-config.js';
 export type {
   AuthMethod,
   AuthProviderAuth,
@@ -52,38 +46,7 @@ export type {
   TlsSettings,
   TokenAuth,
 } from './resolve/resolved-config.js';
-export { proxyUrlProblem } from './resolve/validate-selection.js';
-export {
-  loadInClusterConfig,
-  isInClusterPossible,
-  joinHostPort,
-  SERVICE_ACCOUNT_DIRECTORY,
-} from './in-cluster/load-in-cluster-config.js';
+export { loadInClusterConfig } from './in-cluster/load-in-cluster-config.js';
 export type { InClusterOptions } from './in-cluster/load-in-cluster-config.js';
 export { inferConfig } from './infer-config.js';
 export type { InferConfigOptions } from './infer-config.js';
-export { encodeKubeconfig } from './view/encode-kubeconfig.js';
-export type { JsonObject } from './view/encode-kubeconfig.js';
-export { formatKubeconfig } from './view/format-kubeconfig.js';
-export type { KubeconfigOutputFormat } from './view/format-kubeconfig.js';
-export { redactKubeconfig, DATA_OMITTED, REDACTED } from './view/redact-kubeconfig.js';
-export { minifyKubeconfig } from './view/minify-kubeconfig.js';
-export { flattenKubeconfig } from './view/flatten-kubeconfig.js';
-export type { FlattenKubeconfigOptions } from './view/flatten-kubeconfig.js';
-export {
-  modifyKubeconfig,
-  setCurrentContext,
-  setContext,
-  updateUser,
-  updateAuthProviderConfig,
-} from './write/modify-kubeconfig.js';
-export type {
-  ContextChanges,
-  ModifyKubeconfigOptions,
-  ModifyKubeconfigResult,
-} from './write/modify-kubeconfig.js';
-export { defaultKubeconfigFile } from './write/default-kubeconfig-file.js';
-
-// Writing refreshed auth-provider settings back (handed to @k/transport's persistAuthProviderConfig).
-export { authProviderPersisterFor } from './write/auth-provider-persister.js';
-export type { AuthProviderPersister } from './write/auth-provider-persister.js';

@@ -9,3 +9,5 @@ export {
   RETRY_POLICY,
   WARNING_HANDLER,
 } from './tokens.js';
+// For DI wiring above @k/rest: the OIDC write-back `createRestClient` applies by itself.
+export { withKubeconfigPersister } from './client/create-rest-client.js';

@@ -1,62 +1,39 @@
-// Requests: the builder and the plain description it produces (no I/O).
-export { RequestBuilder } from './request/request-builder.js';
-export type {
-  ListObject,
-  ListPage,
-  PagerOptions,
-  ParamValue,
-  RequestDefaults,
-  RequestRunner,
-  RestResponse,
-  Watch,
-  WatchEvent,
-  WatchEventType,
-  WatchOptions,
-} from './request/request-builder.js';
-export { requestUrl, withParams } from './request/rest-request.js';
-export type { HttpMethod, RequestBody, RestRequest } from './request/rest-request.js';
-export { DEFAULT_ACCEPT, JSON_CONTENT_TYPE, PATCH_CONTENT_TYPES } from './request/patch-type.js';
-export type { PatchType } from './request/patch-type.js';
-export {
-  escapePathSegment,
-  escapeQueryComponent,
-  pathSegmentProblems,
-} from './request/path-segment.js';
-export { formatGoDuration } from './request/go-duration.js';
+// @k/rest: Kubernetes REST requests with throttling, retries, watches and typed errors. Secondary
+// surfaces have their own subpaths: `@k/rest/request` (request descriptions without a client),
+// `@k/rest/retry` (what a custom retry policy decides on), `@k/rest/errors` (the errors and
+// `Status` helpers alone, without an HTTP client), `@k/rest/testing` and `@k/rest/di`.
 
 // The client: throttle → retry → transport.
+export { createRestClient } from './client/create-rest-client.js';
+export type { CreateRestClientOptions } from './client/create-rest-client.js';
 export { RestClient } from './client/rest-client.js';
-export type { ApplyOptions } from './client/rest-client.js';
-export {
-  resolveRestClientOptions,
-  DEFAULT_REQUEST_TIMEOUT_MS,
-  DEFAULT_WATCH_IDLE_TIMEOUT_MS,
-} from './client/rest-client-options.js';
+export type { ApplyPatchOptions } from './client/rest-client.js';
 export type {
   ResolvedRestClientOptions,
   RestClientOptions,
   ThrottleOption,
 } from './client/rest-client-options.js';
-export { createRestClient, withKubeconfigPersister } from './client/create-rest-client.js';
-export type { CreateRestClientOptions } from './client/create-rest-client.js';
-export { RequestExecutor, apiErrorFromResponse } from './client/request-executor.js';
-export type { RetryEvent } from './client/request-executor.js';
-export { ListPager, DEFAULT_PAGE_SIZE } from './client/list-pager.js';
 
-// Throttle.
-export { TokenBucket, DEFAULT_QPS, DEFAULT_BURST } from './throttle/token-bucket.js';
+// Requests: the fluent builder and the plain description it produces (no I/O).
+export { RequestBuilder } from './request/request-builder.js';
+export type { ParamValue } from './request/request-builder.js';
+export type { HttpMethod, RequestBody, RestRequest } from './request/rest-request.js';
+export type { PatchType } from './request/patch-type.js';
+export type { RestResponse } from './response/rest-response.js';
+export type { ListObject } from './response/list-object.js';
+
+// Paging and watching.
+export type { ListPage, ListPager, PagerOptions } from './pager/list-pager.js';
+export type { Watch, WatchEvent, WatchEventType, WatchStreamOptions } from './watch/watch.js';
+
+// Throttle and retry.
+export { TokenBucket } from './throttle/token-bucket.js';
 export type { RateLimiter, TokenBucketOptions } from './throttle/token-bucket.js';
 export { systemClock, sleep } from './timers/clock.js';
 export type { Clock } from './timers/clock.js';
-
-// Retry.
-export { RetryPolicy, DEFAULT_MAX_RETRIES, parseRetryAfter } from './retry/retry-policy.js';
-export type {
-  AttemptOutcome,
-  RetryDecision,
-  RetryPolicyOptions,
-  RetryRequest,
-} from './retry/retry-policy.js';
+export { RetryPolicy } from './retry/retry-policy.js';
+export type { RetryPolicyOptions } from './retry/retry-policy.js';
+export type { RetryEvent } from './client/request-executor.js';
 export {
   retryOnConflict,
   retryOnError,
@@ -64,27 +41,46 @@ export {
   DEFAULT_BACKOFF,
 } from './retry/retry-on-conflict.js';
 export type { Backoff, RetryOnErrorOptions } from './retry/retry-on-conflict.js';
-export { classifyTransportFailure } from './retry/transport-failure.js';
-export type { TransportFailureKind } from './retry/transport-failure.js';
-
-// Watch.
-export { WatchDecoder, DEFAULT_MAX_EVENT_BYTES } from './watch/watch-decoder.js';
-export type { DecodedWatchEvent } from './watch/watch-decoder.js';
-export { WatchStream } from './watch/watch-stream.js';
-export type { WatchStreamOptions } from './watch/watch-stream.js';
 
 // Warnings.
-export {
-  WarningLogger,
-  NO_WARNINGS,
-  parseWarningHeader,
-  parseWarningHeaders,
-} from './response/warning-handler.js';
+export { WarningLogger, NO_WARNINGS } from './response/warning-handler.js';
 export type {
   WarningHandler,
   WarningHeader,
   WarningLoggerOptions,
 } from './response/warning-handler.js';
 
-// Errors and Status (also the `@k/rest/errors` entry point, which loads no HTTP client).
-export * from './error-exports.js';
+// Errors and Status (all of them, with the Status helpers: `@k/rest/errors`).
+export {
+  ApiError,
+  ConnectionError,
+  RequestBuildError,
+  RequestTimeoutError,
+  ResponseDecodeError,
+  RestConfigurationError,
+  RestUsageError,
+  WatchDecodeError,
+  isAlreadyExists,
+  isBadRequest,
+  isConflict,
+  isForbidden,
+  isGone,
+  isInternalError,
+  isInvalid,
+  isNotFound,
+  isResourceExpired,
+  isServerTimeout,
+  isServiceUnavailable,
+  isTimeout,
+  isTooManyRequests,
+  isUnauthorized,
+  reasonForError,
+  suggestsClientDelay,
+} from './errors.js';
+export type {
+  ApiErrorCode,
+  ApiErrorRequest,
+  KRestErrorCode,
+  RequestTimeoutErrorCode,
+} from './errors.js';
+export type { Status, StatusCause, StatusDetails, StatusReason } from './status.js';

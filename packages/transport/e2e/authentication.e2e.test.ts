@@ -5,12 +5,9 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { ResolvedConfig } from '@k/config';
 import { controlPlane, useTestNamespace } from '@k/testenv/vitest';
 import { describe, expect, it } from 'vitest';
-import {
-  ConnectionPools,
-  TokenCredentialProviderFactory,
-  builtinCredentialProviderFactories,
-  createTransport,
-} from '../src/index.js';
+import { ConnectionPools } from '../src/connection.js';
+import { TokenCredentialProviderFactory, builtinCredentialProviderFactories } from '../src/auth.js';
+import { createTransport } from '../src/index.js';
 import { resolvedContext, sendJson, whoAmI } from './support/cluster.js';
 
 describe('authentication against the real API server', () => {

@@ -2,7 +2,8 @@ import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import type { Socket } from 'node:net';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ConnectionPools, createTransport } from '../src/index.js';
+import { ConnectionPools } from '../src/connection.js';
+import { createTransport } from '../src/index.js';
 import { resolvedContext, sendJson } from './support/cluster.js';
 
 describe('connection reuse against the real API server', () => {

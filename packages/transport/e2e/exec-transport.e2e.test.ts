@@ -4,13 +4,9 @@ import { loadKubeconfig, resolveConfig, type ResolvedConfig } from '@k/config';
 import { controlPlane } from '@k/testenv/vitest';
 import { request } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
-import {
-  ExecPluginError,
-  builtinCredentialProviderFactories,
-  createExecCredentialProviderFactory,
-  createTransport,
-  type Transport,
-} from '../src/index.js';
+import { ExecPluginError, createTransport, type Transport } from '../src/index.js';
+import { builtinCredentialProviderFactories } from '../src/auth.js';
+import { createExecCredentialProviderFactory } from '../src/exec.js';
 import {
   createTestPlugin,
   type PluginStep,

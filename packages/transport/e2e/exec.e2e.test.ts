@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { controlPlane } from '@k/testenv/vitest';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ExecCredentialProvider, type ExecCredentialProviderOptions } from '../src/index.js';
+import { ExecCredentialProvider, type ExecCredentialProviderOptions } from '../src/exec.js';
 import { ExecPluginError } from '../src/errors.js';
 import { sendWithCredentials, whoAmI } from './fixtures/exec-plugin-requests.js';
 import {

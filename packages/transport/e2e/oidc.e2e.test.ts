@@ -1,22 +1,18 @@
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import {
-  authProviderPersisterFor,
-  loadKubeconfig,
-  resolveConfig,
-  type ResolvedConfig,
-} from '@k/config';
+import { loadKubeconfig, resolveConfig, type ResolvedConfig } from '@k/config';
+import { authProviderPersisterFor } from '@k/config/edit';
 import { kubeRequest, startControlPlane, type ControlPlane } from '@k/testenv';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { request } from 'undici';
+import { builtinCredentialProviderFactories } from '../src/auth.js';
 import {
-  builtinCredentialProviderFactories,
   createOidcCredentialProviderFactory,
-  createTransport,
   oidcCredentialProviderFactory,
   type OidcCredentialProvider,
-} from '../src/index.js';
+} from '../src/oidc.js';
+import { createTransport } from '../src/index.js';
 import { whoAmI } from './fixtures/exec-plugin-requests.js';
 import {
   authenticationConfiguration,

@@ -9,40 +9,48 @@ import { describe, expect, it } from 'vitest';
  * to pass — not a raw `TypeError` from deep inside, and not silently accept it.
  */
 
-const IMPORTS = [
-  'BasicCredentialProvider',
-  'BasicCredentialProviderFactory',
-  'CachedTokenFile',
-  'ClientCertificateFiles',
-  'ExecCredentialFileCache',
-  'ExecCredentialProvider',
-  'NoProxy',
-  'OidcCredentialProvider',
-  'RemovedAuthProviderFactory',
-  'ServerConnector',
-  'SharedCredentialProviders',
-  'TokenCredentialProvider',
-  'TokenCredentialProviderFactory',
-  'buildExecCredentialRequest',
-  'createExecCredentialProviderFactory',
-  'createIdentityProviderDispatcher',
-  'createOidcCredentialProviderFactory',
-  'createTransport',
-  'credentialProviderKind',
-  'describeTransportStack',
-  'discoverTokenEndpoint',
-  'execClusterInfo',
-  'execCredentialProviderFactory',
-  'idTokenExpiry',
-  'isIdTokenValid',
-  'loadTlsOptions',
-  'oidcCredentialProviderFactory',
-  'parseExecCredential',
-  'parseProxyUrl',
-  'proxyForServer',
-  'refreshIdToken',
-  'selectCredentialProviderFactory',
-];
+/** The entry points a plain caller imports, by the subpath each comes from. */
+const IMPORTS: Readonly<Record<string, readonly string[]>> = {
+  '@k/transport': ['createTransport', 'describeTransportStack'],
+  '@k/transport/auth': [
+    'BasicCredentialProvider',
+    'BasicCredentialProviderFactory',
+    'CachedTokenFile',
+    'RemovedAuthProviderFactory',
+    'SharedCredentialProviders',
+    'TokenCredentialProvider',
+    'TokenCredentialProviderFactory',
+    'credentialProviderKind',
+    'selectCredentialProviderFactory',
+  ],
+  '@k/transport/connection': [
+    'ClientCertificateFiles',
+    'NoProxy',
+    'ServerConnector',
+    'loadTlsOptions',
+    'parseProxyUrl',
+    'proxyForServer',
+  ],
+  '@k/transport/exec': [
+    'ExecCredentialFileCache',
+    'ExecCredentialProvider',
+    'buildExecCredentialRequest',
+    'createExecCredentialProviderFactory',
+    'execClusterInfo',
+    'execCredentialProviderFactory',
+    'parseExecCredential',
+  ],
+  '@k/transport/oidc': [
+    'OidcCredentialProvider',
+    'createIdentityProviderDispatcher',
+    'createOidcCredentialProviderFactory',
+    'discoverTokenEndpoint',
+    'idTokenExpiry',
+    'isIdTokenValid',
+    'oidcCredentialProviderFactory',
+    'refreshIdToken',
+  ],
+};
 
 /** [the call, as a plain JavaScript caller writes it; the entry point its message must name]. */
 const CASES: readonly (readonly [string, string])[] = [
@@ -174,7 +182,7 @@ console.log(JSON.stringify(results));
 
 describe.each(MODULE_KINDS)('plain JavaScript misuse of @k/transport (%s)', (kind) => {
   it('every entry point throws ERR_TRANSPORT_INVALID_ARGUMENT naming itself and what to pass', async () => {
-    const result = await runNodeProgram({ imports: { '@k/transport': IMPORTS }, main: MAIN }, kind);
+    const result = await runNodeProgram({ imports: IMPORTS, main: MAIN }, kind);
     expect(result.stderr).toBe('');
     expect(result.exitCode).toBe(0);
     const results = JSON.parse(result.stdout) as {

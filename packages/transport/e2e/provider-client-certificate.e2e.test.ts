@@ -1,7 +1,7 @@
 import { controlPlane } from '@k/testenv/vitest';
 import { describe, expect, it } from 'vitest';
+import { ConnectionPools } from '../src/connection.js';
 import {
-  ConnectionPools,
   createTransport,
   type ClientCertificate,
   type CredentialProvider,

@@ -21,7 +21,8 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { pathToFileURL } from 'node:url';
-import { authProviderPersisterFor, loadKubeconfig, resolveConfig } from '@k/config';
+import { loadKubeconfig, resolveConfig } from '@k/config';
+import { authProviderPersisterFor } from '@k/config/edit';
 import { createTransport, describeTransportStack, type TransportInterceptor } from '@k/transport';
 import type { Dispatcher } from 'undici';
 

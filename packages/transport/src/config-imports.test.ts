@@ -34,7 +34,12 @@ describe("@k/transport's built code", () => {
       // As the package build does for its dependencies, whatever the working directory.
       external: [/^@k\//, 'undici'],
       // Resolved from the package's own folder, as the package build resolves them.
-      entry: (options.entry as string[]).map((entry) => join(import.meta.dirname, '..', entry)),
+      entry: Object.fromEntries(
+        Object.entries(options.entry as Record<string, string>).map(([name, source]) => [
+          name,
+          join(import.meta.dirname, '..', source),
+        ]),
+      ),
       tsconfig: join(import.meta.dirname, '..', 'tsconfig.json'),
     });
     const files = readdirSync(outDir);

@@ -7,7 +7,7 @@ import { fetchSnapshot } from './snapshot/fetch-snapshot.js';
 import { writeSnapshot } from './snapshot/snapshot-files.js';
 
 /** USAGE is what `npm run codegen -- --help` prints. */
-export const USAGE = `usage: npm run codegen -- [--refresh [--kubeconfig=PATH] [--context=NAME]] [--check]
+const USAGE = `usage: npm run codegen -- [--refresh [--kubeconfig=PATH] [--context=NAME]] [--check]
 
 regenerate packages/clientset/src/generated (and @k/clientset's exports) from the committed snapshot
   --refresh     first fetch a new snapshot (discovery + OpenAPI v3) from a control plane:

@@ -5,7 +5,7 @@ import { json, startRecordingServer, type RecordingServer } from './recording-se
 const fixtures = join(import.meta.dirname, 'discovery');
 
 /** discoveryFixture reads one recorded discovery document of the pinned release. */
-export async function discoveryFixture(name: string): Promise<unknown> {
+async function discoveryFixture(name: string): Promise<unknown> {
   return JSON.parse(await readFile(join(fixtures, `${name}.json`), 'utf8'));
 }
 

@@ -6,7 +6,7 @@ import { apiServerDispatcher } from '@k/transport';
 import { Agent } from 'undici';
 
 /** RecordedRequest is one request as the fake server received it. */
-export interface RecordedRequest {
+interface RecordedRequest {
   method: string;
   url: string;
   headers: IncomingHttpHeaders;

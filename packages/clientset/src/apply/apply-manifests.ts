@@ -17,7 +17,7 @@ import { checkArgument, checkOptions, type OptionRules } from '../validation/che
 import { waitForCrdServed } from './wait-for-crd.js';
 
 /** DEFAULT_ESTABLISH_TIMEOUT_MS is how long a CRD is waited for by default: 30 s, as `kubectl wait`. */
-export const DEFAULT_ESTABLISH_TIMEOUT_MS = 30_000;
+const DEFAULT_ESTABLISH_TIMEOUT_MS = 30_000;
 
 /**
  * WaitForEstablished says whether {@link applyManifests} waits for the CustomResourceDefinitions

@@ -54,9 +54,6 @@ export const OBJECT: ArgumentRule = {
   test: (value) => typeof value === 'object' && value !== null && !Array.isArray(value),
 };
 
-/** ARRAY accepts an array. */
-export const ARRAY: ArgumentRule = { expected: 'an array', test: Array.isArray };
-
 /** FUNCTION accepts a function. */
 export const FUNCTION: ArgumentRule = {
   expected: 'a function',

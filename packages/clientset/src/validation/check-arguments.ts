@@ -5,7 +5,7 @@ import { isPlainObject, type ArgumentRule } from './argument-rules.js';
  * describeValue names the kind of `value` for an error message ("undefined", "a number",
  * "an array"), never its content: the value can be a secret.
  */
-export function describeValue(value: unknown): string {
+function describeValue(value: unknown): string {
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'an array';
   switch (typeof value) {

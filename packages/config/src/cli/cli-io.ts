@@ -1,5 +1,5 @@
 /** CliOutput is where the CLI writes text: `process.stdout`, or a collector in tests. */
-export interface CliOutput {
+interface CliOutput {
   write(text: string): unknown;
 }
 

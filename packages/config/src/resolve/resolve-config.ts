@@ -19,7 +19,7 @@ import type { AuthMethod, Impersonation, ResolvedConfig, TlsSettings } from './r
 import { EMPTY_CLUSTER_MESSAGE, validateAuthInfo, validateCluster } from './validate-selection.js';
 
 /** The cluster extension whose value is handed to exec plugins that ask for cluster info. */
-export const EXEC_CLUSTER_EXTENSION = 'client.authentication.k8s.io/exec';
+const EXEC_CLUSTER_EXTENSION = 'client.authentication.k8s.io/exec';
 
 /**
  * resolveConfig selects the context, cluster and user (overrides first, then

@@ -109,7 +109,7 @@ export function validateAuthInfo(name: string, user: AuthInfo): string[] {
  * proxyUrlProblem checks a proxy URL as client-go does: it must parse and use http, https or
  * socks5. Returns the reason, or undefined when it is usable.
  */
-export function proxyUrlProblem(value: string): string | undefined {
+function proxyUrlProblem(value: string): string | undefined {
   checkString('proxyUrlProblem', 'value', value);
   let url: URL;
   try {

@@ -38,7 +38,7 @@ export function encodeKubeconfig(config: Kubeconfig): JsonObject {
 }
 
 /** encodePreferences gives the serialized `preferences` stanza (`{}` when nothing is set). */
-export function encodePreferences(preferences: Preferences): JsonObject {
+function encodePreferences(preferences: Preferences): JsonObject {
   const encoded: JsonObject = {};
   if (preferences.colors) encoded.colors = true;
   const extensions = encodeExtensions(preferences.extensions);

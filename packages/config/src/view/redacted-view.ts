@@ -111,7 +111,7 @@ export function redactExec(exec: ExecConfig): unknown {
 }
 
 /** redactEnvVar is one exec `env` entry with its value hidden. */
-export function redactEnvVar(variable: ExecEnvVar): unknown {
+function redactEnvVar(variable: ExecEnvVar): unknown {
   return { ...variable, value: redactSecret(variable.value) };
 }
 
@@ -145,7 +145,7 @@ export function defineDataView(bytes: Uint8Array | undefined): void {
  * toJsonValue turns a view into what JSON.stringify prints: maps become objects (keys defined as
  * own properties, so `__proto__` stays a key), bytes `DATA+OMITTED`.
  */
-export function toJsonValue(value: unknown): unknown {
+function toJsonValue(value: unknown): unknown {
   if (value instanceof Map) {
     const object: Record<string, unknown> = {};
     for (const [key, entry] of value as Map<unknown, unknown>) {

@@ -10,7 +10,7 @@ import { RetryPolicy, type RetryPolicyOptions } from '../retry/retry-policy.js';
 import { TokenBucket, type RateLimiter } from '../throttle/token-bucket.js';
 
 /** Arrival is one request as the fake server received it. */
-export interface Arrival {
+interface Arrival {
   method: string;
   url: string;
   headers: IncomingMessage['headers'];

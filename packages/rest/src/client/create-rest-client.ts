@@ -33,7 +33,7 @@ export function withKubeconfigPersister(
   return {
     ...options,
     persistAuthProviderConfig: async (entries) => {
-      const { authProviderPersisterFor } = await import('@k/config');
+      const { authProviderPersisterFor } = await import('@k/config/edit');
       await authProviderPersisterFor(config)?.(entries);
     },
   };

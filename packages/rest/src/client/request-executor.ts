@@ -63,7 +63,7 @@ export interface OpenResponse {
 }
 
 /** MAX_ERROR_BODY_BYTES bounds how much of an error body is read to decode a Status. */
-export const MAX_ERROR_BODY_BYTES = 1024 * 1024;
+const MAX_ERROR_BODY_BYTES = 1024 * 1024;
 /** MAX_ERROR_TEXT_BYTES bounds the text of a non-Status error body quoted in messages (client-go's 2 KiB). */
 const MAX_ERROR_TEXT_BYTES = 2048;
 /** Bodies of responses that are retried are drained up to this many bytes, then destroyed. */

@@ -59,9 +59,9 @@ export interface ResolvedRestClientOptions {
 }
 
 /** DEFAULT_REQUEST_TIMEOUT_MS bounds a buffered request when no timeout is configured (60 s, the server's own default). */
-export const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
+const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
 /** DEFAULT_WATCH_IDLE_TIMEOUT_MS closes a watch that received nothing for 5 minutes. */
-export const DEFAULT_WATCH_IDLE_TIMEOUT_MS = 5 * 60_000;
+const DEFAULT_WATCH_IDLE_TIMEOUT_MS = 5 * 60_000;
 
 const sharedWarningLogger = new WarningLogger();
 const RESOLVED = Symbol('@k/rest.ResolvedRestClientOptions');

@@ -8,22 +8,18 @@ import {
   RestConfigurationError,
 } from '../errors.js';
 import type { PatchType } from '../request/patch-type.js';
-import {
-  RequestBuilder,
-  type ListObject,
-  type ListPager as ListPagerContract,
-  type PagerOptions,
-  type RequestRunner,
-  type RestResponse,
-  type Watch,
-  type WatchOptions,
-} from '../request/request-builder.js';
+import { ContinueTokenPager } from '../pager/continue-token-pager.js';
+import type { ListPager, PagerOptions } from '../pager/list-pager.js';
+import { RequestBuilder } from '../request/request-builder.js';
+import type { RequestRunner } from '../request/request-runner.js';
 import type { HttpMethod, RestRequest } from '../request/rest-request.js';
+import type { ListObject } from '../response/list-object.js';
+import type { RestResponse } from '../response/rest-response.js';
 import type { RetryPolicy } from '../retry/retry-policy.js';
 import { isStatus } from '../status.js';
 import type { RateLimiter } from '../throttle/token-bucket.js';
+import type { Watch, WatchStreamOptions } from '../watch/watch.js';
 import { WatchStream } from '../watch/watch-stream.js';
-import { ListPager } from './list-pager.js';
 import { OpenStreams } from './open-streams.js';
 import { ResponseBodyStream } from './response-body-stream.js';
 import { RequestExecutor, type BufferedResponse } from './request-executor.js';
@@ -34,8 +30,11 @@ import {
   type RestClientOptions,
 } from './rest-client-options.js';
 
-/** ApplyOptions are the parameters of a server-side apply. */
-export interface ApplyOptions {
+/**
+ * ApplyPatchOptions are the parameters {@link RestClient.apply} sends with a server-side apply
+ * patch (@k/clientset's `ApplyOptions` add the call's own settings).
+ */
+export interface ApplyPatchOptions {
   /** fieldManager names the owner of the applied fields; required. */
   fieldManager: string;
   /** force takes over fields another manager owns instead of failing with a conflict (default false). */
@@ -176,7 +175,7 @@ export class RestClient implements RequestRunner {
    * (always sent, `false` by default, as client-go). A conflict with another manager's fields
    * fails with an `ApiError` that `isConflict`; `force: true` takes them over.
    */
-  apply(options: ApplyOptions): RequestBuilder {
+  apply(options: ApplyPatchOptions): RequestBuilder {
     return this.patch('apply').params({
       fieldManager: options.fieldManager === '' ? undefined : options.fieldManager,
       force: options.force ?? false,
@@ -257,7 +256,7 @@ export class RestClient implements RequestRunner {
   }
 
   /** watch: see {@link RequestBuilder.watch}. */
-  async watch<T>(request: RestRequest, options: WatchOptions): Promise<Watch<T>> {
+  async watch<T>(request: RestRequest, options: WatchStreamOptions): Promise<Watch<T>> {
     const response = await this.#executor.open(request, true);
     // Registered before it exists: a watch whose signal already fired closes in its constructor.
     let watch: WatchStream<T> | undefined = undefined;
@@ -284,10 +283,10 @@ export class RestClient implements RequestRunner {
   }
 
   /** pager: see {@link RequestBuilder.pager}. */
-  pager<T>(request: RestRequest, options: PagerOptions): ListPagerContract<T> {
+  pager<T>(request: RestRequest, options: PagerOptions): ListPager<T> {
     if (request.method !== 'GET') {
       throw new RequestBuildError('only a GET list request can be paged');
     }
-    return new ListPager<T>((page) => this.execute<ListObject<T>>(page), request, options);
+    return new ContinueTokenPager<T>((page) => this.execute<ListObject<T>>(page), request, options);
   }
 }

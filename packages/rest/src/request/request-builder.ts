@@ -1,6 +1,9 @@
 import type { Readable } from 'node:stream';
 import { describeValue } from '../describe-value.js';
 import { RequestBuildError } from '../errors.js';
+import type { ListPager, PagerOptions } from '../pager/list-pager.js';
+import type { RestResponse } from '../response/rest-response.js';
+import type { Watch, WatchStreamOptions } from '../watch/watch.js';
 import { formatGoDuration } from './go-duration.js';
 import {
   DEFAULT_ACCEPT,
@@ -9,6 +12,7 @@ import {
   type PatchType,
 } from './patch-type.js';
 import { escapePathSegment, escapeQueryComponent, pathSegmentProblems } from './path-segment.js';
+import type { RequestRunner } from './request-runner.js';
 import type { HttpMethod, RequestBody, RestRequest } from './rest-request.js';
 
 /**
@@ -16,88 +20,6 @@ import type { HttpMethod, RequestBody, RestRequest } from './rest-request.js';
  * `true`/`false`, `undefined` is skipped (client-go's omit-empty options encoding).
  */
 export type ParamValue = string | number | boolean | readonly string[] | undefined;
-
-/** WatchOptions configure {@link RequestBuilder.watch}. */
-export interface WatchOptions {
-  /** allowWatchBookmarks asks the server for BOOKMARK events (sent as `allowWatchBookmarks=true`). */
-  allowWatchBookmarks?: boolean;
-  /**
-   * idleTimeoutMs closes the watch with `ERR_REST_WATCH_IDLE_TIMEOUT` when nothing (no event, no
-   * bookmark, no byte) arrives for this long; a busy or bookmarked watch never times out. Default:
-   * the client's `watchIdleTimeoutMs` (5 minutes); 0 disables it.
-   */
-  idleTimeoutMs?: number;
-}
-
-/** PagerOptions configure {@link RequestBuilder.pager}. */
-export interface PagerOptions {
-  /** pageSize is the `limit` of each page (default 500, client-go's pager default). */
-  pageSize?: number;
-}
-
-/**
- * RequestRunner is what a {@link RequestBuilder} hands its finished description to (the
- * `RestClient`). Declared here, implemented above, so the builder stays free of I/O.
- */
-export interface RequestRunner {
-  execute<T>(request: RestRequest): Promise<T>;
-  executeResponse<T>(request: RestRequest): Promise<RestResponse<T>>;
-  executeRaw(request: RestRequest): Promise<Buffer>;
-  stream(request: RestRequest): Promise<Readable>;
-  watch<T>(request: RestRequest, options: WatchOptions): Promise<Watch<T>>;
-  pager<T>(request: RestRequest, options: PagerOptions): ListPager<T>;
-}
-
-/** RestResponse is a decoded response with its status code and headers (lowercase names). */
-export interface RestResponse<T> {
-  statusCode: number;
-  headers: Readonly<Record<string, string | string[] | undefined>>;
-  object: T;
-}
-
-/** WatchEventType is the `type` of a watch event other than ERROR. */
-export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK';
-
-/** WatchEvent is one change seen by a watch. For BOOKMARK only `metadata.resourceVersion` is meaningful. */
-export interface WatchEvent<T> {
-  type: WatchEventType;
-  object: T;
-}
-
-/**
- * Watch is an open watch: iterate it once with `for await`. Breaking out of the loop, `close()`
- * or aborting the request's signal closes the connection. An ERROR event is thrown as an
- * `ApiError` (410 → `isGone`); the loop ends normally when the server ends the watch.
- */
-export interface Watch<T> extends AsyncIterable<WatchEvent<T>> {
-  close(): void;
-}
-
-/** ListPage is one page of a paged list. */
-export interface ListPage<T> {
-  /** list is the page as the server sent it (`items`, `metadata.continue`, `resourceVersion`). */
-  list: ListObject<T>;
-  items: T[];
-  /**
-   * restarted is true when the continue token expired and this page is a full list taken
-   * instead: it holds every item, so drop what earlier pages gave you.
-   */
-  restarted: boolean;
-}
-
-/** ListObject is the shape of any Kubernetes list (`PodList`, `ConfigMapList`, …). */
-export interface ListObject<T> {
-  apiVersion?: string;
-  kind?: string;
-  metadata?: { resourceVersion?: string; continue?: string; remainingItemCount?: number };
-  items: T[];
-}
-
-/** ListPager pages through a list with `limit`/`continue` (see `ListPager` in @k/rest). */
-export interface ListPager<T> extends AsyncIterable<ListPage<T>> {
-  /** list fetches every page and returns all items in one list (client-go `ListPager.List`). */
-  list(): Promise<ListObject<T>>;
-}
 
 /** RequestDefaults are the client settings a builder starts from. */
 export interface RequestDefaults {
@@ -538,7 +460,7 @@ export class RequestBuilder {
    * watch opens a watch on this list URL (`watch=true`, and `allowWatchBookmarks=true` when asked)
    * and resolves once the server accepted it; errors before that (403, 410) reject with `ApiError`.
    */
-  async watch<T = unknown>(options: WatchOptions = {}): Promise<Watch<T>> {
+  async watch<T = unknown>(options: WatchStreamOptions = {}): Promise<Watch<T>> {
     const runner = this.#runnerOrThrow();
     if (typeof options !== 'object' || options === null) {
       throw new RequestBuildError(`watch options must be an object, got ${describeValue(options)}`);

@@ -53,10 +53,10 @@ export interface RetryPolicyOptions {
 }
 
 /** DEFAULT_MAX_RETRY_AFTER_MS is the longest Retry-After waited for by default (60 s). */
-export const DEFAULT_MAX_RETRY_AFTER_MS = 60_000;
+const DEFAULT_MAX_RETRY_AFTER_MS = 60_000;
 
 /** DEFAULT_MAX_RETRIES is client-go's `maxRetries` default. */
-export const DEFAULT_MAX_RETRIES = 10;
+const DEFAULT_MAX_RETRIES = 10;
 
 const RETRY_AFTER_INTEGER = /^[+-]?\d+$/;
 

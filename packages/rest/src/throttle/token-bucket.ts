@@ -33,9 +33,9 @@ export interface TokenBucketOptions {
 }
 
 /** DEFAULT_QPS is client-go's default refill rate. */
-export const DEFAULT_QPS = 5;
+const DEFAULT_QPS = 5;
 /** DEFAULT_BURST is client-go's default bucket size. */
-export const DEFAULT_BURST = 10;
+const DEFAULT_BURST = 10;
 
 /** Refill arithmetic is in floating point; a token this close to whole counts as whole. */
 const TOKEN_EPSILON = 1e-9;

@@ -10,7 +10,7 @@ const EVENT_TYPES = new Set(['ADDED', 'MODIFIED', 'DELETED', 'BOOKMARK', 'ERROR'
 const NEWLINE = 0x0a;
 
 /** DEFAULT_MAX_EVENT_BYTES bounds one buffered, incomplete event (64 MiB). */
-export const DEFAULT_MAX_EVENT_BYTES = 64 * 1024 * 1024;
+const DEFAULT_MAX_EVENT_BYTES = 64 * 1024 * 1024;
 
 function isBlank(buffer: Buffer, start: number, end: number): boolean {
   for (let index = start; index < end; index += 1) {

@@ -8,7 +8,7 @@ import {
   RequestTimeoutError,
   WatchDecodeError,
 } from '../errors.js';
-import type { WatchEvent } from '../request/request-builder.js';
+import type { WatchEvent } from './watch.js';
 import {
   json,
   startFakeServer,

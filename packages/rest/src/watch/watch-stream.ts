@@ -7,18 +7,18 @@ import {
   RestUsageError,
   type ApiErrorRequest,
 } from '../errors.js';
-import type { Watch, WatchEvent } from '../request/request-builder.js';
 import { describeTransportFailure } from '../retry/transport-failure.js';
 import { onAbort } from '../timers/on-abort.js';
 import { startTimer, type Timer } from '../timers/timer.js';
+import type { Watch, WatchEvent } from './watch.js';
 import { WatchDecoder, type DecodedWatchEvent } from './watch-decoder.js';
 
 const ignoreError = (): void => {};
 
-/** WatchStreamOptions configure a {@link WatchStream}. */
-export interface WatchStreamOptions {
+/** WatchStreamSettings configure a {@link WatchStream}. */
+export interface WatchStreamSettings {
   request: ApiErrorRequest;
-  /** idleTimeoutMs: see `WatchOptions.idleTimeoutMs` (0 disables). */
+  /** idleTimeoutMs: see `WatchStreamOptions.idleTimeoutMs` (0 disables). */
   idleTimeoutMs: number;
   signal?: AbortSignal | undefined;
   /** onClose runs once when the stream is closed for any reason. */
@@ -37,12 +37,12 @@ export interface WatchStreamOptions {
  */
 export class WatchStream<T> implements Watch<T> {
   readonly #body: Readable;
-  readonly #options: WatchStreamOptions;
+  readonly #options: WatchStreamSettings;
   #iterated = false;
   #closed = false;
   #unsubscribe: (() => void) | undefined;
 
-  constructor(body: Readable, options: WatchStreamOptions) {
+  constructor(body: Readable, options: WatchStreamSettings) {
     this.#body = body;
     this.#options = options;
     const signal = options.signal;

@@ -10,7 +10,7 @@ import {
 import { TransportError } from '../errors.js';
 
 /** The proxy URL schemes the transport can tunnel through. */
-export const PROXY_SCHEMES: readonly string[] = ['http:', 'https:', 'socks5:'];
+const PROXY_SCHEMES: readonly string[] = ['http:', 'https:', 'socks5:'];
 
 type Matcher = (host: string, port: string, ipVersion: 0 | 4 | 6) => boolean;
 

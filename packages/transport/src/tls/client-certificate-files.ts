@@ -9,7 +9,7 @@ import {
 import { readTlsFile, validateClientCertificate } from './pem.js';
 
 /** client-go re-reads a file-based key pair at most once a second, at handshake time. */
-export const CLIENT_CERTIFICATE_RELOAD_INTERVAL_MS = 1_000;
+const CLIENT_CERTIFICATE_RELOAD_INTERVAL_MS = 1_000;
 
 /** ClientCertificateFilesOptions configure {@link ClientCertificateFiles}. */
 export interface ClientCertificateFilesOptions {

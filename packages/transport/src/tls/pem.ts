@@ -6,7 +6,7 @@ import { TransportError } from '../errors.js';
 const PEM_BLOCK = /-----BEGIN ([A-Z0-9 ]+)-----\r?\n([\s\S]*?)-----END \1-----/y;
 
 /** PemBlock is one `-----BEGIN <type>-----` … `-----END <type>-----` block. */
-export interface PemBlock {
+interface PemBlock {
   type: string;
   text: string;
   /** hasHeaders is true for blocks with RFC 1421 headers (`Proc-Type: …`), which Go skips. */
@@ -18,7 +18,7 @@ export interface PemBlock {
  * text makes it fail with `unable to parse bytes as PEM block` (the caller prefixes what it was
  * loading). Never echoes the input.
  */
-export function parsePemBlocks(text: string): PemBlock[] {
+function parsePemBlocks(text: string): PemBlock[] {
   const blocks: PemBlock[] = [];
   let index = skipWhitespace(text, 0);
   while (index < text.length) {

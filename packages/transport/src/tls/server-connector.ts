@@ -16,9 +16,9 @@ import { socks5Tunnel } from '../proxy/socks5-tunnel.js';
 import type { TlsOptions } from './load-tls-options.js';
 
 /** client-go's dialer: 30 s to connect (here: to connect, tunnel and finish the handshake). */
-export const DEFAULT_CONNECT_TIMEOUT_MS = 30_000;
+const DEFAULT_CONNECT_TIMEOUT_MS = 30_000;
 /** client-go's dialer: TCP keep-alive probes after 30 s idle. */
-export const DEFAULT_TCP_KEEP_ALIVE_MS = 30_000;
+const DEFAULT_TCP_KEEP_ALIVE_MS = 30_000;
 
 /** ServerConnectorOptions configure {@link ServerConnector}. */
 export interface ServerConnectorOptions {

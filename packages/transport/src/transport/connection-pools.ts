@@ -43,7 +43,7 @@ export interface PoolIdentity {
 }
 
 /** poolKey renders a {@link PoolIdentity} as a string key that holds no secret in clear. */
-export function poolKey(identity: PoolIdentity): string {
+function poolKey(identity: PoolIdentity): string {
   const certificate = identity.providerCertificate;
   return JSON.stringify([
     identity.origin,

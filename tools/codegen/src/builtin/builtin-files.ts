@@ -16,7 +16,7 @@ import {
 export const BUILTIN_OWNED_DIRECTORIES: readonly string[] = [GENERATED_DIRECTORY];
 
 /** PACKAGE_MANIFEST is @k/clientset's package.json, whose `exports` the generator writes. */
-export const PACKAGE_MANIFEST = `${CLIENTSET_DIRECTORY}/package.json`;
+const PACKAGE_MANIFEST = `${CLIENTSET_DIRECTORY}/package.json`;
 
 /**
  * builtinFiles returns every file the builtin generator owns for `snapshot` (default: the committed

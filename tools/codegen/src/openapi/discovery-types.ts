@@ -5,14 +5,14 @@
  */
 
 /** GroupVersionKind as aggregated discovery writes a `responseKind` (empty group/version: same as the resource's). */
-export interface DiscoveryKind {
+interface DiscoveryKind {
   group?: string;
   version?: string;
   kind: string;
 }
 
 /** APISubresourceDiscovery is one subresource of a resource (`status`, `scale`, `log`, …). */
-export interface APISubresourceDiscovery {
+interface APISubresourceDiscovery {
   subresource: string;
   responseKind?: DiscoveryKind;
   verbs: string[];
@@ -32,14 +32,14 @@ export interface APIResourceDiscovery {
 }
 
 /** APIVersionDiscovery is one version of a group. */
-export interface APIVersionDiscovery {
+interface APIVersionDiscovery {
   version: string;
   resources?: APIResourceDiscovery[];
   freshness?: string;
 }
 
 /** APIGroupDiscovery is one group; the core group has no name. */
-export interface APIGroupDiscovery {
+interface APIGroupDiscovery {
   metadata?: { name?: string };
   versions: APIVersionDiscovery[];
 }

@@ -5,7 +5,7 @@ import { compareStrings } from '@k/codegen/emit';
 import { openapiFile, resourceListFile, SNAPSHOT_FILES } from './snapshot-layout.js';
 
 /** AGGREGATED_DISCOVERY_ACCEPT asks for aggregated discovery v2, as client-go does. */
-export const AGGREGATED_DISCOVERY_ACCEPT =
+const AGGREGATED_DISCOVERY_ACCEPT =
   'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json';
 
 /** FetchSnapshotOptions say which control plane to read. */

@@ -98,7 +98,7 @@ export async function runK(args: readonly string[], side: Side): Promise<Command
  * `{k: []}`, `server: ""` printed always). List items are never removed, so entry names, order
  * and count still have to match exactly, as do all other values.
  */
-export function normalizeConfigJson(value: unknown): unknown {
+function normalizeConfigJson(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(normalizeConfigJson);
   if (typeof value !== 'object' || value === null) return value;
   const result: Record<string, unknown> = {};

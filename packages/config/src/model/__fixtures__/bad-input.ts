@@ -7,19 +7,8 @@ import { parseKubeconfig } from '../parse-kubeconfig.js';
 
 // Shared by the bad-input suites: what counts as an acceptable outcome, and sample documents.
 
-/** Every stable code of KubeconfigError; a code outside this list is a test failure. */
-export const KUBECONFIG_ERROR_CODES: ReadonlySet<KubeconfigErrorCode> = new Set([
-  'ERR_CONFIG_READ',
-  'ERR_CONFIG_PARSE',
-  'ERR_CONFIG_DUPLICATE_NAME',
-  'ERR_CONFIG_EMPTY',
-  'ERR_CONFIG_NOT_FOUND',
-  'ERR_CONFIG_INVALID',
-  'ERR_CONFIG_WRITE',
-]);
-
 /** The codes parsing one file may produce. */
-export const PARSE_ERROR_CODES: ReadonlySet<KubeconfigErrorCode> = new Set([
+const PARSE_ERROR_CODES: ReadonlySet<KubeconfigErrorCode> = new Set([
   'ERR_CONFIG_PARSE',
   'ERR_CONFIG_DUPLICATE_NAME',
 ]);
@@ -70,7 +59,7 @@ function describeConfig(config: Kubeconfig): string {
  * assertKubeconfigShape checks that a decoded value really has the declared types, field by
  * field: a parser that lets a number or a Uint8Array through into a string field has a bug.
  */
-export function assertKubeconfigShape(config: Kubeconfig): void {
+function assertKubeconfigShape(config: Kubeconfig): void {
   const check = new ShapeCheck();
   check.object(config.preferences, 'preferences');
   check.optional(config.preferences.colors, 'boolean', 'preferences.colors');

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { ApiError } from '../errors.js';
 import { RequestBuilder } from '../request/request-builder.js';
-import type { ListObject } from '../request/request-builder.js';
+import type { ListObject } from '../response/list-object.js';
 import type { RestRequest } from '../request/rest-request.js';
-import { ListPager } from './list-pager.js';
+import { ContinueTokenPager } from './continue-token-pager.js';
 
 const base = new RequestBuilder('GET', { basePath: '', groupVersion: 'v1' })
   .resource('configmaps')
@@ -44,11 +44,11 @@ function fakeList(total: number, expireAt?: string) {
   return { fetch, queries };
 }
 
-describe('ListPager', () => {
+describe('ContinueTokenPager', () => {
   it('follows continue tokens page by page, keeping the other parameters', async () => {
     const { fetch, queries } = fakeList(10);
     const pages: number[][] = [];
-    for await (const page of new ListPager(fetch, base, { pageSize: 4 })) {
+    for await (const page of new ContinueTokenPager(fetch, base, { pageSize: 4 })) {
       expect(page.restarted).toBe(false);
       pages.push(page.items);
     }
@@ -67,17 +67,17 @@ describe('ListPager', () => {
   it('falls back to one full list when a continue token expires (G5)', async () => {
     const { fetch, queries } = fakeList(10, 'c8');
     const pages = [];
-    for await (const page of new ListPager(fetch, base, { pageSize: 4 })) pages.push(page);
+    for await (const page of new ContinueTokenPager(fetch, base, { pageSize: 4 })) pages.push(page);
     expect(pages.map((page) => page.restarted)).toEqual([false, false, true]);
     expect(pages[2]?.items).toEqual([...Array(10).keys()]);
     expect(queries.at(-1)).toBe('?labelSelector=a%3Db&resourceVersion=');
-    const list = await new ListPager(fetch, base, { pageSize: 4 }).list();
+    const list = await new ContinueTokenPager(fetch, base, { pageSize: 4 }).list();
     expect(list.items).toEqual([...Array(10).keys()]);
   });
 
   it('list() joins all pages and drops the continue token', async () => {
     const { fetch } = fakeList(1234);
-    const list = await new ListPager(fetch, base).list();
+    const list = await new ContinueTokenPager(fetch, base).list();
     expect(list.items).toHaveLength(1234);
     expect(list.metadata).toEqual({ resourceVersion: '7' });
     expect(list.kind).toBe('ConfigMapList');
@@ -85,6 +85,6 @@ describe('ListPager', () => {
 
   it('throws an expired error on the first page', async () => {
     const fetch = (): Promise<ListObject<number>> => Promise.reject(expired());
-    await expect(new ListPager(fetch, base).list()).rejects.toBeInstanceOf(ApiError);
+    await expect(new ContinueTokenPager(fetch, base).list()).rejects.toBeInstanceOf(ApiError);
   });
 });

@@ -1,23 +1,21 @@
 import { isGone } from '../errors.js';
-import type {
-  ListObject,
-  ListPage,
-  ListPager as ListPagerContract,
-} from '../request/request-builder.js';
+import type { ListObject } from '../response/list-object.js';
 import { withParams, type RestRequest } from '../request/rest-request.js';
+import type { ListPage, ListPager, PagerOptions } from './list-pager.js';
 
 /** DEFAULT_PAGE_SIZE is client-go's pager page size. */
-export const DEFAULT_PAGE_SIZE = 500;
+const DEFAULT_PAGE_SIZE = 500;
 
 /**
- * ListPager pages through a list request with `limit` and `continue` (client-go's `tools/pager`):
- * iterate it for one {@link ListPage} per server page, or call `list()` for everything at once.
+ * ContinueTokenPager is a `RestClient`'s {@link ListPager}: it pages through a list request with
+ * `limit` and `continue` (client-go's `tools/pager`): iterate it for one {@link ListPage} per
+ * server page, or call `list()` for everything at once.
  * When a continue token expires (410 on a later page), it falls back to one full list without
  * `limit` — with the request's own `resourceVersion` — and yields it as a page with
  * `restarted: true`; `list()` then returns just that list. An error on the first page is thrown.
  * Each iteration starts from the first page; pages are fetched one at a time, on demand.
  */
-export class ListPager<T> implements ListPagerContract<T> {
+export class ContinueTokenPager<T> implements ListPager<T> {
   readonly #fetch: (request: RestRequest) => Promise<ListObject<T>>;
   readonly #request: RestRequest;
   readonly #pageSize: number;
@@ -25,7 +23,7 @@ export class ListPager<T> implements ListPagerContract<T> {
   constructor(
     fetch: (request: RestRequest) => Promise<ListObject<T>>,
     request: RestRequest,
-    options: { pageSize?: number } = {},
+    options: PagerOptions = {},
   ) {
     this.#fetch = fetch;
     this.#request = request;
