@@ -9,8 +9,8 @@ import { TextLogger } from '../src/text-logger.js';
 /** APP_ROOT is apps/demo-operator. */
 export const APP_ROOT = path.resolve(import.meta.dirname, '..');
 
-/** CRD_YAML is the WebApp CustomResourceDefinition, as deploy/crd.yaml has it. */
-export const CRD_YAML = readFileSync(path.join(APP_ROOT, 'deploy/crd.yaml'), 'utf8');
+/** The WebApp CustomResourceDefinition, as deploy/crd.yaml has it. */
+const CRD_YAML = readFileSync(path.join(APP_ROOT, 'deploy/crd.yaml'), 'utf8');
 
 /** clientsetFor connects to the run's control plane as a user of its kubeconfig, unthrottled. */
 export function clientsetFor(context = 'admin', userAgent?: string): Promise<Clientset> {
@@ -77,6 +77,7 @@ export async function startOperator(
       leaderElection: false,
       identity: `e2e-${namespace}`,
       maxConcurrentReconciles: 4,
+      serve: false,
       ...settings,
     },
     { logger: new TextLogger((line) => logs.push(line), 'debug') },

@@ -1,6 +1,6 @@
 // The demo operator as a library, for its tests and the `npm start` launcher.
 export { WebAppOperator } from './operator.js';
-export type { OperatorExit, OperatorSettings } from './operator.js';
+export type { OperatorOptions, OperatorSettings } from './operator.js';
 export { parseOperatorFlags, OPERATOR_USAGE } from './operator-flags.js';
 export type { OperatorFlags } from './operator-flags.js';
 export { registerOperator } from './register.js';

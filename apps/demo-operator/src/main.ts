@@ -10,8 +10,8 @@ import { WEBAPP_OPERATOR } from './tokens.js';
 
 /**
  * main runs the operator (`argv` without node and the script) until SIGTERM or SIGINT, then
- * drains and releases its Lease; resolves with the exit code: 0 stopped, 1 failed or lost its
- * leadership (restart me), 2 wrong usage.
+ * drains, releases its Lease and resolves with the exit code: 0 after a clean stop, 1 after a
+ * failure (leadership lost included: restart me), 2 for wrong usage. A second signal kills it.
  */
 export async function main(
   argv: readonly string[],
@@ -30,13 +30,6 @@ export async function main(
     return 0;
   }
   const logger = new TextLogger((line) => process.stderr.write(line), flags.logLevel);
-  const stop = new AbortController();
-  const onSignal = (signal: NodeJS.Signals): void => {
-    logger.info('stopping', { signal });
-    stop.abort();
-  };
-  process.once('SIGTERM', onSignal);
-  process.once('SIGINT', onSignal);
   const container = rootContainer.createChildContainer();
   try {
     const config = await inferConfig({
@@ -52,9 +45,8 @@ export async function main(
       operatorNamespace: flags.settings.operatorNamespace,
       leaderElection: flags.settings.leaderElection,
     });
-    const exit = await operator.run(stop.signal);
-    logger.info(exit === 'stopped' ? 'stopped' : 'leadership lost, exiting');
-    return exit === 'stopped' ? 0 : 1;
+    await operator.manager.run();
+    return 0;
   } catch (error) {
     logger.error('failed', {
       error: error instanceof Error ? error.message : String(error),
@@ -62,8 +54,6 @@ export async function main(
     });
     return 1;
   } finally {
-    process.off('SIGTERM', onSignal);
-    process.off('SIGINT', onSignal);
     if (container.isRegistered(CLIENTSET, true)) await container.resolve(CLIENTSET).close();
   }
 }

@@ -8,14 +8,13 @@ describe('parseOperatorFlags', () => {
     expect(defaults).toMatchObject({
       qps: 20,
       burst: 30,
-      healthProbeAddress: ':8081',
-      metricsAddress: ':8080',
       logLevel: 'info',
       settings: {
         watchNamespace: '',
         operatorNamespace: 'ops',
         leaderElection: true,
         maxConcurrentReconciles: 4,
+        serve: { port: 8080 },
       },
     });
     expect(defaults.settings.identity).toMatch(/^op-0-[0-9a-f]{6}$/);
@@ -35,8 +34,7 @@ describe('parseOperatorFlags', () => {
         '--leader-elect-lease-duration=3s',
         '--leader-elect-renew-deadline=2s',
         '--leader-elect-retry-period=500ms',
-        '--health-probe-bind-address=127.0.0.1:0',
-        '--metrics-bind-address=0',
+        '--bind-address=127.0.0.1:0',
         '--log-level=debug',
       ],
       {},
@@ -46,8 +44,6 @@ describe('parseOperatorFlags', () => {
       context: 'admin',
       qps: 50,
       burst: 100,
-      healthProbeAddress: '127.0.0.1:0',
-      metricsAddress: '0',
       logLevel: 'debug',
       settings: {
         watchNamespace: 'web',
@@ -58,9 +54,15 @@ describe('parseOperatorFlags', () => {
         leaseDurationMs: 3000,
         renewDeadlineMs: 2000,
         retryPeriodMs: 500,
+        serve: { host: '127.0.0.1', port: 0 },
       },
     });
     expect(parseOperatorFlags(['--help'])).toBeUndefined();
+    expect(parseOperatorFlags(['--bind-address=off'], {})!.settings.serve).toBe(false);
+    expect(parseOperatorFlags(['--bind-address=[::1]:9090'], {})!.settings.serve).toEqual({
+      host: '::1',
+      port: 9090,
+    });
   });
 
   it.each([
@@ -68,7 +70,8 @@ describe('parseOperatorFlags', () => {
     [['--burst=1.5'], /--burst needs a positive integer/],
     [['--leader-elect=yes'], /--leader-elect needs true or false/],
     [['--leader-elect-lease-duration=15'], /needs a duration/],
-    [['--metrics-bind-address=8080'], /needs host:port/],
+    [['--bind-address=8080'], /--bind-address needs host:port/],
+    [['--bind-address=:70000'], /--bind-address needs host:port/],
     [['--log-level=loud'], /--log-level needs/],
     [['--frobnicate'], /unknown flag --frobnicate/],
     [['--context'], /--context needs a value/],

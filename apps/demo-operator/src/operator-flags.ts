@@ -13,9 +13,6 @@ export interface OperatorFlags {
   qps: number;
   burst: number;
   settings: OperatorSettings;
-  /** healthProbeAddress and metricsAddress: `host:port` (`:8081`), or `0` to serve nothing. */
-  healthProbeAddress: string;
-  metricsAddress: string;
   logLevel: LogLevel;
 }
 
@@ -36,8 +33,8 @@ flags:
   --leader-elect-lease-duration=15s  --leader-elect-renew-deadline=10s  --leader-elect-retry-period=2s
   --identity=NAME                    this replica's name in the Lease (default: $POD_NAME or host name, plus a suffix)
   --max-concurrent-reconciles=N      WebApps reconciled at once (default 4)
-  --health-probe-bind-address=ADDR   /healthz and /readyz (default :8081; 0 = off)
-  --metrics-bind-address=ADDR        /metrics (default :8080; 0 = off)
+  --bind-address=HOST:PORT           where /healthz, /readyz and /metrics listen (default :8080,
+                                     every interface; port 0 picks a free one; off = no server)
   --log-level=debug|info|warn|error  (default info)
   --help
 `;
@@ -57,8 +54,7 @@ const KNOWN = new Set([
   'leader-elect-retry-period',
   'identity',
   'max-concurrent-reconciles',
-  'health-probe-bind-address',
-  'metrics-bind-address',
+  'bind-address',
   'log-level',
   'help',
 ]);
@@ -123,10 +119,16 @@ function booleanFlag(name: string, text: string | undefined, fallback: boolean):
   throw invalid(`--${name} needs true or false, got ${JSON.stringify(text)}`);
 }
 
-function address(name: string, text: string | undefined, fallback: string): string {
-  const value = text ?? fallback;
-  if (value === '0' || /^(\[[0-9a-fA-F:.]+\]|[^:\s]*):\d{1,5}$/.test(value)) return value;
-  throw invalid(`--${name} needs host:port, :port or 0, got ${JSON.stringify(value)}`);
+function bindAddress(text: string | undefined): OperatorSettings['serve'] {
+  const value = text ?? ':8080';
+  if (value === 'off') return false;
+  const match = /^(?:\[([0-9a-fA-F:.]+)\]|([^:\s[\]]*)):(\d{1,5})$/.exec(value);
+  const port = Number(match?.[3]);
+  if (!match || port > 65_535) {
+    throw invalid(`--bind-address needs host:port, :port or off, got ${JSON.stringify(value)}`);
+  }
+  const host = match[1] ?? match[2];
+  return host ? { host, port } : { port };
 }
 
 function podNamespace(env: NodeJS.ProcessEnv): string | undefined {
@@ -185,16 +187,11 @@ export function parseOperatorFlags(
         4,
         true,
       ),
+      serve: bindAddress(values.get('bind-address')),
       ...(leaseDurationMs !== undefined ? { leaseDurationMs } : {}),
       ...(renewDeadlineMs !== undefined ? { renewDeadlineMs } : {}),
       ...(retryPeriodMs !== undefined ? { retryPeriodMs } : {}),
     },
-    healthProbeAddress: address(
-      'health-probe-bind-address',
-      values.get('health-probe-bind-address'),
-      ':8081',
-    ),
-    metricsAddress: address('metrics-bind-address', values.get('metrics-bind-address'), ':8080'),
     logLevel,
   };
 }

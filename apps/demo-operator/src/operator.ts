@@ -2,9 +2,7 @@ import type { Clientset } from '@k/clientset';
 import type { Deployment } from '@k/clientset/apps/v1';
 import type { ConfigMap, Service } from '@k/clientset/core/v1';
 import {
-  ControllerBuilder,
-  InformerFactory,
-  LeaderElector,
+  Manager,
   SILENT_LOGGER,
   finalStateOf,
   requestFor,
@@ -12,6 +10,7 @@ import {
   type Informer,
   type Logger,
   type MetricsSink,
+  type ServerAddress,
 } from '@k/runtime';
 import { createWebappsClient, type WebApp } from './generated/web-app-v1alpha1.js';
 import { FIELD_MANAGER, LEASE_NAME, MANAGED_BY_LABEL, REGISTRY_NAME } from './names.js';
@@ -29,52 +28,70 @@ export interface OperatorSettings {
   /** identity names this process in the Lease. */
   identity: string;
   maxConcurrentReconciles: number;
+  /** serve is where `/healthz`, `/readyz` and `/metrics` listen (port 0: a free one), or false for nowhere. */
+  serve: { host?: string; port: number } | false;
   /** leaseDurationMs, renewDeadlineMs and retryPeriodMs: client-go's 15 s, 10 s and 2 s unless set. */
   leaseDurationMs?: number;
   renewDeadlineMs?: number;
   retryPeriodMs?: number;
 }
 
-/** How {@link WebAppOperator.run} ended. */
-export type OperatorExit = 'stopped' | 'leadership-lost';
+/** OperatorOptions are the operator's collaborators besides the clientset. */
+export interface OperatorOptions {
+  logger?: Logger;
+  metrics?: MetricsSink;
+  /** onListening is told where the health and metrics server listens. */
+  onListening?: (address: ServerAddress) => void;
+}
 
 /**
- * WebAppOperator is the WebApp controller and what it needs: shared informers on WebApps, on the
- * Deployments and Services it manages (selected by the `app.kubernetes.io/managed-by` label, so
- * the cache holds only its own) and on the registry ConfigMap; the controller
- * (`for(webapps).owns(deployments).owns(services)`, registry changes enqueue the WebApps whose
- * entry is missing); and leader election on a Lease, so only one replica reconciles.
+ * WebAppOperator is the WebApp controller in a @k/runtime {@link Manager}: shared informers on
+ * WebApps, on the Deployments and Services it manages (selected by the
+ * `app.kubernetes.io/managed-by` label, so the cache holds only its own) and on the registry
+ * ConfigMap; the controller (`for(webapps).owns(deployments).owns(services)`, and registry
+ * changes enqueue the WebApps whose entry is missing); leader election on a Lease, so only one
+ * replica reconciles while the others keep a warm cache; `/healthz`, `/readyz` and `/metrics`.
  */
 export class WebAppOperator {
   readonly settings: OperatorSettings;
-  readonly factory: InformerFactory;
+  readonly manager: Manager;
   readonly webapps: Informer<WebApp>;
   readonly deployments: Informer<Deployment>;
   readonly services: Informer<Service>;
   readonly registryConfigMaps: Informer<ConfigMap>;
   readonly reconciler: WebAppReconciler;
   readonly controller: Controller;
-  readonly #clientset: Clientset;
-  readonly #logger: Logger;
-  #elector: LeaderElector | undefined;
 
-  constructor(
-    clientset: Clientset,
-    settings: OperatorSettings,
-    options: { logger?: Logger; metrics?: MetricsSink } = {},
-  ) {
+  constructor(clientset: Clientset, settings: OperatorSettings, options: OperatorOptions = {}) {
     this.settings = settings;
-    this.#clientset = clientset;
-    this.#logger = options.logger ?? SILENT_LOGGER;
-    const logger = this.#logger;
+    const logger = options.logger ?? SILENT_LOGGER;
     const namespace = settings.watchNamespace;
-    this.factory = new InformerFactory({ logger });
+    this.manager = new Manager({
+      port: settings.serve === false ? false : settings.serve.port,
+      ...(settings.serve !== false && settings.serve.host ? { host: settings.serve.host } : {}),
+      ...(options.onListening ? { onListening: options.onListening } : {}),
+      logger,
+      ...(options.metrics ? { metrics: options.metrics } : {}),
+      ...(settings.leaderElection
+        ? {
+            leaderElection: {
+              leases: clientset.coordinationV1.leases(settings.operatorNamespace),
+              name: LEASE_NAME,
+              identity: settings.identity,
+              ...(settings.leaseDurationMs ? { leaseDurationMs: settings.leaseDurationMs } : {}),
+              ...(settings.renewDeadlineMs ? { renewDeadlineMs: settings.renewDeadlineMs } : {}),
+              ...(settings.retryPeriodMs ? { retryPeriodMs: settings.retryPeriodMs } : {}),
+              onNewLeader: (identity: string) => logger.info('leader', { identity }),
+            },
+          }
+        : {}),
+    });
     const managed = { labelSelector: { [MANAGED_BY_LABEL]: FIELD_MANAGER } };
-    this.webapps = this.factory.informerFor(createWebappsClient(clientset.rest, namespace));
-    this.deployments = this.factory.informerFor(clientset.appsV1.deployments(namespace), managed);
-    this.services = this.factory.informerFor(clientset.coreV1.services(namespace), managed);
+    this.webapps = this.manager.informerFor(createWebappsClient(clientset.rest, namespace));
+    this.deployments = this.manager.informerFor(clientset.appsV1.deployments(namespace), managed);
+    this.services = this.manager.informerFor(clientset.coreV1.services(namespace), managed);
     const registryClient = clientset.coreV1.configMaps(settings.operatorNamespace);
-    this.registryConfigMaps = this.factory.informerFor(registryClient, {
+    this.registryConfigMaps = this.manager.informerFor(registryClient, {
       fieldSelector: `metadata.name=${REGISTRY_NAME}`,
     });
     const registry = new WebAppRegistry(registryClient, this.registryConfigMaps.lister);
@@ -87,7 +104,8 @@ export class WebAppOperator {
       },
       registry,
     );
-    this.controller = new ControllerBuilder('webapp')
+    this.controller = this.manager
+      .controller('webapp')
       .for(this.webapps)
       .owns(this.deployments)
       .owns(this.services)
@@ -96,11 +114,7 @@ export class WebAppOperator {
           requestFor,
         ),
       )
-      .withOptions({
-        maxConcurrentReconciles: settings.maxConcurrentReconciles,
-        logger,
-        ...(options.metrics ? { metrics: options.metrics } : {}),
-      })
+      .withOptions({ maxConcurrentReconciles: settings.maxConcurrentReconciles })
       .complete(async (request, context) => {
         const writes = await this.reconciler.reconcile(request, context);
         if (writes.length > 0) {
@@ -112,45 +126,17 @@ export class WebAppOperator {
       });
   }
 
-  /** isLeader is true while this process reconciles (always, without leader election, once running). */
+  /** isLeader is true while this process reconciles. */
   get isLeader(): boolean {
-    return this.#elector ? this.#elector.isLeader : this.controller.synced;
+    return this.manager.isLeader;
   }
 
   /**
-   * run reconciles until `signal` aborts (then drains and resolves `'stopped'`) or, with leader
-   * election, until leadership is lost (`'leadership-lost'`: a replica that lost its Lease must not
-   * go on, so the program exits and is restarted, as controller-runtime's do).
+   * run reconciles until `signal` aborts, then drains, releases the Lease and resolves; it
+   * rejects when something fails, `ERR_RUNTIME_LEADERSHIP_LOST` included: a replica that lost
+   * its Lease must not go on (its program exits and is restarted, as controller-runtime's do).
    */
-  async run(signal: AbortSignal): Promise<OperatorExit> {
-    if (!this.settings.leaderElection) {
-      await this.controller.start(signal);
-      return 'stopped';
-    }
-    let controllerRun: Promise<void> | undefined;
-    const elector = new LeaderElector(
-      this.#clientset.coordinationV1.leases(this.settings.operatorNamespace),
-      {
-        name: LEASE_NAME,
-        identity: this.settings.identity,
-        logger: this.#logger,
-        ...(this.settings.leaseDurationMs
-          ? { leaseDurationMs: this.settings.leaseDurationMs }
-          : {}),
-        ...(this.settings.renewDeadlineMs
-          ? { renewDeadlineMs: this.settings.renewDeadlineMs }
-          : {}),
-        ...(this.settings.retryPeriodMs ? { retryPeriodMs: this.settings.retryPeriodMs } : {}),
-        onStartedLeading: (leading) => {
-          controllerRun = this.controller.start(leading);
-          return controllerRun;
-        },
-        onNewLeader: (identity) => this.#logger.info('leader', { identity }),
-      },
-    );
-    this.#elector = elector;
-    await elector.run(signal);
-    await controllerRun;
-    return signal.aborted ? 'stopped' : 'leadership-lost';
+  run(signal: AbortSignal): Promise<void> {
+    return this.manager.start(signal);
   }
 }

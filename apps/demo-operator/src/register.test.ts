@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import type { ResolvedConfig } from '@k/config';
 import { CLIENTSET } from '@k/clientset/di';
+import { RATE_LIMITER, REST_CLIENT } from '@k/rest/di';
 import { container } from 'tsyringe';
 import { describe, expect, it } from 'vitest';
 import { WebAppOperator } from './operator.js';
@@ -20,7 +21,7 @@ const config: ResolvedConfig = {
   auth: { kind: 'token', token: 'not-a-secret' },
   disableCompression: false,
   source: 'kubeconfig',
-} as ResolvedConfig;
+};
 
 describe('registerOperator', () => {
   it('wires every token of the operator over the clientset, each made once', async () => {
@@ -39,7 +40,9 @@ describe('registerOperator', () => {
     expect(operator.webapps.resource).toBe('webapps.apps.k.example in namespace web');
     expect(operator.registryConfigMaps.resource).toBe('configmaps in namespace ops');
     const clientset = child.resolve(CLIENTSET);
+    expect(clientset.rest).toBe(child.resolve(REST_CLIENT));
     expect(clientset.rest.defaultNamespace).toBe('default');
+    expect(child.resolve(RATE_LIMITER)).toMatchObject({ qps: 7, burst: 9 });
     await clientset.close();
   });
 });

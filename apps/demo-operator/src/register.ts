@@ -1,5 +1,7 @@
 import type { ResolvedConfig } from '@k/config';
 import { CLIENTSET, registerClientset } from '@k/clientset/di';
+import { registerRest, withKubeconfigPersister } from '@k/rest/di';
+import { registerTransport } from '@k/transport/di';
 import type { Logger } from '@k/runtime';
 import type { DependencyContainer } from 'tsyringe';
 import type { OperatorFlags } from './operator-flags.js';
@@ -19,19 +21,21 @@ function once<T>(create: (container: DependencyContainer) => T) {
 }
 
 /**
- * registerOperator wires the whole stack into `container`: @k/clientset (and through it @k/rest
- * and @k/transport) for `config`, throttled at the flags' QPS and burst with the operator's user
- * agent, then `OPERATOR_FLAGS`, `OPERATOR_LOGGER` and `WEBAPP_OPERATOR`, each made once.
+ * registerOperator wires the whole stack into `container`, one layer at a time: @k/transport
+ * for `config` with the operator's user agent (`demo-operator/<identity>`), @k/rest over it with
+ * one token bucket at the flags' QPS and burst, @k/clientset over that, then `OPERATOR_FLAGS`,
+ * `OPERATOR_LOGGER` and `WEBAPP_OPERATOR`, each made once.
  */
 export function registerOperator(
   container: DependencyContainer,
   { config, flags, logger }: RegisterOperatorOptions,
 ): DependencyContainer {
-  registerClientset(container, {
+  registerTransport(container, {
     config,
-    throttle: { qps: flags.qps, burst: flags.burst },
-    transport: { userAgent: `demo-operator/${flags.settings.identity}` },
+    ...withKubeconfigPersister(config, { userAgent: `demo-operator/${flags.settings.identity}` }),
   });
+  registerRest(container, { throttle: { qps: flags.qps, burst: flags.burst } });
+  registerClientset(container);
   container.register(OPERATOR_FLAGS, { useValue: flags });
   container.register(OPERATOR_LOGGER, { useValue: logger });
   container.register(WEBAPP_OPERATOR, {

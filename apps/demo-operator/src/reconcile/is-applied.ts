@@ -8,7 +8,8 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 function keyOf(element: unknown): string | undefined {
   if (!isRecord(element)) return undefined;
   for (const key of LIST_KEYS) {
-    if (element[key] !== undefined) return `${key}=${String(element[key])}`;
+    const value = element[key];
+    if (typeof value === 'string' || typeof value === 'number') return `${key}=${value}`;
   }
   return undefined;
 }

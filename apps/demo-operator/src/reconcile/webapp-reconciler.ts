@@ -87,7 +87,7 @@ export class WebAppReconciler {
     if (await this.#registry.record(webapp)) writes.push('registry-recorded');
 
     let deployment = this.#caches.deployments.get(key);
-    let failure: unknown;
+    let failure: Error | undefined;
     if (!webapp.spec.paused) {
       try {
         const wanted = desiredDeployment(webapp);
@@ -105,13 +105,13 @@ export class WebAppReconciler {
           writes.push(service === undefined ? 'service-created' : 'service-updated');
         }
       } catch (error) {
-        failure = error;
+        failure = error instanceof Error ? error : new Error(String(error));
       }
     }
 
     const status = webAppStatus(webapp, deployment, {
       paused: webapp.spec.paused === true,
-      ...(failure !== undefined ? { failure: messageOf(failure) } : {}),
+      ...(failure ? { failure: failure.message } : {}),
     });
     if (!sameStatus(webapp.status, status)) {
       await webapps.applyStatus(
@@ -125,11 +125,7 @@ export class WebAppReconciler {
       );
       writes.push('status-updated');
     }
-    if (failure !== undefined) throw failure;
+    if (failure) throw failure;
     return writes;
   }
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

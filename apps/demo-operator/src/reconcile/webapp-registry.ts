@@ -1,5 +1,6 @@
-import { isAlreadyExists, isNotFound, type ResourceClientFor } from '@k/clientset';
+import type { ResourceClientFor } from '@k/clientset';
 import type { ConfigMap, ConfigMapList, configMapsResource } from '@k/clientset/core/v1';
+import { isAlreadyExists, isNotFound } from '@k/rest';
 import type { Lister } from '@k/runtime';
 import type { WebApp } from '../generated/web-app-v1alpha1.js';
 import { FIELD_MANAGER, REGISTRY_NAME, registryKey, registryValue } from '../names.js';

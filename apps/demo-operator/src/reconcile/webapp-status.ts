@@ -7,7 +7,7 @@ import type {
 import { DEFAULT_REPLICAS, selectorText } from '../names.js';
 
 /** WebAppCondition is one of a WebApp's conditions (metav1.Condition's shape). */
-export type WebAppCondition = WebAppStatusConditions;
+type WebAppCondition = WebAppStatusConditions;
 
 /** What the reconcile learned besides the Deployment: whether it changed nothing on purpose, or failed. */
 export interface StatusFacts {
