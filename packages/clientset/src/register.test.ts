@@ -9,7 +9,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { Clientset } from './clientset.js';
 import { createClientset } from './create-clientset.js';
 import * as di from './di.js';
-import { DiskDiscoveryCache } from './discovery/discovery-cache.js';
+import { DiskDiscoveryCache } from './discovery/disk-discovery-cache.js';
 import { registerClientset } from './register.js';
 import * as tokens from './tokens.js';
 import {
