@@ -1,6 +1,8 @@
 import 'reflect-metadata';
 import { container as rootContainer } from 'tsyringe';
 import { afterEach, describe, expect, it } from 'vitest';
+import { testResolvedConfig } from '@k/config/testing';
+import { caught } from '@k/test-utils';
 import { parseManifests } from './apply/apply-manifests.js';
 import { Clientset } from './clientset.js';
 import type { ResolvedConfig } from '@k/config';
@@ -15,18 +17,9 @@ import { applyManifests } from './apply/apply-manifests.js';
 import { registerClientset } from './register.js';
 import { startRecordingServer, type RecordingServer } from './__fixtures__/recording-server.js';
 
-const config: ResolvedConfig = {
-  server: 'http://127.0.0.1:1',
-  contextName: 'c',
-  clusterName: 'c',
-  userName: 'u',
-  namespace: 'default',
-  namespaceExplicit: false,
-  tls: { insecure: false },
-  auth: { kind: 'none' },
+const config: ResolvedConfig = testResolvedConfig('http://127.0.0.1:1', {
   disableCompression: true,
-  source: 'kubeconfig',
-};
+});
 
 let server: RecordingServer | undefined;
 
@@ -34,15 +27,6 @@ afterEach(async () => {
   await server?.close();
   server = undefined;
 });
-
-async function caught(run: () => unknown): Promise<unknown> {
-  try {
-    await run();
-  } catch (error) {
-    return error;
-  }
-  throw new Error('expected a failure');
-}
 
 /** Plain is any value as plain JavaScript passes it: the types do not apply. */
 type Plain = never;
