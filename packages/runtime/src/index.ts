@@ -61,6 +61,10 @@ export {
 } from './controller/request.js';
 export type { Request } from './controller/request.js';
 
+// Leader election on coordination.k8s.io/v1 Leases.
+export { LeaderElector, microTime } from './leader-election/leader-elector.js';
+export type { LeaderElectorOptions, LeaseClient } from './leader-election/leader-elector.js';
+
 // Logging: a small structured interface; the default drops everything.
 export { SILENT_LOGGER } from './logger.js';
 export type { LogFields, Logger } from './logger.js';

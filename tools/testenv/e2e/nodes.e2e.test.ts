@@ -72,6 +72,21 @@ describe('fake nodes (kwok) and kube-scheduler', () => {
     }
   });
 
+  it('renews a Lease per node, so the node-lifecycle controller keeps them Ready', async () => {
+    const kubeconfig = controlPlane().kubeconfigPath;
+    const leases = await waitFor('a lease per node', async () => {
+      const list = await json<{
+        items: { metadata: { name: string }; spec: { renewTime?: string } }[];
+      }>(kubeconfig, ['get', 'leases', '-n', 'kube-node-lease']);
+      return list.items.length === 2 ? list.items : undefined;
+    });
+    expect(leases.map((lease) => lease.metadata.name).sort()).toEqual([
+      'k-testenv-node-0',
+      'k-testenv-node-1',
+    ]);
+    expect(leases.every((lease) => lease.spec.renewTime)).toBe(true);
+  });
+
   it('makes a 3-replica Deployment Available with its Pods Running on the fake nodes', async () => {
     const kubeconfig = controlPlane().kubeconfigPath;
     const created = await kubectl(kubeconfig, [

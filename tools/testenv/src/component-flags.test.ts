@@ -33,6 +33,8 @@ const every = () => [
     pki,
     tokenFilePath: '/run/tokens.csv',
     controllerManager: true,
+    auditPolicyPath: '/run/audit-policy.yaml',
+    auditLogPath: '/run/audit.log',
   }),
   controllerManagerFlags('/run', ports, pki, '/run/kubeconfig'),
   schedulerFlags('/run', ports, '/run/kubeconfig'),
@@ -75,10 +77,19 @@ describe('component flags', () => {
     expect(flag(flags, 'authorization-mode')).toBe('RBAC');
     expect(flag(flags, 'requestheader-client-ca-file')).toBe('/run/pki/frontProxyCaCertPath');
     expect(flag(flags, 'service-account-signing-key-file')).toBe('/run/pki/serviceAccountKeyPath');
+    expect(flag(flags, 'audit-log-path')).toBe('/run/audit.log');
+    expect(flag(flags, 'audit-log-mode')).toBe('blocking');
   });
 
   it('enable garbage collection and ServiceAccount admission only with a controller-manager', () => {
-    const base = { runDir: '/run', ports, pki, tokenFilePath: '/run/tokens.csv' };
+    const base = {
+      runDir: '/run',
+      ports,
+      pki,
+      tokenFilePath: '/run/tokens.csv',
+      auditPolicyPath: '/run/audit-policy.yaml',
+      auditLogPath: '/run/audit.log',
+    };
     const withManager = apiServerFlags({ ...base, controllerManager: true });
     const without = apiServerFlags({ ...base, controllerManager: false });
     expect(flag(withManager, 'enable-garbage-collector')).toBe('true');
@@ -110,6 +121,8 @@ describe('component flags', () => {
       pki,
       tokenFilePath: '/run/tokens.csv',
       controllerManager: true,
+      auditPolicyPath: '/run/audit-policy.yaml',
+      auditLogPath: '/run/audit.log',
       extra: ['--authorization-mode=AlwaysAllow', '--max-requests-inflight=1'],
     });
     expect(flags.slice(-2)).toEqual([

@@ -50,6 +50,9 @@ export interface ApiServerFlagOptions {
   readonly tokenFilePath: string;
   /** Whether kube-controller-manager runs (it owns garbage collection and default ServiceAccounts). */
   readonly controllerManager: boolean;
+  /** Where the audit policy is and where the audit log goes (JSON lines). */
+  readonly auditPolicyPath: string;
+  readonly auditLogPath: string;
   readonly extra?: readonly string[];
 }
 
@@ -98,6 +101,11 @@ export function apiServerFlags(options: ApiServerFlagOptions): string[] {
     // deletions would wait for it forever, so the finalizers are not added at all.
     `--enable-garbage-collector=${options.controllerManager}`,
     '--profiling=false',
+    `--audit-policy-file=${options.auditPolicyPath}`,
+    `--audit-log-path=${options.auditLogPath}`,
+    '--audit-log-format=json',
+    // Each event is written before the request's handler returns, so a test can count them.
+    '--audit-log-mode=blocking',
     // Without the controller-manager no namespace gets a `default` ServiceAccount to admit Pods with.
     ...(options.controllerManager ? [] : ['--disable-admission-plugins=ServiceAccount']),
     ...(options.extra ?? []),
@@ -195,6 +203,9 @@ export function kwokFlags(options: KwokFlagOptions): string[] {
     `--tls-cert-file=${pki.kubeletServingCertPath}`,
     `--tls-private-key-file=${pki.kubeletServingKeyPath}`,
     `--enable-crds=${options.crdKinds.join(',')}`,
+    // Renew a Lease per node (every quarter of this): without one the node-lifecycle controller
+    // marks the nodes NotReady after its grace period, as the status heartbeat is 10 minutes apart.
+    '--node-lease-duration-seconds=40',
     // Pod IPs are never routed; a range apart from the service range keeps them distinguishable.
     '--cidr=10.244.0.0/16',
     ...(options.extra ?? []),

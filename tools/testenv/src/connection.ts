@@ -29,6 +29,8 @@ export interface ControlPlaneConnection {
   /** The CA that signed the serving and client certificates. */
   readonly caPem: string;
   readonly users: ControlPlaneUsers;
+  /** kube-apiserver's audit log (JSON lines, Metadata level); read it with `readAuditLog`. */
+  readonly auditLogPath: string;
 }
 
 /** ControlPlaneState is the state file's content: the connection plus what `stop` needs. */
@@ -74,5 +76,6 @@ export function toConnection(state: ControlPlaneConnection): ControlPlaneConnect
     server: state.server,
     caPem: state.caPem,
     users: state.users,
+    auditLogPath: state.auditLogPath,
   };
 }

@@ -24,7 +24,9 @@ import { ControlPlaneError } from './errors.js';
 import { freePorts } from './free-port.js';
 import { kubeRequest, type KubeRequestCredentials } from './kube-request.js';
 import { KWOK_CRD_KINDS, splitDocuments } from './kwok-build.js';
-import { writeKubeconfig } from './kubeconfig.js';
+import { writeKubeconfig, type KubeconfigOptions } from './kubeconfig.js';
+import { AUDIT_POLICY } from './audit-log.js';
+import { FaultProxy } from './fault-proxy.js';
 import { startManagedProcess, type ManagedProcess } from './managed-process.js';
 import { waitUntilReady } from './wait-until-ready.js';
 import { generatePki, type Pki } from './pki.js';
@@ -111,6 +113,24 @@ export interface ControlPlane extends ControlPlaneConnection {
   readonly statePath: string;
   /** The names of the fake nodes (empty with `nodes: 0`). */
   readonly nodes: readonly string[];
+  /**
+   * restart stops a component and starts it again in place: same flags, ports and data (etcd's
+   * data directory stays), a new process; resolves when it is ready again.
+   */
+  restart(component: ComponentName): Promise<void>;
+  /** stopComponent ends one component (SIGTERM, then SIGKILL after the grace period). */
+  stopComponent(component: ComponentName): Promise<void>;
+  /** startComponent starts a stopped component again, as {@link restart} does. */
+  startComponent(component: ComponentName): Promise<void>;
+  /**
+   * compactEtcd compacts etcd's history up to its current revision and resolves with that
+   * revision. Requests that reach etcd for an older resourceVersion then fail with 410 Gone; the
+   * watch cache serves watches from memory, so a watch shows it only when the plane runs with
+   * `--watch-cache=false` (or the resource is not cached).
+   */
+  compactEtcd(): Promise<number>;
+  /** faultProxy starts (once) the plane's {@link FaultProxy} in front of kube-apiserver. */
+  faultProxy(): Promise<FaultProxy>;
   stop(): Promise<void>;
 }
 
@@ -167,6 +187,8 @@ interface ComponentSpec {
 
 class Run {
   readonly processes: ManagedProcess[] = [];
+  readonly specs = new Map<ComponentName, ComponentSpec>();
+  #faultProxy: Promise<FaultProxy> | undefined;
   watchdog: Watchdog | undefined;
   #stopping: Promise<void> | undefined;
   readonly #startedAt = Date.now();
@@ -187,6 +209,7 @@ class Run {
 
   /** startComponent spawns `spec` and waits until it is ready (or fails, see waitUntilReady). */
   async startComponent(spec: ComponentSpec, deadline: number): Promise<ManagedProcess> {
+    this.specs.set(spec.name, spec);
     return this.step(`start ${spec.name}`, async () => {
       const child = await startManagedProcess(
         spec.name,
@@ -284,7 +307,7 @@ class Run {
       tester: { token: testerToken },
     };
     const kubeconfigPath = join(runDir, 'kubeconfig');
-    await writeKubeconfig(kubeconfigPath, {
+    const kubeconfig: KubeconfigOptions = {
       clusterName: 'k-testenv',
       server,
       caPem: pki.caPem,
@@ -294,7 +317,11 @@ class Run {
         { name: 'tester', token: testerToken },
       ],
       currentContext: 'admin',
-    });
+    };
+    await writeKubeconfig(kubeconfigPath, kubeconfig);
+    const auditPolicyPath = join(runDir, 'audit-policy.yaml');
+    const auditLogPath = join(runDir, 'audit.log');
+    await writeFile(auditPolicyPath, AUDIT_POLICY);
 
     const asAdmin = {
       server,
@@ -311,6 +338,8 @@ class Run {
           pki,
           tokenFilePath: tokensPath,
           controllerManager,
+          auditPolicyPath,
+          auditLogPath,
           extra: options.extraApiServerFlags,
         }),
         ready: async () =>
@@ -448,6 +477,7 @@ class Run {
       server,
       caPem: pki.caPem,
       users,
+      auditLogPath,
       runDir,
       kubernetesVersion: binaries.kubernetesVersion,
       ports: { ...ports },
@@ -457,6 +487,12 @@ class Run {
       startedAt: new Date(this.#startedAt).toISOString(),
     };
     const statePath = await writeControlPlaneState(state);
+    // A restarted process has a new pid: `down` and the watchdog must see it.
+    const rewriteState = () =>
+      writeControlPlaneState({
+        ...state,
+        processes: this.ordered().map((child) => ({ name: child.name, pid: child.pid })),
+      });
     this.progress({
       kind: 'end',
       step: 'control plane',
@@ -478,6 +514,26 @@ class Run {
       },
       statePath,
       nodes,
+      restart: async (component) => {
+        await this.stopComponent(component);
+        await this.restartComponent(component, options.timeoutMs);
+        await rewriteState();
+      },
+      stopComponent: async (component) => {
+        await this.stopComponent(component);
+        await rewriteState();
+      },
+      startComponent: async (component) => {
+        await this.restartComponent(component, options.timeoutMs);
+        await rewriteState();
+      },
+      compactEtcd: () => compactEtcd(etcdUrl),
+      faultProxy: () =>
+        (this.#faultProxy ??= FaultProxy.start(
+          ports.apiServer,
+          join(runDir, 'kubeconfig-fault-proxy'),
+          kubeconfig,
+        )),
       stop: () => this.stop(),
     };
   }
@@ -486,6 +542,29 @@ class Run {
   ordered(): ManagedProcess[] {
     const rank = (child: ManagedProcess) => COMPONENT_ORDER.indexOf(child.name as ComponentName);
     return [...this.processes].sort((a, b) => rank(a) - rank(b));
+  }
+
+  /** stopComponent ends the running process of `name` (nothing when it is not running). */
+  async stopComponent(name: ComponentName): Promise<void> {
+    this.#spec(name);
+    const running = this.processes.filter((child) => child.name === name);
+    await Promise.all(running.map((child) => child.stop(this.stopGraceMs)));
+    for (const child of running) this.processes.splice(this.processes.indexOf(child), 1);
+  }
+
+  /** restartComponent starts `name` again with the flags of its first start. */
+  async restartComponent(name: ComponentName, timeoutMs = 120_000): Promise<void> {
+    const spec = this.#spec(name);
+    if (this.processes.some((child) => child.name === name))
+      throw new ControlPlaneError('INVALID_OPTIONS', `${name} is already running`);
+    await this.startComponent(spec, Date.now() + timeoutMs);
+  }
+
+  #spec(name: ComponentName): ComponentSpec {
+    const spec = this.specs.get(name);
+    if (!spec)
+      throw new ControlPlaneError('INVALID_OPTIONS', `${name} is not part of this control plane`);
+    return spec;
   }
 
   async stopProcesses(): Promise<void> {
@@ -499,6 +578,7 @@ class Run {
 
   stop(): Promise<void> {
     this.#stopping ??= (async () => {
+      await (await this.#faultProxy?.catch(() => undefined))?.close();
       await this.stopProcesses();
       await this.watchdog?.disarm();
       await rm(this.runDir, { recursive: true, force: true });
@@ -615,6 +695,46 @@ async function nodesReady(asAdmin: AdminRequest, names: readonly string[]): Prom
       .find((node) => node.metadata.name === name)
       ?.status?.conditions?.some((entry) => entry.type === 'Ready' && entry.status === 'True'),
   );
+}
+
+/**
+ * compactEtcd asks etcd (its JSON gateway) for the current revision and compacts everything
+ * before it, physically, so no member serves the old revisions any more.
+ */
+async function compactEtcd(etcdUrl: string): Promise<number> {
+  const range = await kubeRequest({
+    server: etcdUrl,
+    path: '/v3/kv/range',
+    method: 'POST',
+    body: { key: Buffer.from('/').toString('base64'), limit: 1 },
+  });
+  const revision = Number(
+    (JSON.parse(range.body) as { header?: { revision?: string } }).header?.revision,
+  );
+  if (range.status !== 200 || !Number.isInteger(revision) || revision < 1) {
+    throw new ControlPlaneError('PROVISION_FAILED', `etcd gave no revision (${range.status})`, {
+      step: 'compact etcd',
+      logTail: range.body,
+    });
+  }
+  const compacted = await kubeRequest({
+    server: etcdUrl,
+    path: '/v3/kv/compaction',
+    method: 'POST',
+    body: { revision: String(revision), physical: true },
+    timeoutMs: 30_000,
+  });
+  if (compacted.status !== 200) {
+    throw new ControlPlaneError(
+      'PROVISION_FAILED',
+      `etcd compaction returned ${compacted.status}`,
+      {
+        step: 'compact etcd',
+        logTail: compacted.body,
+      },
+    );
+  }
+  return revision;
 }
 
 /** settleAll waits for every promise and then throws the first rejection, if any. */

@@ -9,7 +9,18 @@ export type { BinaryName, CacheKeyParts } from './cache-layout.js';
 export { readControlPlaneState } from './connection.js';
 export type { ControlPlaneConnection, ControlPlaneState, ControlPlaneUsers } from './connection.js';
 export { startControlPlane } from './control-plane.js';
-export type { ControlPlane, ControlPlanePorts, StartControlPlaneOptions } from './control-plane.js';
+export { DEFAULT_NODES } from './control-plane.js';
+export type {
+  ComponentName,
+  ControlPlane,
+  ControlPlanePorts,
+  StartControlPlaneOptions,
+  StartedProcess,
+} from './control-plane.js';
+export { FaultProxy } from './fault-proxy.js';
+export type { FaultProxyMode } from './fault-proxy.js';
+export { AUDIT_POLICY, readAuditLog, waitForAuditRecords } from './audit-log.js';
+export type { AuditFilter, AuditRecord } from './audit-log.js';
 export { ControlPlaneError } from './errors.js';
 export type { ControlPlaneErrorCode } from './errors.js';
 export { kubeRequest } from './kube-request.js';

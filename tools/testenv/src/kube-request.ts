@@ -18,6 +18,8 @@ export interface KubeRequestOptions {
   readonly body?: unknown;
   /** Sent as it is with `Content-Type: application/yaml` (instead of `body`). */
   readonly yamlBody?: string;
+  /** The User-Agent header (default `k-testenv`), e.g. to find the request in the audit log. */
+  readonly userAgent?: string;
   /** Per-request timeout, ms (default 5000). */
   readonly timeoutMs?: number;
 }
@@ -38,7 +40,10 @@ export function kubeRequest(options: KubeRequestOptions): Promise<KubeResponse> 
   const payload =
     options.yamlBody ?? (options.body === undefined ? undefined : JSON.stringify(options.body));
   const credentials = options.credentials;
-  const headers: Record<string, string> = { accept: 'application/json' };
+  const headers: Record<string, string> = {
+    accept: 'application/json',
+    'user-agent': options.userAgent ?? 'k-testenv',
+  };
   if (payload !== undefined)
     headers['content-type'] =
       options.yamlBody === undefined ? 'application/json' : 'application/yaml';

@@ -1,6 +1,7 @@
 import type { KubernetesObject } from '@k/clientset';
 import { systemClock, type Clock } from '@k/rest';
 import { finalStateOf } from '../cache/object-key.js';
+import { RuntimeError } from '../errors.js';
 import type { Informer } from '../informer/informer.js';
 import { SILENT_LOGGER, type Logger } from '../logger.js';
 import { NOOP_METRICS, type MetricsSink } from '../metrics/metrics-sink.js';
@@ -51,9 +52,11 @@ export interface ControllerOptions {
 /**
  * Controller runs a reconciler over a rate-limited workqueue fed by informers
  * (controller-runtime's controller): `watch(informer, map)` turns each change that passes the
- * predicates into requests; `start(signal)` starts the informers it watches (those not running),
- * waits for their sync, and runs `maxConcurrentReconciles` workers until `signal` aborts; then
- * it lets queued and running reconciles finish (up to `gracefulShutdownTimeoutMs`) and resolves.
+ * predicates into requests; `start(signal)` starts the informers it watches (those not running,
+ * which it then owns and stops), waits for their sync (rejecting with `ERR_RUNTIME_NOT_SYNCED`
+ * after `cacheSyncTimeoutMs`, its informers stopped, so a program can exit non-zero), and runs
+ * `maxConcurrentReconciles` workers until `signal` aborts; then it lets queued and running
+ * reconciles finish (up to `gracefulShutdownTimeoutMs`) and resolves.
  * See {@link ControllerBuilder} for `for`/`owns`/`watches`.
  */
 export class Controller {
@@ -129,14 +132,23 @@ export class Controller {
 
   /** start runs the controller until `signal` aborts, then drains; resolves when stopped. */
   async start(signal: AbortSignal): Promise<void> {
-    if (this.#started) throw new Error(`controller ${this.name} was already started`);
+    if (this.#started) {
+      throw new RuntimeError(
+        'ERR_RUNTIME_CONFIGURATION',
+        `controller ${this.name} was already started`,
+      );
+    }
     this.#started = true;
-    for (const informer of this.#informers) informer.start(signal);
+    // Informers nobody else started are this controller's: they stop with it.
+    const owned = [...this.#informers].filter((informer) => !informer.running);
+    for (const informer of owned) informer.start(signal);
+    const stopOwned = (): Promise<unknown> => Promise.all(owned.map((informer) => informer.stop()));
     const syncSignal = AbortSignal.any([signal, AbortSignal.timeout(this.#cacheSyncTimeoutMs)]);
     try {
       await Promise.all([...this.#informers].map((informer) => informer.waitForSync(syncSignal)));
     } catch (error) {
       this.queue.shutDown();
+      await stopOwned();
       if (signal.aborted) return;
       throw error;
     }
@@ -159,6 +171,7 @@ export class Controller {
     await this.queue.shutDownWithDrain(giveUp.signal);
     await Promise.all(workers);
     clearTimeout(timer);
+    await stopOwned();
   }
 
   async #work(signal: AbortSignal): Promise<void> {

@@ -1,0 +1,116 @@
+import { startNodeProgram, type ModuleKind, type RunningNodeProgram } from '@k/test-utils';
+import { controlPlane, useTestNamespace } from '@k/testenv/vitest';
+import { afterEach, describe, expect, it } from 'vitest';
+import { clientsetFor } from './helpers.js';
+
+// Two (then three) real `node` processes, running the built packages, compete for one Lease on
+// the real API server with client-go's durations: lease 15 s, renew deadline 10 s, retry 2 s.
+const LEASE_MS = 15_000;
+const RETRY_MS = 2_000;
+// Acquire attempts are jittered up to ×2.2 of the retry period (client-go's JitterUntil 1.2).
+const ACQUIRE_WAIT_MS = RETRY_MS * 2.2;
+const MARGIN_MS = 1_500;
+
+const CANDIDATE = `const identity = process.env.IDENTITY;
+const cs = await inferClientset({ kubeconfig: process.env.KUBECONFIG_PATH, context: 'admin', throttle: 'off' });
+const stop = new AbortController();
+process.once('SIGTERM', () => stop.abort());
+const elector = new LeaderElector(cs.coordinationV1.leases(process.env.NAMESPACE), {
+  name: 'e2e-lock',
+  identity,
+  onStartedLeading: () => console.log('LEADING ' + identity + ' ' + Date.now()),
+  onStoppedLeading: () => console.log('STOPPED ' + identity + ' ' + Date.now()),
+});
+console.log('CANDIDATE ' + identity);
+await elector.run(stop.signal);
+console.log('RELEASED ' + identity + ' ' + Date.now());
+await cs.close();`;
+
+const namespace = useTestNamespace({ prefix: 'runtime-leader' });
+const running: RunningNodeProgram[] = [];
+
+afterEach(() => {
+  for (const program of running.splice(0)) program.child.kill('SIGKILL');
+});
+
+async function candidate(identity: string, kind: ModuleKind): Promise<RunningNodeProgram> {
+  const program = await startNodeProgram(
+    {
+      imports: { '@k/clientset': ['inferClientset'], '@k/runtime': ['LeaderElector'] },
+      main: CANDIDATE,
+    },
+    kind,
+    {
+      env: {
+        IDENTITY: identity,
+        NAMESPACE: namespace.name,
+        KUBECONFIG_PATH: controlPlane().kubeconfigPath,
+      },
+      timeoutMs: 100_000,
+    },
+  );
+  running.push(program);
+  await program.waitForStdout(new RegExp(`CANDIDATE ${identity}`), 20_000);
+  return program;
+}
+
+async function timeOf(
+  program: RunningNodeProgram,
+  what: string,
+  identity: string,
+  timeoutMs: number,
+): Promise<number> {
+  const match = await program.waitForStdout(new RegExp(`${what} ${identity} (\\d+)`), timeoutMs);
+  return Number(match[1]);
+}
+
+describe('leader election between real processes', () => {
+  it('one leads; SIGKILLed, another leads within lease duration + retry; SIGTERM releases at once', async () => {
+    const a = await candidate('a', 'esm');
+    await timeOf(a, 'LEADING', 'a', 20_000);
+    const b = await candidate('b', 'esm');
+    await new Promise((resolve) => setTimeout(resolve, 2 * RETRY_MS + 500));
+    expect(b.stdout()).not.toMatch(/LEADING/);
+
+    const killedAt = Date.now();
+    a.child.kill('SIGKILL');
+    const bLeads = await timeOf(b, 'LEADING', 'b', LEASE_MS + ACQUIRE_WAIT_MS + 10_000);
+    // Never before the dead leader's lease ran out on b's clock, and soon after.
+    expect(bLeads - killedAt).toBeGreaterThan(LEASE_MS - RETRY_MS * 2);
+    expect(bLeads - killedAt).toBeLessThanOrEqual(LEASE_MS + ACQUIRE_WAIT_MS + MARGIN_MS);
+
+    const cs = await clientsetFor();
+    try {
+      const lease = await cs.coordinationV1.leases(namespace.name).get('e2e-lock');
+      expect(lease.spec).toMatchObject({
+        holderIdentity: 'b',
+        leaseDurationSeconds: 15,
+        leaseTransitions: 1,
+      });
+      expect(lease.spec?.renewTime).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/);
+
+      // A CommonJS candidate waits; b stops gracefully, releases, and c takes over at once.
+      const c = await candidate('c', 'cjs');
+      await new Promise((resolve) => setTimeout(resolve, RETRY_MS));
+      expect(c.stdout()).not.toMatch(/LEADING/);
+      b.child.kill('SIGTERM');
+      const bStopped = await timeOf(b, 'STOPPED', 'b', 10_000);
+      const bReleased = await timeOf(b, 'RELEASED', 'b', 10_000);
+      const bExit = await b.exited;
+      expect(bExit).toMatchObject({ exitCode: 0, signal: null, timedOut: false });
+      const cLeads = await timeOf(c, 'LEADING', 'c', ACQUIRE_WAIT_MS + 5_000);
+      // No overlap: b stopped leading before c started; and c did not wait out a lease.
+      expect(cLeads).toBeGreaterThanOrEqual(bStopped);
+      expect(cLeads - bReleased).toBeLessThanOrEqual(ACQUIRE_WAIT_MS + MARGIN_MS);
+
+      c.child.kill('SIGTERM');
+      const cExit = await c.exited;
+      expect(cExit).toMatchObject({ exitCode: 0, signal: null, timedOut: false });
+      expect(cExit.stdout).toMatch(/RELEASED c/);
+      const released = await cs.coordinationV1.leases(namespace.name).get('e2e-lock');
+      expect(released.spec?.holderIdentity ?? '').toBe('');
+    } finally {
+      await cs.close();
+    }
+  }, 110_000);
+});

@@ -1,0 +1,316 @@
+import type { GetOptions, RequestOptions } from '@k/clientset';
+import type { Lease, LeaseSpec } from '@k/clientset/coordination/v1';
+import { isNotFound, sleep, systemClock, type Clock } from '@k/rest';
+import { RuntimeError } from '../errors.js';
+import { SILENT_LOGGER, type Logger } from '../logger.js';
+
+/**
+ * LeaseClient is the lock a {@link LeaderElector} competes for: the typed client of
+ * `coordination.k8s.io/v1` Leases in one namespace (`cs.coordinationV1.leases('ns')`), or your own.
+ */
+export interface LeaseClient {
+  get(name: string, options?: GetOptions): Promise<Lease>;
+  create(lease: Lease, options?: RequestOptions): Promise<Lease>;
+  update(lease: Lease, options?: RequestOptions): Promise<Lease>;
+}
+
+/** LeaderElectorOptions configure a {@link LeaderElector} (durations: client-go's defaults). */
+export interface LeaderElectorOptions {
+  /** name is the Lease's name. */
+  name: string;
+  /** identity names this candidate in the Lease (unique per process: host name plus a random suffix). */
+  identity: string;
+  /** leaseDurationMs is how long others wait after the last renewal they saw before taking over (default 15 s). */
+  leaseDurationMs?: number;
+  /** renewDeadlineMs is how long the leader keeps trying to renew before it stops leading (default 10 s). */
+  renewDeadlineMs?: number;
+  /** retryPeriodMs is the wait between attempts (default 2 s, jittered ×1.2 while acquiring). */
+  retryPeriodMs?: number;
+  /** releaseOnCancel gives the Lease up when the run's signal aborts, so another leads at once (default true). */
+  releaseOnCancel?: boolean;
+  /** onStartedLeading runs when this candidate becomes leader; `signal` aborts when it stops leading. */
+  onStartedLeading?: (signal: AbortSignal) => void | Promise<void>;
+  /** onStoppedLeading runs once leadership ends, before a release. */
+  onStoppedLeading?: () => void;
+  /** onNewLeader runs when the observed leader changes (this candidate included). */
+  onNewLeader?: (identity: string) => void;
+  logger?: Logger;
+  clock?: Clock;
+  /** now is the wall clock written into the Lease (default `Date.now`). */
+  now?: () => number;
+  random?: () => number;
+}
+
+/** microTime renders a wall-clock time as a Kubernetes MicroTime (RFC 3339, six fractional digits). */
+export function microTime(milliseconds: number): string {
+  return new Date(milliseconds).toISOString().replace(/\.(\d{3})Z$/, '.$1000Z');
+}
+
+function sameRecord(a: LeaseSpec | undefined, b: LeaseSpec | undefined): boolean {
+  return (
+    a?.holderIdentity === b?.holderIdentity &&
+    a?.renewTime === b?.renewTime &&
+    a?.acquireTime === b?.acquireTime &&
+    a?.leaseTransitions === b?.leaseTransitions &&
+    a?.leaseDurationSeconds === b?.leaseDurationSeconds
+  );
+}
+
+/**
+ * LeaderElector is client-go's leader election on a Lease. `run(signal)` tries to acquire the
+ * Lease every retry period; once it holds it, it calls `onStartedLeading(signal)` and renews it
+ * every retry period. Others see the Lease held until `leaseDuration` after the last change they
+ * observed (on their own clock, never the holder's). A leader that cannot renew within
+ * `renewDeadline` (< leaseDuration) stops leading first — its signal aborts and
+ * `onStoppedLeading` runs — so two leaders never overlap. When `run`'s signal aborts, the leader
+ * stops leading and, with `releaseOnCancel`, empties the Lease so another candidate takes over
+ * at once. `run` resolves once this candidate stopped leading (or was stopped while waiting).
+ */
+export class LeaderElector {
+  readonly #leases: LeaseClient;
+  readonly #name: string;
+  readonly #identity: string;
+  readonly #leaseDurationMs: number;
+  readonly #renewDeadlineMs: number;
+  readonly #retryPeriodMs: number;
+  readonly #releaseOnCancel: boolean;
+  readonly #options: LeaderElectorOptions;
+  readonly #logger: Logger;
+  readonly #clock: Clock;
+  readonly #now: () => number;
+  readonly #random: () => number;
+  #observed: Lease | undefined;
+  #observedAt = -Infinity;
+  #leading = false;
+  #reportedLeader: string | undefined;
+
+  constructor(leases: LeaseClient, options: LeaderElectorOptions) {
+    this.#leases = leases;
+    this.#name = options.name;
+    this.#identity = options.identity;
+    this.#leaseDurationMs = options.leaseDurationMs ?? 15_000;
+    this.#renewDeadlineMs = options.renewDeadlineMs ?? 10_000;
+    this.#retryPeriodMs = options.retryPeriodMs ?? 2_000;
+    this.#releaseOnCancel = options.releaseOnCancel ?? true;
+    if (!(
+      this.#leaseDurationMs > this.#renewDeadlineMs &&
+      this.#renewDeadlineMs > this.#retryPeriodMs * 1.2
+    )) {
+      throw new RuntimeError(
+        'ERR_RUNTIME_CONFIGURATION',
+        'leader election needs leaseDuration > renewDeadline > retryPeriod × 1.2',
+      );
+    }
+    if (!options.identity) {
+      throw new RuntimeError('ERR_RUNTIME_CONFIGURATION', 'leader election needs an identity');
+    }
+    this.#options = options;
+    this.#logger = options.logger ?? SILENT_LOGGER;
+    this.#clock = options.clock ?? systemClock;
+    this.#now = options.now ?? Date.now;
+    this.#random = options.random ?? Math.random;
+  }
+
+  /** isLeader is true while this candidate leads. */
+  get isLeader(): boolean {
+    return this.#leading;
+  }
+
+  /** leader is the holder of the Lease as last observed ('' when released, undefined before the first look). */
+  get leader(): string | undefined {
+    return this.#observed?.spec?.holderIdentity;
+  }
+
+  /**
+   * healthy is client-go's leader-election health check: false when this candidate believes it
+   * leads but has not renewed for longer than the lease duration plus `toleranceMs` (default 20 s).
+   */
+  healthy(toleranceMs = 20_000): boolean {
+    return (
+      !this.#leading || this.#clock.now() - this.#observedAt <= this.#leaseDurationMs + toleranceMs
+    );
+  }
+
+  /** run competes for the Lease until leadership is lost or `signal` aborts (see the class). */
+  async run(signal: AbortSignal): Promise<void> {
+    if (!(await this.#acquire(signal))) return;
+    const leadership = new AbortController();
+    this.#leading = true;
+    this.#logger.info('started leading', { lease: this.#name, identity: this.#identity });
+    void Promise.resolve()
+      .then(() => this.#options.onStartedLeading?.(leadership.signal))
+      .catch((error: unknown) =>
+        this.#logger.error('onStartedLeading failed', {
+          error: error instanceof Error ? error.message : String(error),
+        }),
+      );
+    await this.#renewLoop(signal);
+    this.#leading = false;
+    leadership.abort(new Error(`leadership of lease ${this.#name} ended`));
+    this.#logger.info('stopped leading', { lease: this.#name, identity: this.#identity });
+    try {
+      this.#options.onStoppedLeading?.();
+    } catch (error) {
+      this.#logger.error('onStoppedLeading failed', {
+        error: error instanceof Error ? error.message : String(error),
+      });
+    }
+    if (signal.aborted && this.#releaseOnCancel) await this.#release();
+  }
+
+  async #acquire(signal: AbortSignal): Promise<boolean> {
+    while (!signal.aborted) {
+      if (await this.#tryAcquireOrRenew(signal, this.#renewDeadlineMs)) return true;
+      const wait = this.#retryPeriodMs * (1 + this.#random() * 1.2);
+      await sleep(this.#clock, wait, signal).catch(() => undefined);
+    }
+    return false;
+  }
+
+  async #renewLoop(signal: AbortSignal): Promise<void> {
+    while (!signal.aborted) {
+      const deadline = this.#clock.now() + this.#renewDeadlineMs;
+      let renewed = false;
+      while (!signal.aborted) {
+        const left = deadline - this.#clock.now();
+        if (left <= 0) break;
+        if (await this.#tryAcquireOrRenew(signal, left)) {
+          renewed = true;
+          break;
+        }
+        await sleep(
+          this.#clock,
+          Math.min(this.#retryPeriodMs, Math.max(0, deadline - this.#clock.now())),
+          signal,
+        ).catch(() => undefined);
+      }
+      if (!renewed || signal.aborted) {
+        if (!signal.aborted) {
+          this.#logger.warn('failed to renew the lease in time', {
+            lease: this.#name,
+            identity: this.#identity,
+          });
+        }
+        return;
+      }
+      await sleep(this.#clock, this.#retryPeriodMs, signal).catch(() => undefined);
+    }
+  }
+
+  #observe(lease: Lease): void {
+    if (!sameRecord(lease.spec, this.#observed?.spec)) this.#observedAt = this.#clock.now();
+    this.#observed = lease;
+    const holder = lease.spec?.holderIdentity ?? '';
+    if (holder && holder !== this.#reportedLeader) {
+      this.#reportedLeader = holder;
+      try {
+        this.#options.onNewLeader?.(holder);
+      } catch (error) {
+        this.#logger.error('onNewLeader failed', {
+          error: error instanceof Error ? error.message : String(error),
+        });
+      }
+    }
+  }
+
+  async #tryAcquireOrRenew(signal: AbortSignal, timeoutMs: number): Promise<boolean> {
+    const options = { signal, timeoutMs: Math.max(1, Math.ceil(timeoutMs)), maxRetries: 0 };
+    const now = microTime(this.#now());
+    const durationSeconds = Math.ceil(this.#leaseDurationMs / 1000);
+    let current: Lease;
+    try {
+      current = await this.#leases.get(this.#name, options);
+    } catch (error) {
+      if (signal.aborted) return false;
+      if (!isNotFound(error)) {
+        this.#logger.warn('error retrieving the lease', {
+          lease: this.#name,
+          error: String(error),
+        });
+        return false;
+      }
+      try {
+        const created = await this.#leases.create(
+          {
+            apiVersion: 'coordination.k8s.io/v1',
+            kind: 'Lease',
+            metadata: { name: this.#name },
+            spec: {
+              holderIdentity: this.#identity,
+              leaseDurationSeconds: durationSeconds,
+              acquireTime: now,
+              renewTime: now,
+              leaseTransitions: 0,
+            },
+          },
+          options,
+        );
+        this.#observe(created);
+        return true;
+      } catch {
+        return false;
+      }
+    }
+    this.#observe(current);
+    const spec = current.spec ?? {};
+    const holder = spec.holderIdentity ?? '';
+    if (
+      holder !== '' &&
+      holder !== this.#identity &&
+      this.#clock.now() < this.#observedAt + this.#leaseDurationMs
+    ) {
+      return false;
+    }
+    const mine = holder === this.#identity;
+    try {
+      const updated = await this.#leases.update(
+        {
+          ...current,
+          spec: {
+            ...spec,
+            holderIdentity: this.#identity,
+            leaseDurationSeconds: durationSeconds,
+            renewTime: now,
+            acquireTime: mine ? (spec.acquireTime ?? now) : now,
+            leaseTransitions: (spec.leaseTransitions ?? 0) + (mine ? 0 : 1),
+          },
+        },
+        options,
+      );
+      this.#observe(updated);
+      return true;
+    } catch (error) {
+      if (!signal.aborted)
+        this.#logger.warn('failed to update the lease', {
+          lease: this.#name,
+          error: String(error),
+        });
+      return false;
+    }
+  }
+
+  async #release(): Promise<void> {
+    const observed = this.#observed;
+    if (!observed || observed.spec?.holderIdentity !== this.#identity) return;
+    const now = microTime(this.#now());
+    try {
+      const released = await this.#leases.update(
+        {
+          ...observed,
+          spec: {
+            ...observed.spec,
+            holderIdentity: '',
+            leaseDurationSeconds: 1,
+            renewTime: now,
+            acquireTime: now,
+          },
+        },
+        { timeoutMs: this.#renewDeadlineMs, maxRetries: 0 },
+      );
+      this.#observe(released);
+      this.#logger.info('released the lease', { lease: this.#name, identity: this.#identity });
+    } catch (error) {
+      this.#logger.warn('failed to release the lease', { lease: this.#name, error: String(error) });
+    }
+  }
+}
