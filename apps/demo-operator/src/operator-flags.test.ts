@@ -1,3 +1,4 @@
+import { KubeError } from '@k/config/errors';
 import { describe, expect, it } from 'vitest';
 import { OperatorError } from './errors.js';
 import { parseOperatorFlags } from './operator-flags.js';
@@ -84,6 +85,7 @@ describe('parseOperatorFlags', () => {
       caught = error;
     }
     expect(caught).toBeInstanceOf(OperatorError);
+    expect(KubeError.isInstance(caught)).toBe(true);
     expect((caught as OperatorError).code).toBe('ERR_OPERATOR_INVALID_FLAG');
     expect((caught as Error).message).toMatch(message);
   });
