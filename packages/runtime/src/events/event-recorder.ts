@@ -79,11 +79,11 @@ function truncateBytes(text: string, limit: number): string {
  * uid and resourceVersion), or returns a reference as given.
  */
 export function referenceOf(object: KubernetesObject | ObjectReference): ObjectReference {
-  if (!('metadata' in object) || object.metadata === undefined) return object as ObjectReference;
-  const { metadata } = object as KubernetesObject;
+  if (!('metadata' in object) || object.metadata === undefined) return object;
+  const { metadata } = object;
   return {
-    apiVersion: (object as KubernetesObject).apiVersion,
-    kind: (object as KubernetesObject).kind,
+    apiVersion: object.apiVersion,
+    kind: object.kind,
     ...(metadata?.namespace ? { namespace: metadata.namespace } : {}),
     name: metadata?.name,
     ...(metadata?.uid ? { uid: metadata.uid } : {}),
