@@ -14,14 +14,14 @@
  * BENCH_CONCURRENCY (default 32), BENCH_SKIP_CLIENT_NODE=1 (quick raw-vs-k comparisons; does not
  * write the results file).
  */
-import { execFileSync, fork, type ChildProcess } from 'node:child_process';
+import { fork, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { createServer } from 'node:https';
-import { cpus, loadavg, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { cpus, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import type { ResolvedConfig } from '@k/config';
+import { createTestCertificates } from '@k/test-utils';
 import { createTransport } from '@k/transport';
 import * as clientNode from '@kubernetes/client-node';
 import { Agent, request } from 'undici';
@@ -221,61 +221,12 @@ function best(samples: readonly Sample[]): Sample {
 }
 
 function createPki(): Pki {
-  const directory = mkdtempSync(join(tmpdir(), 'k-bench-pki-'));
-  const path = (name: string) => join(directory, name);
-  const openssl = (...args: string[]) => execFileSync('openssl', args, { stdio: 'pipe' });
-  try {
-    openssl('ecparam', '-name', 'prime256v1', '-genkey', '-noout', '-out', path('ca.key'));
-    openssl(
-      'req',
-      '-x509',
-      '-new',
-      '-key',
-      path('ca.key'),
-      '-subj',
-      '/CN=bench-ca',
-      '-days',
-      '1',
-      '-out',
-      path('ca.crt'),
-    );
-    openssl('ecparam', '-name', 'prime256v1', '-genkey', '-noout', '-out', path('server.key'));
-    openssl(
-      'req',
-      '-new',
-      '-key',
-      path('server.key'),
-      '-subj',
-      '/CN=bench-server',
-      '-out',
-      path('server.csr'),
-    );
-    writeFileSync(path('server.ext'), 'subjectAltName=IP:127.0.0.1,DNS:localhost\n');
-    openssl(
-      'x509',
-      '-req',
-      '-in',
-      path('server.csr'),
-      '-CA',
-      path('ca.crt'),
-      '-CAkey',
-      path('ca.key'),
-      '-CAcreateserial',
-      '-days',
-      '1',
-      '-extfile',
-      path('server.ext'),
-      '-out',
-      path('server.crt'),
-    );
-    return {
-      ca: readFileSync(path('ca.crt'), 'utf8'),
-      cert: readFileSync(path('server.crt'), 'utf8'),
-      key: readFileSync(path('server.key'), 'utf8'),
-    };
-  } finally {
-    rmSync(directory, { recursive: true, force: true });
-  }
+  const certificates = createTestCertificates(['IP:127.0.0.1', 'DNS:localhost']);
+  return {
+    ca: certificates.caPem,
+    cert: certificates.serverCertPem,
+    key: certificates.serverKeyPem,
+  };
 }
 
 function ask(child: ChildProcess): Promise<number> {

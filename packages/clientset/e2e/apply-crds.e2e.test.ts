@@ -2,7 +2,8 @@ import { useTestNamespace } from '@k/testenv/vitest';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ClientsetError, CrdNotEstablishedError, type Clientset } from '../src/index.js';
 import { findByKind } from '../src/discovery.js';
-import { caught, clientsetFor } from './helpers.js';
+import { caught } from '@k/test-utils';
+import { clientsetFor } from './helpers.js';
 
 // applyManifests and CustomResourceDefinitions against the real API server: a CRD is only usable
 // once the server has accepted its names, set Established and listed the kind in discovery.

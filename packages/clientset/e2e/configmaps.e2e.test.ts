@@ -3,7 +3,8 @@ import { useTestNamespace } from '@k/testenv/vitest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApplyConflictError, type Clientset } from '../src/index.js';
 import type { ConfigMap } from '../src/generated/core/v1/index.js';
-import { caught, clientsetFor, inParallel } from './helpers.js';
+import { caught } from '@k/test-utils';
+import { clientsetFor, inParallel } from './helpers.js';
 
 const namespace = useTestNamespace({ prefix: 'clientset-cm' });
 let cs: Clientset;

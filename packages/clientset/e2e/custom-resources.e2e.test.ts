@@ -14,7 +14,8 @@ import {
 import { DiskDiscoveryCache } from '../src/discovery.js';
 import type { CustomResourceDefinition } from '../src/generated/apiextensions/v1/index.js';
 import { createWidgetsClient, widgetsResource, type Widget } from './generated/widget-v1.js';
-import { caught, clientsetFor, eventually } from './helpers.js';
+import { caught } from '@k/test-utils';
+import { clientsetFor, eventually } from './helpers.js';
 
 const CRD_NAME = 'widgets.k-clientset.test';
 const namespace = useTestNamespace({ prefix: 'clientset-crd' });

@@ -7,7 +7,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Clientset } from '../src/index.js';
 import type { Deployment } from '../src/generated/apps/v1/index.js';
-import { caught, clientsetFor, eventually } from './helpers.js';
+import { caught } from '@k/test-utils';
+import { clientsetFor, eventually } from './helpers.js';
 
 const namespace = useTestNamespace({ prefix: 'clientset-deploy' });
 let cs: Clientset;

@@ -17,16 +17,6 @@ export function clientsetFor(
   });
 }
 
-/** caught resolves with what `promise` rejects with, and fails when it resolves. */
-export async function caught(promise: Promise<unknown>): Promise<unknown> {
-  try {
-    await promise;
-  } catch (error) {
-    return error;
-  }
-  throw new Error('expected a rejection');
-}
-
 /** inParallel runs `task` for every item, at most `concurrency` at a time. */
 export async function inParallel<T>(
   items: readonly T[],

@@ -2,7 +2,8 @@ import { isNotFound } from '@k/rest';
 import { uniqueNamespaceName } from '@k/testenv';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ClientsetError, type Clientset, type ResourceClient } from '../src/index.js';
-import { caught, clientsetFor, eventually } from './helpers.js';
+import { caught } from '@k/test-utils';
+import { clientsetFor, eventually } from './helpers.js';
 
 let cs: Clientset;
 const made: string[] = [];

@@ -1,7 +1,8 @@
 import type { ConfigOverrides, ResolvedConfig } from '@k/config';
 import { createRestClient, type CreateRestClientOptions } from '@k/rest';
 import { Clientset } from './clientset.js';
-import { DiskDiscoveryCache, type DiscoveryCache } from './discovery/discovery-cache.js';
+import type { DiscoveryCache } from './discovery/discovery-cache.js';
+import { DiskDiscoveryCache } from './discovery/disk-discovery-cache.js';
 import { DiscoveryClient } from './discovery/discovery-client.js';
 import {
   anyOf,

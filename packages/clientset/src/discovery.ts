@@ -2,13 +2,13 @@
 // that reads discovery itself (the clientset's `discovery` and `mapper` use them).
 export { AGGREGATED_DISCOVERY_ACCEPT } from './discovery/discovery-client.js';
 export type { DiscoveryClientOptions, VersionInfo } from './discovery/discovery-client.js';
+export { MemoryDiscoveryCache } from './discovery/memory-discovery-cache.js';
 export {
-  MemoryDiscoveryCache,
   DiskDiscoveryCache,
   DEFAULT_DISK_CACHE_TTL_MS,
   cacheFileName,
   defaultDiscoveryCacheDirectory,
-} from './discovery/discovery-cache.js';
+} from './discovery/disk-discovery-cache.js';
 export {
   fromAggregated,
   fromResourceList,

@@ -1,11 +1,14 @@
 import 'reflect-metadata';
 import { container as rootContainer } from 'tsyringe';
 import { afterEach, describe, expect, it } from 'vitest';
+import { testResolvedConfig } from '@k/config/testing';
+import { caught } from '@k/test-utils';
 import { parseManifests } from './apply/apply-manifests.js';
 import { Clientset } from './clientset.js';
 import type { ResolvedConfig } from '@k/config';
 import { createClientset, inferClientset } from './create-clientset.js';
-import { DiskDiscoveryCache, MemoryDiscoveryCache } from './discovery/discovery-cache.js';
+import { DiskDiscoveryCache } from './discovery/disk-discovery-cache.js';
+import { MemoryDiscoveryCache } from './discovery/memory-discovery-cache.js';
 import { DiscoveryClient } from './discovery/discovery-client.js';
 import { RestMapper } from './discovery/rest-mapper.js';
 import { DynamicClient } from './dynamic/dynamic-client.js';
@@ -14,18 +17,9 @@ import { applyManifests } from './apply/apply-manifests.js';
 import { registerClientset } from './register.js';
 import { startRecordingServer, type RecordingServer } from './__fixtures__/recording-server.js';
 
-const config: ResolvedConfig = {
-  server: 'http://127.0.0.1:1',
-  contextName: 'c',
-  clusterName: 'c',
-  userName: 'u',
-  namespace: 'default',
-  namespaceExplicit: false,
-  tls: { insecure: false },
-  auth: { kind: 'none' },
+const config: ResolvedConfig = testResolvedConfig('http://127.0.0.1:1', {
   disableCompression: true,
-  source: 'kubeconfig',
-};
+});
 
 let server: RecordingServer | undefined;
 
@@ -33,15 +27,6 @@ afterEach(async () => {
   await server?.close();
   server = undefined;
 });
-
-async function caught(run: () => unknown): Promise<unknown> {
-  try {
-    await run();
-  } catch (error) {
-    return error;
-  }
-  throw new Error('expected a failure');
-}
 
 /** Plain is any value as plain JavaScript passes it: the types do not apply. */
 type Plain = never;

@@ -5,11 +5,12 @@ import * as restTokens from '@k/rest/di';
 import type { CredentialProviderFactory } from '@k/transport';
 import { CREDENTIAL_PROVIDER_FACTORY, RESOLVED_CONFIG, TRANSPORT } from '@k/transport/di';
 import { container as rootContainer } from 'tsyringe';
+import { testResolvedConfig } from '@k/config/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Clientset } from './clientset.js';
 import { createClientset } from './create-clientset.js';
 import * as di from './di.js';
-import { DiskDiscoveryCache } from './discovery/discovery-cache.js';
+import { DiskDiscoveryCache } from './discovery/disk-discovery-cache.js';
 import { registerClientset } from './register.js';
 import * as tokens from './tokens.js';
 import {
@@ -28,18 +29,7 @@ afterEach(async () => {
 });
 
 function resolvedConfig(url: string): ResolvedConfig {
-  return {
-    server: url,
-    contextName: 'test',
-    clusterName: 'test',
-    userName: 'test',
-    namespace: 'default',
-    namespaceExplicit: false,
-    tls: { insecure: false },
-    auth: { kind: 'none' },
-    disableCompression: true,
-    source: 'kubeconfig',
-  };
+  return testResolvedConfig(url, { disableCompression: true });
 }
 
 async function echoServer(): Promise<RecordingServer> {

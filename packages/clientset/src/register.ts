@@ -4,12 +4,10 @@ import { RESOLVED_CONFIG, TRANSPORT, registerTransport } from '@k/transport/di';
 import type { DependencyContainer } from 'tsyringe';
 import { Clientset } from './clientset.js';
 import type { ClientsetOptions, DiskDiscoveryCacheSettings } from './create-clientset.js';
-import {
-  DiskDiscoveryCache,
-  MemoryDiscoveryCache,
-  type DiscoveryCache,
-} from './discovery/discovery-cache.js';
+import type { DiscoveryCache } from './discovery/discovery-cache.js';
+import { DiskDiscoveryCache } from './discovery/disk-discovery-cache.js';
 import { DiscoveryClient } from './discovery/discovery-client.js';
+import { MemoryDiscoveryCache } from './discovery/memory-discovery-cache.js';
 import { RestMapper } from './discovery/rest-mapper.js';
 import { DynamicClient } from './dynamic/dynamic-client.js';
 import { ClientsetError } from './errors.js';

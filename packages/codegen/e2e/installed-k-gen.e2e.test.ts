@@ -1,9 +1,12 @@
-import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { copyFile, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { copyFile, mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
-import { assertBuilt, WORKSPACE_ROOT } from '@k/test-utils';
+import {
+  installPackedPackages,
+  runCommand as run,
+  WORKSPACE_ROOT,
+  type InstalledProject,
+} from '@k/test-utils';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 // What a user installs must hold what the README sells: the @k packages are packed with npm,
@@ -15,91 +18,21 @@ const PACKAGES = ['codegen', 'config', 'transport', 'rest', 'clientset'];
 const FIXTURE = join(WORKSPACE_ROOT, 'packages/clientset/e2e/fixtures/widget-crd.yaml');
 const COMMITTED = join(WORKSPACE_ROOT, 'packages/clientset/e2e/generated');
 
-interface CommandResult {
-  status: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-/** userEnvironment is the test's environment without what npm, vitest or tsx set for it. */
-function userEnvironment(): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {};
-  for (const [name, value] of Object.entries(process.env)) {
-    if (/^(npm_|VITEST|NODE_OPTIONS$|TSX_|NX_)/i.test(name)) continue;
-    env[name] = value;
-  }
-  return env;
-}
-
-/** run runs a command (no shell) in `cwd` as a user's terminal would and collects its output. */
-function run(command: string, args: readonly string[], cwd: string): Promise<CommandResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, args, {
-      cwd,
-      env: userEnvironment(),
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-    child.once('error', reject);
-    child.once('close', (status) => resolve({ status, stdout, stderr }));
-  });
-}
-
-let root: string;
 let project: string;
+let installed: InstalledProject | undefined;
 
 beforeAll(async () => {
-  await assertBuilt({
-    imports: Object.fromEntries(PACKAGES.map((name) => [`@k/${name}`, []])),
-    main: '',
+  installed = await installPackedPackages({
+    packages: PACKAGES,
+    dependencies: ['typescript@5.9.3', '@types/node@20.19.43'],
+    manifest: { type: 'module' },
   });
-  root = await mkdtemp(join(tmpdir(), 'k-gen-installed-'));
-  expect(relative(WORKSPACE_ROOT, root).startsWith('..')).toBe(true);
-  const tarballs = join(root, 'tarballs');
-  project = join(root, 'project');
-  await mkdir(tarballs);
-  await mkdir(project);
-  const packed = await run(
-    'npm',
-    [
-      'pack',
-      '--json',
-      '--pack-destination',
-      tarballs,
-      ...PACKAGES.flatMap((name) => ['--workspace', `packages/${name}`]),
-    ],
-    WORKSPACE_ROOT,
-  );
-  expect(packed.status, packed.stderr).toBe(0);
-  const files = (JSON.parse(packed.stdout) as { filename: string }[]).map((entry) =>
-    join(tarballs, entry.filename),
-  );
-  expect(files).toHaveLength(PACKAGES.length);
-  await writeFile(
-    join(project, 'package.json'),
-    `${JSON.stringify({ name: 'k-gen-user', private: true, type: 'module' }, null, 2)}\n`,
-  );
-  const installed = await run(
-    'npm',
-    [
-      'install',
-      '--no-audit',
-      '--no-fund',
-      '--prefer-offline',
-      ...files,
-      'typescript@5.9.3',
-      '@types/node@20.19.43',
-    ],
-    project,
-  );
-  expect(installed.status, installed.stderr).toBe(0);
+  project = installed.directory;
+  expect(relative(WORKSPACE_ROOT, project).startsWith('..')).toBe(true);
 }, 300_000);
 
 afterAll(async () => {
-  if (root) await rm(root, { recursive: true, force: true });
+  await installed?.remove();
 });
 
 describe('@k/codegen installed from its packed tarball', () => {

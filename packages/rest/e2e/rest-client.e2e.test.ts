@@ -17,7 +17,7 @@ import {
   type WarningHeader,
   type WatchEvent,
 } from '../src/index.js';
-import { caught } from '../src/__fixtures__/caught.js';
+import { caught } from '@k/test-utils';
 
 interface ConfigMap {
   apiVersion?: string;

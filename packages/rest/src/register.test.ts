@@ -3,6 +3,7 @@ import type { ResolvedConfig } from '@k/config';
 import { apiServerDispatcher, Transport } from '@k/transport';
 import { registerTransport } from '@k/transport/di';
 import { container as globalContainer } from 'tsyringe';
+import { testResolvedConfig } from '@k/config/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { RestClient } from './client/rest-client.js';
 import { RestConfigurationError } from './errors.js';
@@ -23,19 +24,7 @@ afterEach(async () => {
 });
 
 function resolvedConfig(url: string): ResolvedConfig {
-  return {
-    server: url,
-    contextName: 'test',
-    clusterName: 'test',
-    userName: 'test',
-    namespace: 'default',
-    namespaceExplicit: false,
-    tls: { insecure: false },
-    auth: { kind: 'none' },
-    disableCompression: true,
-    timeoutMs: 30_000,
-    source: 'kubeconfig',
-  };
+  return testResolvedConfig(url, { disableCompression: true, timeoutMs: 30_000 });
 }
 
 describe('registerRest', () => {

@@ -109,3 +109,23 @@ export class GatedSource<T extends KubernetesObject> extends CountingSource<T> {
     return this.#current;
   }
 }
+
+/** UNREACHABLE_KUBECONFIG points at a port nothing listens on, with a token that must never be printed. */
+export const UNREACHABLE_KUBECONFIG = `apiVersion: v1
+kind: Config
+clusters:
+- name: nowhere
+  cluster:
+    server: https://127.0.0.1:1
+    insecure-skip-tls-verify: true
+users:
+- name: someone
+  user:
+    token: not-a-secret
+contexts:
+- name: nowhere
+  context:
+    cluster: nowhere
+    user: someone
+current-context: nowhere
+`;

@@ -1,7 +1,7 @@
 import { MODULE_KINDS, runNodeProgram, startNodeProgram, type ModuleKind } from '@k/test-utils';
 import { controlPlane, useTestNamespace } from '@k/testenv/vitest';
 import { describe, expect, it } from 'vitest';
-import { clientsetFor } from './helpers.js';
+import { UNREACHABLE_KUBECONFIG, clientsetFor } from './helpers.js';
 
 // A controller program as a user writes it, run by plain `node` on the built packages: it stays
 // alive while it runs, drains and exits 0 on SIGTERM, and exits non-zero when the server cannot
@@ -32,25 +32,6 @@ const IMPORTS = {
   '@k/clientset': ['inferClientset'],
   '@k/runtime': ['ControllerBuilder', 'Informer'],
 };
-
-const UNREACHABLE_KUBECONFIG = `apiVersion: v1
-kind: Config
-clusters:
-- name: nowhere
-  cluster:
-    server: https://127.0.0.1:1
-    insecure-skip-tls-verify: true
-users:
-- name: someone
-  user:
-    token: not-a-secret
-contexts:
-- name: nowhere
-  context:
-    cluster: nowhere
-    user: someone
-current-context: nowhere
-`;
 
 const namespace = useTestNamespace({ prefix: 'runtime-lifetime' });
 

@@ -11,7 +11,13 @@ export type RuntimeErrorCode =
   /** An informer's watch could not be opened or broke (the server's error is the `cause`). */
   | 'ERR_RUNTIME_INFORMER_WATCH'
   /** An informer was not synced when the wait for it ended (its last error is the `cause`). */
-  | 'ERR_RUNTIME_NOT_SYNCED';
+  | 'ERR_RUNTIME_NOT_SYNCED'
+  /** A Manager's health and metrics server could not listen (the port is taken, the host unknown). */
+  | 'ERR_RUNTIME_LISTEN'
+  /** A Manager lost its leader election while running (it stops, like controller-runtime's, to restart clean). */
+  | 'ERR_RUNTIME_LEADERSHIP_LOST'
+  /** A Manager's runnables did not stop within its graceful shutdown timeout. */
+  | 'ERR_RUNTIME_SHUTDOWN_TIMEOUT';
 
 /**
  * RuntimeError is every failure @k/runtime itself detects (what the server answers stays an

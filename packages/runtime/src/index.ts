@@ -65,12 +65,42 @@ export type { Request } from './controller/request.js';
 export { LeaderElector, microTime } from './leader-election/leader-elector.js';
 export type { LeaderElectorOptions, LeaseClient } from './leader-election/leader-elector.js';
 
+// Manager: informers, controllers, leader election, /healthz, /readyz, /metrics, signals.
+export { Manager } from './manager/manager.js';
+export type {
+  Closeable,
+  ManagerLeaderElectionOptions,
+  ManagerOptions,
+  ManagerRunOptions,
+  Runnable,
+} from './manager/manager.js';
+export type { ServerAddress } from './manager/manager-server.js';
+export type { HealthCheck } from './manager/health-checks.js';
+
+// Events: events.k8s.io/v1 with client-go's aggregation, series and spam filter.
+export { EventRecorder, referenceOf } from './events/event-recorder.js';
+export type {
+  EventOptions,
+  EventRecorderOptions,
+  EventRecorderStats,
+  EventsClient,
+  EventsClientSource,
+} from './events/event-recorder.js';
+export { COMBINED_PREFIX, EventCorrelator } from './events/event-correlator.js';
+export type {
+  Correlation,
+  CorrelatedEvent,
+  EventCorrelatorOptions,
+  EventType,
+  RecordedEvent,
+} from './events/event-correlator.js';
+
 // Logging: a small structured interface; the default drops everything.
 export { SILENT_LOGGER } from './logger.js';
 export type { LogFields, Logger } from './logger.js';
 
 // Metrics: a small sink interface (Prometheus adapter at @k/runtime/prometheus).
-export { NOOP_METRICS, exponentialBuckets } from './metrics/metrics-sink.js';
+export { NOOP_METRICS, exponentialBuckets, isScrapable } from './metrics/metrics-sink.js';
 export type {
   Counter,
   Gauge,
@@ -79,7 +109,9 @@ export type {
   HistogramDefinition,
   MetricDefinition,
   MetricLabels,
+  MetricsExposition,
   MetricsSink,
+  ScrapableMetricsSink,
 } from './metrics/metrics-sink.js';
 
 // Errors.

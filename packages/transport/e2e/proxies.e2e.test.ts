@@ -6,7 +6,7 @@ import { ConnectionPools } from '../src/connection.js';
 import { createTransport } from '../src/index.js';
 import { resolvedContext, sendJson, whoAmI } from './support/cluster.js';
 import { secretLeaks } from './support/secret-leaks.js';
-import { createTestCertificates } from './support/test-certificates.js';
+import { createTestCertificates } from '@k/test-utils';
 import {
   startHttpConnectProxy,
   startSocks5Proxy,

@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestCertificates } from '../e2e/support/test-certificates.js';
+import { createTestCertificates } from '@k/test-utils';
 
 const EXAMPLE = fileURLToPath(new URL('../examples/request-logging.ts', import.meta.url));
 const TOKEN = 'example-secret-token-4242';

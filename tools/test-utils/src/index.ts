@@ -13,3 +13,15 @@ export type {
   NodeProgramResult,
   RunningNodeProgram,
 } from './node-program.js';
+export { installPackedPackages, runCommand, userEnvironment } from './installed-project.js';
+export type {
+  CommandResult,
+  InstallOptions,
+  InstalledProject,
+  RunCommandOptions,
+} from './installed-project.js';
+export { caught } from './caught.js';
+export { respondJson, startTestServer } from './test-server.js';
+export type { TestServer, TestServerArrival, TestServerHandler } from './test-server.js';
+export { createTestCertificates } from './test-certificates.js';
+export type { TestCertificates } from './test-certificates.js';

@@ -1,20 +1,12 @@
 import { inspect } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
+import { caught } from '@k/test-utils';
 import { DiscoveryClient } from '../discovery/discovery-client.js';
 import { RestMapper } from '../discovery/rest-mapper.js';
 import { DynamicClient } from '../dynamic/dynamic-client.js';
 import { ClientsetError, ManifestError } from '../errors.js';
 import { startRecordingServer, type RecordingServer } from '../__fixtures__/recording-server.js';
 import { applyManifests, parseManifests } from './apply-manifests.js';
-
-async function caught(promise: Promise<unknown>): Promise<unknown> {
-  try {
-    await promise;
-  } catch (error) {
-    return error;
-  }
-  throw new Error('expected a rejection');
-}
 
 describe('parseManifests', () => {
   it('reads every document in order, skips empty ones and expands lists', async () => {

@@ -9,7 +9,8 @@ import {
   startRecordingServer,
   type RecordingServer,
 } from '../__fixtures__/recording-server.js';
-import { cacheFileName, DiskDiscoveryCache, MemoryDiscoveryCache } from './discovery-cache.js';
+import { cacheFileName, DiskDiscoveryCache } from './disk-discovery-cache.js';
+import { MemoryDiscoveryCache } from './memory-discovery-cache.js';
 import { AGGREGATED_DISCOVERY_ACCEPT, DiscoveryClient } from './discovery-client.js';
 import { findByKind, findByName, RestMapper } from './rest-mapper.js';
 

@@ -8,7 +8,8 @@ import {
   STRING,
 } from '../validation/argument-rules.js';
 import { checkArgument, checkOptions } from '../validation/check-arguments.js';
-import { MemoryDiscoveryCache, type DiscoveryCache } from './discovery-cache.js';
+import type { DiscoveryCache } from './discovery-cache.js';
+import { MemoryDiscoveryCache } from './memory-discovery-cache.js';
 import {
   fromAggregated,
   fromResourceList,

@@ -1,5 +1,6 @@
 import { ApiError, isConflict, reasonForError } from '@k/rest';
 import { afterEach, describe, expect, it } from 'vitest';
+import { caught } from '@k/test-utils';
 import { ApplyConflictError, ClientsetError } from '../errors.js';
 import { createAppsV1Client, deploymentsResource } from '../generated/apps/v1/index.js';
 import { configMapsResource, createCoreV1Client } from '../generated/core/v1/index.js';
@@ -21,17 +22,6 @@ function last() {
   const request = server?.requests.at(-1);
   if (!request) throw new Error('no request arrived');
   return request;
-}
-
-function caught(run: () => unknown): Promise<unknown> {
-  return Promise.resolve()
-    .then(run)
-    .then(
-      () => {
-        throw new Error('expected a failure');
-      },
-      (error: unknown) => error,
-    );
 }
 
 // A recording fake server shows the exact method, path, query and body on the wire, which the

@@ -9,24 +9,21 @@ import type {
   NamedPatchType,
   PatchBody,
 } from './object-types.js';
-import {
-  deleteOptionsBody,
-  logParams,
-  selectionParams,
-  writeParams,
-  type ApplyOptions,
-  type CreateOptions,
-  type DeleteCollectionOptions,
-  type DeleteOptions,
-  type GetOptions,
-  type ListAllOptions,
-  type ListOptions,
-  type LogOptions,
-  type PatchOptions,
-  type RequestOptions,
-  type UpdateOptions,
-  type WatchOptions,
+import type {
+  ApplyOptions,
+  CreateOptions,
+  DeleteCollectionOptions,
+  DeleteOptions,
+  GetOptions,
+  ListAllOptions,
+  ListOptions,
+  LogOptions,
+  PatchOptions,
+  RequestOptions,
+  UpdateOptions,
+  WatchOptions,
 } from './request-options.js';
+import { deleteOptionsBody, logParams, selectionParams, writeParams } from './request-params.js';
 import { deleteResultOf, type DeleteResult } from './delete-result.js';
 import {
   openRemoteCommand,

@@ -20,7 +20,7 @@ import {
   type TestClient,
 } from '../__fixtures__/fake-server.js';
 import type { RetryEvent } from './request-executor.js';
-import { caught } from '../__fixtures__/caught.js';
+import { caught } from '@k/test-utils';
 
 const configMap = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c', namespace: 'ns' } };
 const path = '/api/v1/namespaces/ns/configmaps';

@@ -15,7 +15,7 @@ import {
   type FakeServer,
   type TestClient,
 } from '../__fixtures__/fake-server.js';
-import { caught } from '../__fixtures__/caught.js';
+import { caught } from '@k/test-utils';
 
 let server: FakeServer | undefined;
 let rest: TestClient | undefined;

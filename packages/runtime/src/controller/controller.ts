@@ -125,6 +125,11 @@ export class Controller {
     this.queue.add(requestKey(request));
   }
 
+  /** informers are the informers this controller watches (a Manager starts them as its cache). */
+  get informers(): Informer<KubernetesObject>[] {
+    return [...this.#informers] as unknown as Informer<KubernetesObject>[];
+  }
+
   /** synced is true once every watched informer has synced. */
   get synced(): boolean {
     return [...this.#informers].every((informer) => informer.hasSynced);

@@ -111,6 +111,11 @@ export class LeaderElector {
     this.#random = options.random ?? Math.random;
   }
 
+  /** name is the Lease's name. */
+  get name(): string {
+    return this.#name;
+  }
+
   /** isLeader is true while this candidate leads. */
   get isLeader(): boolean {
     return this.#leading;
@@ -155,7 +160,7 @@ export class LeaderElector {
         error: error instanceof Error ? error.message : String(error),
       });
     }
-    if (signal.aborted && this.#releaseOnCancel) await this.#release();
+    if (signal.aborted && this.#releaseOnCancel) await this.release();
   }
 
   async #acquire(signal: AbortSignal): Promise<boolean> {
@@ -289,7 +294,13 @@ export class LeaderElector {
     }
   }
 
-  async #release(): Promise<void> {
+  /**
+   * release empties the Lease if this candidate holds it, so another leads at once. `run` does it
+   * itself with `releaseOnCancel`; call it yourself after `run` resolved when you turned that off
+   * to release only once your work stopped (a Manager does). Failures are logged, not thrown.
+   */
+  async release(): Promise<void> {
+    if (this.#leading) return;
     const observed = this.#observed;
     if (!observed || observed.spec?.holderIdentity !== this.#identity) return;
     const now = microTime(this.#now());

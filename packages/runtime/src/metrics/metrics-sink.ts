@@ -67,3 +67,22 @@ export const NOOP_METRICS: MetricsSink = {
 export function exponentialBuckets(start: number, factor: number, count: number): number[] {
   return Array.from({ length: count }, (_, index) => start * factor ** index);
 }
+
+/** MetricsExposition is a scrape: the body in a Prometheus exposition format and its content type. */
+export interface MetricsExposition {
+  contentType: string;
+  body: string;
+}
+
+/**
+ * ScrapableMetricsSink is a {@link MetricsSink} that can render what it recorded, which is what
+ * a Manager's `/metrics` serves (the prom-client adapter of `@k/runtime/prometheus` is one).
+ */
+export interface ScrapableMetricsSink extends MetricsSink {
+  scrape(): Promise<MetricsExposition>;
+}
+
+/** isScrapable tells whether `sink` can render its metrics for `/metrics`. */
+export function isScrapable(sink: MetricsSink): sink is ScrapableMetricsSink {
+  return typeof (sink as Partial<ScrapableMetricsSink>).scrape === 'function';
+}

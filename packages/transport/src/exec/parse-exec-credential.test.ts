@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { selfSignedPair, type SelfSignedPair } from '../../e2e/fixtures/exec-plugin-script.js';
+import { createTestCertificates } from '@k/test-utils';
 import { ExecPluginError } from '../errors.js';
 import { parseExecCredential } from './parse-exec-credential.js';
 
@@ -21,11 +21,13 @@ const failure = (stdout: string, apiVersion = V1): ExecPluginError => {
 };
 
 describe('parseExecCredential', () => {
-  let pair: SelfSignedPair;
-  let other: SelfSignedPair;
+  /** A certificate and its key, and a key of another pair. */
+  let pair: { certificate: string; key: string };
+  let other: { key: string };
   beforeAll(() => {
-    pair = selfSignedPair('one');
-    other = selfSignedPair('two');
+    const pki = createTestCertificates();
+    pair = { certificate: pki.clientCertPem, key: pki.clientKeyPem };
+    other = { key: pki.serverKeyPem };
   });
 
   it('D1: a token becomes a bearer authorization without expiry', () => {

@@ -5,6 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { setTimeout as delay } from 'node:timers/promises';
 import { gzipSync } from 'node:zlib';
 import type { ResolvedConfig } from '@k/config';
+import { testResolvedConfig } from '@k/config/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ConnectionPools } from '../transport/connection-pools.js';
 import { createTransport } from '../transport/create-transport.js';
@@ -63,20 +64,7 @@ async function startStreamingServer(): Promise<StreamingServer> {
   };
 }
 
-function config(server: string): ResolvedConfig {
-  return {
-    server,
-    contextName: 'c',
-    clusterName: 'c',
-    userName: 'u',
-    namespace: 'default',
-    namespaceExplicit: false,
-    tls: { insecure: false },
-    auth: { kind: 'none' },
-    disableCompression: false,
-    source: 'kubeconfig',
-  };
-}
+const config = (server: string): ResolvedConfig => testResolvedConfig(server);
 
 let streaming: StreamingServer | undefined;
 let transport: Transport | undefined;

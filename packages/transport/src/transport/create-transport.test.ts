@@ -7,10 +7,7 @@ import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import type { ResolvedConfig, TlsSettings } from '@k/config';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  createTestCertificates,
-  type TestCertificates,
-} from '../../e2e/support/test-certificates.js';
+import { createTestCertificates, type TestCertificates } from '@k/test-utils';
 import { TRANSPORT_VERSION } from '../version.js';
 import { ConnectionPools } from './connection-pools.js';
 import { createTransport } from './create-transport.js';

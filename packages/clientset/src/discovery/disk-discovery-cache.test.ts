@@ -7,7 +7,7 @@ import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startDiscoveryServer } from '../__fixtures__/discovery-server.js';
 import type { RecordingServer } from '../__fixtures__/recording-server.js';
-import { cacheFileName, DiskDiscoveryCache } from './discovery-cache.js';
+import { cacheFileName, DiskDiscoveryCache } from './disk-discovery-cache.js';
 import { DiscoveryClient } from './discovery-client.js';
 import { RestMapper } from './rest-mapper.js';
 import type { ServerResources } from './discovery-documents.js';

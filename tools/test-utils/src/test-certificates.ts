@@ -20,7 +20,7 @@ export interface TestCertificates {
 export function createTestCertificates(
   serverNames: readonly string[] = ['DNS:localhost', 'IP:127.0.0.1'],
 ): TestCertificates {
-  const directory = mkdtempSync(join(tmpdir(), 'k-transport-pki-'));
+  const directory = mkdtempSync(join(tmpdir(), 'k-test-pki-'));
   const path = (name: string) => join(directory, name);
   const openssl = (...args: string[]) => execFileSync('openssl', args, { stdio: 'pipe' });
   try {
@@ -32,7 +32,7 @@ export function createTestCertificates(
       '-key',
       path('ca.key'),
       '-subj',
-      '/CN=k-transport-test-ca',
+      '/CN=k-test-ca',
       '-days',
       '1',
       '-out',
@@ -71,10 +71,10 @@ export function createTestCertificates(
     };
     issue(
       'server',
-      '/CN=k-transport-test-server',
+      '/CN=k-test-server',
       `subjectAltName=${serverNames.join(',')}\nextendedKeyUsage=serverAuth\n`,
     );
-    issue('client', '/CN=k-transport-test-client/O=testers', 'extendedKeyUsage=clientAuth\n');
+    issue('client', '/CN=k-test-client/O=testers', 'extendedKeyUsage=clientAuth\n');
     const read = (name: string) => readFileSync(path(name), 'utf8');
     return {
       caPem: read('ca.crt'),

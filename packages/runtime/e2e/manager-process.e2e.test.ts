@@ -1,0 +1,212 @@
+import { MODULE_KINDS, runNodeProgram, startNodeProgram, type ModuleKind } from '@k/test-utils';
+import type { RunningNodeProgram } from '@k/test-utils';
+import { controlPlane, useTestNamespace } from '@k/testenv/vitest';
+import { afterEach, describe, expect, it } from 'vitest';
+import { UNREACHABLE_KUBECONFIG, clientsetFor, eventually } from './helpers.js';
+
+// An operator's main as a user writes it, run by plain `node` on the built packages: a Manager
+// with leader election, a controller, /healthz, /readyz and /metrics on an ephemeral port, and
+// `run()` handling the signals. Two replicas: only the leader reconciles, the standby stays
+// ready; a signal drains, releases the Lease (the standby leads at once) and exits 0.
+const PROGRAM = `const identity = process.env.IDENTITY;
+const cs = await inferClientset({ kubeconfig: process.env.KUBECONFIG_PATH, context: process.env.CONTEXT, throttle: 'off' });
+const manager = new Manager({
+  port: 0,
+  host: '127.0.0.1',
+  onListening: (address) => console.log('LISTENING ' + address.url),
+  ...(process.env.LEADER_ELECTION === 'on'
+    ? {
+        leaderElection: {
+          leases: cs.coordinationV1.leases(process.env.NAMESPACE),
+          name: 'manager-e2e',
+          identity,
+          onNewLeader: (leader) => console.log('LEADER ' + leader),
+        },
+      }
+    : {}),
+});
+manager.closeOnShutdown(cs);
+const configMaps = manager.informerFor(cs.coreV1.configMaps(process.env.NAMESPACE), { labelSelector: 'test=manager' });
+manager
+  .controller('manager-e2e')
+  .for(configMaps)
+  .withOptions({ cacheSyncTimeoutMs: 6000 })
+  .complete(async (request) => {
+    console.log('RECONCILE ' + identity + ' ' + request.name);
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    console.log('RECONCILED ' + identity + ' ' + request.name);
+  });
+process.once('exit', (code) => console.log('EXIT ' + code));
+await manager.run();
+console.log('STOPPED ' + identity);`;
+
+const IMPORTS = { '@k/clientset': ['inferClientset'], '@k/runtime': ['Manager'] };
+
+const namespace = useTestNamespace({ prefix: 'runtime-manager' });
+const running: RunningNodeProgram[] = [];
+
+afterEach(() => {
+  for (const program of running.splice(0)) program.child.kill('SIGKILL');
+});
+
+async function replica(
+  identity: string,
+  kind: ModuleKind,
+): Promise<{ program: RunningNodeProgram; url: string }> {
+  const program = await startNodeProgram({ imports: IMPORTS, main: PROGRAM }, kind, {
+    env: {
+      IDENTITY: identity,
+      KUBECONFIG_PATH: controlPlane().kubeconfigPath,
+      CONTEXT: 'admin',
+      NAMESPACE: namespace.name,
+      LEADER_ELECTION: 'on',
+    },
+    timeoutMs: 90_000,
+  });
+  running.push(program);
+  const [, url] = await program.waitForStdout(/LISTENING (\S+)/, 20_000);
+  return { program, url: url! };
+}
+
+async function probe(url: string): Promise<{ status: number; body: string }> {
+  const response = await fetch(url);
+  return { status: response.status, body: await response.text() };
+}
+
+describe.each(MODULE_KINDS)('a Manager program (%s)', (kind: ModuleKind) => {
+  // ESM stops on SIGTERM (what Kubernetes sends), CommonJS on SIGINT (Ctrl-C): both are graceful.
+  const stopSignal = kind === 'esm' ? 'SIGTERM' : 'SIGINT';
+
+  it(`leads and reconciles while the standby stays ready; ${stopSignal} drains, releases the Lease and exits 0`, async () => {
+    const cs = await clientsetFor();
+    const configMaps = cs.coreV1.configMaps(namespace.name);
+    const labels = { test: 'manager' };
+    try {
+      const a = await replica('a', kind);
+      await a.program.waitForStdout(/LEADER a/, 20_000);
+      const b = await replica('b', kind);
+      await b.program.waitForStdout(/LEADER a/, 20_000);
+
+      // Both serve probes; both caches sync, so both are ready, but only the leader reconciles.
+      for (const { url } of [a, b]) {
+        await eventually(async () =>
+          expect(await probe(`${url}/readyz`)).toEqual({ status: 200, body: 'ok' }),
+        );
+        expect(await probe(`${url}/healthz?verbose`)).toMatchObject({ status: 200 });
+        expect((await probe(`${url}/healthz?verbose`)).body).toContain('[+]leaderElection ok');
+        expect((await probe(`${url}/metrics`)).status).toBe(200);
+      }
+      await configMaps.create({
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: { name: 'first', labels },
+      });
+      await a.program.waitForStdout(/RECONCILED a first/, 20_000);
+      expect(b.program.stdout()).not.toMatch(/RECONCILE/);
+
+      // A reconcile is running when the signal arrives: it finishes before the Lease is released.
+      await configMaps.create({
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: { name: 'second', labels },
+      });
+      await a.program.waitForStdout(/RECONCILE a second/, 20_000);
+      a.program.child.kill(stopSignal);
+      const resultA = await a.program.exited;
+      expect(resultA).toMatchObject({ exitCode: 0, signal: null, timedOut: false });
+      expect(resultA.stderr).toBe('');
+      expect(resultA.stdout).toMatch(/RECONCILED a second\nSTOPPED a\nEXIT 0\n$/);
+
+      // Released at once: b leads well before the 15 s lease would have expired, and reconciles
+      // from the cache it kept warm while standing by.
+      const released = Date.now();
+      await b.program.waitForStdout(/LEADER b/, 10_000);
+      expect(Date.now() - released).toBeLessThan(8_000);
+      await b.program.waitForStdout(/RECONCILED b first/, 20_000);
+      await b.program.waitForStdout(/RECONCILED b second/, 20_000);
+
+      b.program.child.kill(stopSignal);
+      const resultB = await b.program.exited;
+      expect(resultB).toMatchObject({ exitCode: 0, signal: null, timedOut: false });
+      const lease = await cs.coordinationV1.leases(namespace.name).get('manager-e2e');
+      expect(lease.spec?.holderIdentity ?? '').toBe('');
+    } finally {
+      await cs.close();
+    }
+  });
+
+  it('serves a failing /readyz while the server cannot be reached, then exits 1 with a typed error', async () => {
+    const program = await startNodeProgram(
+      { imports: IMPORTS, main: PROGRAM, files: { kubeconfig: UNREACHABLE_KUBECONFIG } },
+      kind,
+      {
+        env: {
+          IDENTITY: 'lonely',
+          KUBECONFIG_PATH: 'kubeconfig',
+          CONTEXT: 'nowhere',
+          NAMESPACE: 'default',
+        },
+        timeoutMs: 30_000,
+      },
+    );
+    running.push(program);
+    const [, url] = await program.waitForStdout(/LISTENING (\S+)/, 20_000);
+    const readyz = await probe(`${url}/readyz`);
+    expect(readyz.status).toBe(500);
+    expect(readyz.body).toContain(
+      '[-]informers failed: configmaps in namespace default not synced',
+    );
+    expect(readyz.body).not.toContain('not-a-secret');
+    expect((await probe(`${url}/healthz`)).status).toBe(200);
+
+    const result = await program.exited;
+    expect(result.timedOut).toBe(false);
+    expect(result.exitCode).toBe(1);
+    expect(result.stderr).toMatch(/ERR_RUNTIME_NOT_SYNCED/);
+    expect(result.stderr).not.toMatch(/not-a-secret/);
+    expect(result.stdout).toMatch(/EXIT 1\n$/);
+  });
+});
+
+describe('a Manager program told to stop twice', () => {
+  it('dies at the second signal when the first one is still draining', async () => {
+    const program = await startNodeProgram(
+      {
+        imports: { '@k/runtime': ['Manager'] },
+        main: `const manager = new Manager({ port: 0, host: '127.0.0.1', onListening: () => console.log('LISTENING') });
+manager.add({ start: (signal) => new Promise((resolve) => signal.addEventListener('abort', () => { console.log('DRAINING'); setTimeout(resolve, 60000); })) });
+await manager.run();`,
+      },
+      'esm',
+      { timeoutMs: 30_000 },
+    );
+    running.push(program);
+    await program.waitForStdout(/LISTENING/, 20_000);
+    program.child.kill('SIGTERM');
+    await program.waitForStdout(/DRAINING/, 10_000);
+    program.child.kill('SIGTERM');
+    const result = await program.exited;
+    expect(result).toMatchObject({ signal: 'SIGTERM', timedOut: false });
+  });
+});
+
+// A running Manager is pending work even with no server and nothing to run yet: it keeps `node`
+// alive (an ES module's top-level await would otherwise end with exit code 13) until a signal.
+describe('a Manager with nothing to run and no server', () => {
+  it.each(MODULE_KINDS)('stays alive until SIGTERM, then exits 0 (%s)', async (kind) => {
+    const started = Date.now();
+    const result = await runNodeProgram(
+      {
+        imports: { '@k/runtime': ['Manager'] },
+        main: `const manager = new Manager({ port: false });
+setTimeout(() => process.kill(process.pid, 'SIGTERM'), 1500).unref();
+await manager.run();
+console.log('STOPPED');`,
+      },
+      kind,
+      { timeoutMs: 20_000 },
+    );
+    expect(result).toMatchObject({ exitCode: 0, timedOut: false, stdout: 'STOPPED\n' });
+    expect(Date.now() - started).toBeGreaterThanOrEqual(1500);
+  });
+});

@@ -1,0 +1,183 @@
+import { createServer } from 'node:net';
+import { describe, expect, it } from 'vitest';
+import { RuntimeError } from '../errors.js';
+import type { ScrapableMetricsSink } from '../metrics/metrics-sink.js';
+import { NOOP_METRICS } from '../metrics/metrics-sink.js';
+import { Manager, type Runnable } from './manager.js';
+
+// The Manager's own lifecycle and HTTP server, with runnables that are plain functions; the
+// informers, controllers and leader election against the real server are in e2e/manager*.
+
+async function get(url: string): Promise<{ status: number; body: string; type: string | null }> {
+  const response = await fetch(url);
+  return {
+    status: response.status,
+    body: await response.text(),
+    type: response.headers.get('content-type'),
+  };
+}
+
+function startedManager(manager: Manager): {
+  stop: AbortController;
+  done: Promise<void>;
+  listening: Promise<string>;
+} {
+  const stop = new AbortController();
+  const done = manager.start(stop.signal);
+  const listening = (async () => {
+    while (!manager.address) await new Promise((resolve) => setTimeout(resolve, 5));
+    return manager.address.url;
+  })();
+  return { stop, done, listening };
+}
+
+/** untilAborted is a runnable body: it works until its signal aborts, then takes `drainMs`. */
+function runnable(
+  log: string[],
+  name: string,
+  drainMs = 0,
+  extra: Partial<Runnable> = {},
+): Runnable {
+  return {
+    ...extra,
+    async start(signal) {
+      log.push(`start ${name}`);
+      await new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true }));
+      await new Promise((resolve) => setTimeout(resolve, drainMs));
+      log.push(`stopped ${name}`);
+    },
+  };
+}
+
+describe('Manager', () => {
+  it('serves /healthz, /readyz and /metrics on an ephemeral port and reports its address', async () => {
+    const reported: string[] = [];
+    let ready = false;
+    const manager = new Manager({
+      port: 0,
+      host: '127.0.0.1',
+      onListening: (address) => reported.push(address.url),
+    }).addReadyCheck('warm', () => {
+      if (!ready) throw new Error('still warming up');
+    });
+    const { stop, done, listening } = startedManager(manager);
+    const url = await listening;
+    expect(reported).toEqual([url]);
+    expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    expect(manager.address?.port).not.toBe(0);
+
+    expect(await get(`${url}/healthz`)).toMatchObject({ status: 200, body: 'ok' });
+    const notReady = await get(`${url}/readyz`);
+    expect(notReady.status).toBe(500);
+    expect(notReady.body).toContain('[+]shutdown ok');
+    expect(notReady.body).toContain('[+]informers ok');
+    expect(notReady.body).toContain('[-]warm failed: still warming up');
+    ready = true;
+    expect(await get(`${url}/readyz`)).toMatchObject({ status: 200, body: 'ok' });
+    expect((await get(`${url}/readyz?verbose`)).body).toContain('[+]warm ok');
+    expect(await get(`${url}/metrics`)).toMatchObject({ status: 200, body: '' });
+    expect((await get(`${url}/nothing`)).status).toBe(404);
+
+    stop.abort();
+    await done;
+    await expect(fetch(`${url}/healthz`)).rejects.toThrow();
+  });
+
+  it('serves the scrape of a sink that can render', async () => {
+    const metrics: ScrapableMetricsSink = {
+      ...NOOP_METRICS,
+      scrape: () =>
+        Promise.resolve({ contentType: 'text/plain; version=0.0.4', body: 'workqueue_depth 3\n' }),
+    };
+    const manager = new Manager({ port: 0, host: '127.0.0.1', metrics });
+    const { stop, done, listening } = startedManager(manager);
+    expect(await get(`${await listening}/metrics`)).toEqual({
+      status: 200,
+      body: 'workqueue_depth 3\n',
+      type: 'text/plain; version=0.0.4',
+    });
+    stop.abort();
+    await done;
+  });
+
+  it('drains the runnables, then closes the closeables in reverse order, and fails readiness meanwhile', async () => {
+    const log: string[] = [];
+    let readyzWhileDraining: number | undefined;
+    const manager = new Manager({ port: 0, host: '127.0.0.1' });
+    manager
+      .add(runnable(log, 'a', 200))
+      .add(runnable(log, 'b', 50, { needLeaderElection: false }))
+      .add({
+        async start(signal) {
+          await new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true }));
+          readyzWhileDraining = (await fetch(`${manager.address!.url}/readyz`)).status;
+        },
+      })
+      .closeOnShutdown({ close: () => void log.push('close first') })
+      .closeOnShutdown({ close: () => void log.push('close second') });
+    const { stop, done, listening } = startedManager(manager);
+    await listening;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(log).toEqual(['start a', 'start b']);
+    expect(manager.isLeader).toBe(true);
+    stop.abort();
+    await done;
+    expect(readyzWhileDraining).toBe(500);
+    expect(log.slice(2)).toEqual(['stopped b', 'stopped a', 'close second', 'close first']);
+  });
+
+  it('stops everything and rejects with the error of a runnable that failed', async () => {
+    const log: string[] = [];
+    const manager = new Manager({ port: false })
+      .add(runnable(log, 'steady'))
+      .add({ start: () => Promise.reject(new Error('boom')) });
+    await expect(manager.start(new AbortController().signal)).rejects.toThrow('boom');
+    expect(log).toEqual(['start steady', 'stopped steady']);
+  });
+
+  it('rejects with ERR_RUNTIME_SHUTDOWN_TIMEOUT when a runnable outlives the grace period', async () => {
+    const manager = new Manager({ port: false, gracefulShutdownTimeoutMs: 50 });
+    let release: () => void = () => {};
+    manager.add({ start: () => new Promise<void>((resolve) => (release = resolve)) });
+    const stop = new AbortController();
+    const done = manager.start(stop.signal);
+    stop.abort();
+    const error = await done.catch((caught: unknown) => caught);
+    release();
+    expect(error).toBeInstanceOf(RuntimeError);
+    expect((error as RuntimeError).code).toBe('ERR_RUNTIME_SHUTDOWN_TIMEOUT');
+  });
+
+  it('rejects with ERR_RUNTIME_LISTEN when the port is taken, and closes what it was given', async () => {
+    const blocker = createServer();
+    await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
+    const port = (blocker.address() as { port: number }).port;
+    let closed = false;
+    try {
+      const manager = new Manager({ port, host: '127.0.0.1' }).closeOnShutdown({
+        close: () => void (closed = true),
+      });
+      const error = await manager
+        .start(new AbortController().signal)
+        .catch((caught: unknown) => caught);
+      expect(error).toBeInstanceOf(RuntimeError);
+      expect((error as RuntimeError).code).toBe('ERR_RUNTIME_LISTEN');
+      expect((error as Error).message).toContain(`127.0.0.1:${port}`);
+      expect(closed).toBe(true);
+    } finally {
+      blocker.close();
+    }
+  });
+
+  it('refuses what cannot work: a bad port, a second start, a late add, a duplicate check', async () => {
+    expect(() => new Manager({ port: 70_000 })).toThrow(/not a port/);
+    const manager = new Manager({ port: false }).addHealthCheck('db', () => {});
+    expect(() => manager.addHealthCheck('db', () => {})).toThrow(/already added/);
+    const stop = new AbortController();
+    const done = manager.start(stop.signal);
+    expect(() => manager.add({ start: () => {} })).toThrow(/before the manager starts/);
+    await expect(manager.start(stop.signal)).rejects.toThrow(/already started/);
+    stop.abort();
+    await done;
+  });
+});

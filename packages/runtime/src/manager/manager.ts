@@ -1,0 +1,467 @@
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
+import type { KubernetesObject } from '@k/clientset';
+import { Controller, type Reconciler } from '../controller/controller.js';
+import { ControllerBuilder } from '../controller/controller-builder.js';
+import { RuntimeError } from '../errors.js';
+import type { Informer, InformerOptions } from '../informer/informer.js';
+import { InformerFactory } from '../informer/informer-factory.js';
+import type { ListerWatcher } from '../informer/reflector.js';
+import {
+  LeaderElector,
+  type LeaderElectorOptions,
+  type LeaseClient,
+} from '../leader-election/leader-elector.js';
+import { SILENT_LOGGER, type Logger } from '../logger.js';
+import { NOOP_METRICS, type MetricsSink } from '../metrics/metrics-sink.js';
+import { HealthChecks, type HealthCheck } from './health-checks.js';
+import { ManagerServer, type ServerAddress } from './manager-server.js';
+
+/**
+ * Runnable is anything a {@link Manager} runs: `start(signal)` works until `signal` aborts, then
+ * finishes what it is doing and resolves; a rejection stops the whole Manager. With
+ * `needLeaderElection` (the default) it runs only while this process leads.
+ */
+export interface Runnable {
+  start(signal: AbortSignal): void | Promise<void>;
+  needLeaderElection?: boolean;
+}
+
+/** Closeable is released last at shutdown (a clientset's `close()`). */
+export interface Closeable {
+  close(): void | Promise<void>;
+}
+
+/** ManagerLeaderElectionOptions turn on leader election: the Lease client, its name, durations. */
+export interface ManagerLeaderElectionOptions extends Omit<
+  LeaderElectorOptions,
+  'identity' | 'onStartedLeading' | 'onStoppedLeading' | 'releaseOnCancel' | 'logger'
+> {
+  /** leases is the Lease client of the lock's namespace (`cs.coordinationV1.leases('ns')`). */
+  leases: LeaseClient;
+  /** identity of this process in the Lease (default: host name and a random suffix). */
+  identity?: string;
+}
+
+/** ManagerOptions configure a {@link Manager}; everything is optional. */
+export interface ManagerOptions {
+  /** port serves `/healthz`, `/readyz` and `/metrics` (default 8080; 0 picks a free one; false: no server). */
+  port?: number | false;
+  /** host to listen on (default: every interface, as probes from the kubelet need). */
+  host?: string;
+  /** onListening is told the server's address once it listens (see also `address`). */
+  onListening?: (address: ServerAddress) => void;
+  /** leaderElection, when set, runs the controllers only while this process holds the Lease. */
+  leaderElection?: ManagerLeaderElectionOptions;
+  /** gracefulShutdownTimeoutMs bounds the wait for runnables to finish at shutdown (default 30 s). */
+  gracefulShutdownTimeoutMs?: number;
+  /** logger for the Manager, its informers and controllers (default: silent). */
+  logger?: Logger;
+  /** metrics for the informers, controllers and workqueues, scraped at `/metrics` when the sink can render. */
+  metrics?: MetricsSink;
+  /** informerDefaults are the options of every informer of `informers` (a call's own options win). */
+  informerDefaults?: InformerOptions<KubernetesObject>;
+}
+
+/** ManagerRunOptions configure `run`. */
+export interface ManagerRunOptions {
+  /** signals that stop the Manager gracefully (default SIGTERM and SIGINT); a second one kills at once. */
+  signals?: readonly NodeJS.Signals[];
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+function whenAborted(signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal.aborted) resolve();
+    else signal.addEventListener('abort', () => resolve(), { once: true });
+  });
+}
+
+/**
+ * Manager runs the informers, controllers and other runnables of one process together
+ * (controller-runtime's manager), with one HTTP server for `/healthz`, `/readyz` and `/metrics`.
+ *
+ * - `informerFor(client)` gives shared informers (its `informers` factory); `controller(name)`
+ *   gives a builder whose `complete(reconcile)` adds the controller; `add(runnable)` adds anything.
+ * - `start(signal)` listens, starts every informer (standby replicas keep a warm cache), then —
+ *   at once, or once this process leads when `leaderElection` is set — the controllers. It
+ *   resolves after a clean stop and rejects with the first failure (a runnable that rejected,
+ *   `ERR_RUNTIME_LEADERSHIP_LOST` when leadership ended while running, `ERR_RUNTIME_LISTEN`,
+ *   `ERR_RUNTIME_SHUTDOWN_TIMEOUT`).
+ * - Shutdown, in order: `/readyz` fails, the runnables drain (up to `gracefulShutdownTimeoutMs`),
+ *   leader election stops and the Lease is released (only when they drained in time, so two
+ *   leaders never overlap), the informers stop, the server closes, the closeables close.
+ * - `/healthz`: leader election healthy (client-go's check) and your `addHealthCheck`s.
+ *   `/readyz`: every informer synced and not failing (its `health()`), not shutting down, and
+ *   your `addReadyCheck`s.
+ * - `run()` is `start` for a program's main: SIGTERM or SIGINT stops it gracefully, a second
+ *   signal kills the process, and `process.exitCode` is 0 after a clean stop, 1 after a failure.
+ */
+export class Manager {
+  /** informers is the Manager's shared informer factory (started with the Manager). */
+  readonly informers: InformerFactory;
+  readonly logger: Logger;
+  readonly metrics: MetricsSink;
+  /** elector is the leader elector when `leaderElection` is set. */
+  readonly elector: LeaderElector | undefined;
+  readonly #options: ManagerOptions;
+  readonly #runnables: Runnable[] = [];
+  readonly #controllers: Controller[] = [];
+  readonly #closeables: Closeable[] = [];
+  readonly #health = new HealthChecks();
+  readonly #ready = new HealthChecks();
+  readonly #server: ManagerServer | undefined;
+  #started = false;
+  #shuttingDown = false;
+  #onStartedLeading: ((leadership: AbortSignal) => void) | undefined;
+
+  constructor(options: ManagerOptions = {}) {
+    this.#options = options;
+    this.logger = options.logger ?? SILENT_LOGGER;
+    this.metrics = options.metrics ?? NOOP_METRICS;
+    this.informers = new InformerFactory({ logger: this.logger, ...options.informerDefaults });
+    const port = options.port ?? 8080;
+    if (port !== false && !(Number.isInteger(port) && port >= 0 && port <= 65_535)) {
+      throw new RuntimeError(
+        'ERR_RUNTIME_INVALID_ARGUMENT',
+        `manager port ${String(port)} is not a port`,
+      );
+    }
+    if (port !== false) {
+      this.#server = new ManagerServer(this.#health, this.#ready, this.metrics, this.logger);
+    }
+    this.#health.add('ping', () => {});
+    this.#ready.add('shutdown', () => {
+      if (this.#shuttingDown) throw new Error('shutting down');
+    });
+    this.#ready.add('informers', () => this.#checkInformers());
+    if (options.leaderElection) {
+      const { leases, ...election } = options.leaderElection;
+      const elector = new LeaderElector(leases, {
+        ...election,
+        identity: election.identity ?? `${hostname()}_${randomUUID()}`,
+        releaseOnCancel: false,
+        logger: this.logger,
+        onStartedLeading: (leadership) => this.#onStartedLeading?.(leadership),
+      });
+      this.elector = elector;
+      this.#health.add('leaderElection', () => {
+        if (!elector.healthy()) throw new Error('the leader has not renewed its lease in time');
+      });
+    }
+  }
+
+  /** address is where the server listens, once it does. */
+  get address(): ServerAddress | undefined {
+    return this.#server?.address;
+  }
+
+  /** informerFor is `informers.informerFor`: the shared informer of a typed or dynamic client. */
+  informerFor<T extends KubernetesObject>(
+    source: ListerWatcher<T>,
+    options: InformerOptions<T> = {},
+  ): Informer<T> {
+    return this.informers.informerFor(source, options);
+  }
+
+  /**
+   * controller starts a {@link ControllerBuilder} whose `complete(reconcile)` adds the controller
+   * to this Manager, with the Manager's logger and metrics unless `withOptions` says otherwise.
+   */
+  controller(name: string): ControllerBuilder {
+    return new ManagedControllerBuilder(name, this).withOptions({
+      logger: this.logger,
+      metrics: this.metrics,
+    });
+  }
+
+  /** add adds a runnable; a {@link Controller}'s informers become part of the Manager's cache. */
+  add(runnable: Runnable | Controller): this {
+    if (this.#started) {
+      throw new RuntimeError(
+        'ERR_RUNTIME_CONFIGURATION',
+        'add runnables before the manager starts',
+      );
+    }
+    if (runnable instanceof Controller) {
+      if (this.#controllers.some((controller) => controller.name === runnable.name)) {
+        throw new RuntimeError(
+          'ERR_RUNTIME_CONFIGURATION',
+          `a controller named ${runnable.name} was already added`,
+        );
+      }
+      this.#controllers.push(runnable);
+    }
+    this.#runnables.push(runnable);
+    return this;
+  }
+
+  /** addHealthCheck adds a liveness check to `/healthz` (a name is taken once). */
+  addHealthCheck(name: string, check: HealthCheck): this {
+    this.#addCheck(this.#health, name, check);
+    return this;
+  }
+
+  /** addReadyCheck adds a readiness check to `/readyz` (a name is taken once). */
+  addReadyCheck(name: string, check: HealthCheck): this {
+    this.#addCheck(this.#ready, name, check);
+    return this;
+  }
+
+  #addCheck(checks: HealthChecks, name: string, check: HealthCheck): void {
+    if (!checks.add(name, check)) {
+      throw new RuntimeError(
+        'ERR_RUNTIME_CONFIGURATION',
+        `a check named ${name} was already added`,
+      );
+    }
+  }
+
+  /** closeOnShutdown closes `closeable` last at shutdown (in reverse order of adding). */
+  closeOnShutdown(closeable: Closeable): this {
+    this.#closeables.push(closeable);
+    return this;
+  }
+
+  /** isLeader is true while this process leads (always, without leader election, once started). */
+  get isLeader(): boolean {
+    return this.elector ? this.elector.isLeader : this.#started && !this.#shuttingDown;
+  }
+
+  #allInformers(): Informer<KubernetesObject>[] {
+    const informers = new Set(this.informers.informers);
+    for (const controller of this.#controllers) {
+      for (const informer of controller.informers) informers.add(informer);
+    }
+    return [...informers];
+  }
+
+  #checkInformers(): void {
+    const notReady = this.#allInformers()
+      .map((informer) => informer.health())
+      .filter((health) => !health.ready)
+      .map((health) => {
+        const why = health.lastError ? health.lastError.message : health.state;
+        return `${health.resource} ${health.synced ? 'failing' : 'not synced'} (${why})`;
+      });
+    if (notReady.length > 0) throw new Error(notReady.join('; '));
+  }
+
+  /**
+   * run is `start` for a program's main (see the class): it stops gracefully on SIGTERM or SIGINT,
+   * sets `process.exitCode` and rejects with the failure, if any.
+   */
+  async run(options: ManagerRunOptions = {}): Promise<void> {
+    const signals = options.signals ?? ['SIGTERM', 'SIGINT'];
+    const stop = new AbortController();
+    const onSignal = (signal: NodeJS.Signals): void => {
+      if (stop.signal.aborted) {
+        // A second signal: give the default behaviour back and let it kill the process.
+        removeHandlers();
+        process.kill(process.pid, signal);
+        return;
+      }
+      this.logger.info('signal received; shutting down', { signal });
+      stop.abort(new Error(`received ${signal}`));
+    };
+    const removeHandlers = (): void => {
+      for (const signal of signals) process.off(signal, onSignal);
+    };
+    for (const signal of signals) process.on(signal, onSignal);
+    try {
+      await this.start(stop.signal);
+      process.exitCode ??= 0;
+    } catch (error) {
+      process.exitCode = 1;
+      throw error;
+    } finally {
+      removeHandlers();
+    }
+  }
+
+  /** start runs everything until `signal` aborts or something fails (see the class). */
+  async start(signal: AbortSignal): Promise<void> {
+    if (this.#started) {
+      throw new RuntimeError('ERR_RUNTIME_CONFIGURATION', 'the manager was already started');
+    }
+    this.#started = true;
+    // A running Manager is pending work, whatever it runs: it keeps `node` alive until stopped.
+    const keepAlive = setInterval(() => {}, 2 ** 30);
+    try {
+      await this.#run(signal);
+    } finally {
+      clearInterval(keepAlive);
+    }
+  }
+
+  async #run(signal: AbortSignal): Promise<void> {
+    let failure: Error | undefined;
+    const fail = (error: unknown): void => {
+      failure ??= error instanceof Error ? error : new Error(String(error));
+      failed.abort();
+    };
+    const failed = new AbortController();
+    const stopRunnables = new AbortController();
+    const stopElection = new AbortController();
+    const stopCache = new AbortController();
+    const running: Promise<void>[] = [];
+    const runAll = (runnables: Runnable[], runSignal: AbortSignal): void => {
+      for (const runnable of runnables) {
+        running.push(
+          Promise.resolve()
+            .then(() => runnable.start(runSignal))
+            .catch((error: unknown) => {
+              this.logger.error('runnable failed', { error: messageOf(error) });
+              fail(error);
+            }),
+        );
+      }
+    };
+
+    try {
+      await this.#listen();
+    } catch (error) {
+      await this.#close();
+      throw error;
+    }
+    this.informers.start(stopCache.signal);
+    for (const informer of this.#allInformers()) informer.start(stopCache.signal);
+    const withoutElection = this.#runnables.filter(
+      (runnable) => !needsLeader(runnable, this.elector),
+    );
+    const withElection = this.#runnables.filter((runnable) => needsLeader(runnable, this.elector));
+    runAll(withoutElection, stopRunnables.signal);
+    let election: Promise<void> | undefined;
+    const elector = this.elector;
+    if (elector) {
+      election = this.#elect(
+        elector,
+        withElection,
+        runAll,
+        stopRunnables.signal,
+        stopElection.signal,
+        fail,
+      );
+    } else {
+      runAll(withElection, stopRunnables.signal);
+    }
+
+    await Promise.race([whenAborted(signal), whenAborted(failed.signal)]);
+    this.#shuttingDown = true;
+    this.logger.info('manager stopping', failure ? { error: messageOf(failure) } : {});
+    stopRunnables.abort();
+    const drained = await this.#settleWithin(Promise.all(running));
+    if (!drained) {
+      fail(
+        new RuntimeError(
+          'ERR_RUNTIME_SHUTDOWN_TIMEOUT',
+          `runnables did not stop within ${this.#gracefulShutdownTimeoutMs} ms`,
+        ),
+      );
+    }
+    stopElection.abort();
+    await election;
+    // Released only once the controllers stopped, so the next leader never overlaps with them.
+    if (drained && elector && failure === undefined) await elector.release();
+    stopCache.abort();
+    await Promise.all(this.#allInformers().map((informer) => informer.stop()));
+    await this.#close();
+    this.logger.info('manager stopped');
+    if (failure !== undefined) throw failure;
+  }
+
+  get #gracefulShutdownTimeoutMs(): number {
+    return this.#options.gracefulShutdownTimeoutMs ?? 30_000;
+  }
+
+  async #listen(): Promise<void> {
+    if (!this.#server) return;
+    const address = await this.#server.listen(
+      this.#options.port === undefined ? 8080 : (this.#options.port as number),
+      this.#options.host,
+    );
+    this.logger.info('serving health and metrics', { url: address.url });
+    this.#options.onListening?.(address);
+  }
+
+  #elect(
+    elector: LeaderElector,
+    runnables: Runnable[],
+    runAll: (runnables: Runnable[], signal: AbortSignal) => void,
+    stopRunnables: AbortSignal,
+    stopElection: AbortSignal,
+    fail: (error: unknown) => void,
+  ): Promise<void> {
+    const leading = this.metrics.gauge({
+      name: 'leader_election_master_status',
+      help: 'Gauge of if the reporting system is master of the relevant lease, 0 indicates backup, 1 indicates master.',
+      labelNames: ['name'],
+    });
+    const labels = { name: elector.name };
+    leading.set(labels, 0);
+    let led = false;
+    this.#onStartedLeading = (leadership) => {
+      led = true;
+      leading.set(labels, 1);
+      this.logger.info('leading; starting controllers', { lease: elector.name });
+      runAll(runnables, AbortSignal.any([leadership, stopRunnables]));
+    };
+    return elector.run(stopElection).then(() => {
+      leading.set(labels, 0);
+      if (led && !stopElection.aborted) {
+        fail(
+          new RuntimeError(
+            'ERR_RUNTIME_LEADERSHIP_LOST',
+            `leadership of lease ${elector.name} was lost`,
+          ),
+        );
+      }
+    });
+  }
+
+  async #settleWithin(work: Promise<unknown>): Promise<boolean> {
+    let timer: NodeJS.Timeout | undefined;
+    const timedOut = new Promise<false>((resolve) => {
+      timer = setTimeout(() => resolve(false), this.#gracefulShutdownTimeoutMs);
+    });
+    try {
+      return await Promise.race([work.then(() => true as const), timedOut]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  async #close(): Promise<void> {
+    await this.#server?.close();
+    for (const closeable of [...this.#closeables].reverse()) {
+      try {
+        await closeable.close();
+      } catch (error) {
+        this.logger.warn('closing failed at shutdown', { error: messageOf(error) });
+      }
+    }
+  }
+}
+
+function needsLeader(runnable: Runnable, elector: LeaderElector | undefined): boolean {
+  return elector !== undefined && runnable.needLeaderElection !== false;
+}
+
+/** ManagedControllerBuilder adds the controller it completes to its Manager. */
+class ManagedControllerBuilder extends ControllerBuilder {
+  readonly #manager: Manager;
+
+  constructor(name: string, manager: Manager) {
+    super(name);
+    this.#manager = manager;
+  }
+
+  override complete(reconcile: Reconciler): Controller {
+    const controller = super.complete(reconcile);
+    this.#manager.add(controller);
+    return controller;
+  }
+}
