@@ -5,7 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RemoteCommandError, type Clientset } from '../src/index.js';
-import { caught, clientsetFor, eventually } from './helpers.js';
+import { caught } from '@k/test-utils';
+import { clientsetFor, eventually } from './helpers.js';
 import { finish, kwokObject, readAll, runningPod } from './pod-streams-helpers.js';
 
 // exec and attach over WebSockets: client → kube-apiserver (v5: its WebSocket-to-SPDY

@@ -3,6 +3,7 @@ import { once } from 'node:events';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { apiServerDispatcher } from '@k/transport';
+import { caught } from '@k/test-utils';
 import { Agent } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
 import { RestClient } from '../client/rest-client.js';
@@ -93,15 +94,6 @@ function closed(connection: WebSocketConnection): Promise<WebSocketClose> {
   return new Promise((resolve) => connection.once('close', resolve));
 }
 
-async function rejection(promise: Promise<unknown>): Promise<unknown> {
-  try {
-    await promise;
-  } catch (error) {
-    return error;
-  }
-  throw new Error('expected a rejection');
-}
-
 describe('openWebSocket and WebSocketConnection (local raw-frame server)', () => {
   it('sends the upgrade with key, version and protocols; reassembles fragments; answers pings; closes cleanly', async () => {
     let upgrade: IncomingMessage | undefined;
@@ -171,7 +163,7 @@ describe('openWebSocket and WebSocketConnection (local raw-frame server)', () =>
         `HTTP/1.1 403 Forbidden\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`,
       );
     });
-    const error = await rejection(open(peer.url));
+    const error = await caught(open(peer.url));
     expect(error).toBeInstanceOf(ApiError);
     expect((error as ApiError).statusCode).toBe(403);
     expect((error as ApiError).reason).toBe('Forbidden');
@@ -187,7 +179,7 @@ describe('openWebSocket and WebSocketConnection (local raw-frame server)', () =>
     ],
   ])('refuses a handshake with %s', async (_name, answer, mention) => {
     const peer = await startPeer((socket, _request, accept) => socket.write(answer(accept)));
-    const error = await rejection(open(peer.url));
+    const error = await caught(open(peer.url));
     expect(error).toBeInstanceOf(WebSocketError);
     expect((error as WebSocketError).code).toBe('ERR_REST_WEBSOCKET_HANDSHAKE');
     expect((error as Error).message).toContain(mention);
@@ -195,7 +187,7 @@ describe('openWebSocket and WebSocketConnection (local raw-frame server)', () =>
 
   it('fails a connection refused before the upgrade with a ConnectionError', async () => {
     const peer = await startPeer((socket) => socket.destroy());
-    const error = await rejection(open(peer.url));
+    const error = await caught(open(peer.url));
     expect(error).toBeInstanceOf(ConnectionError);
   });
 

@@ -2,14 +2,8 @@ import { EventEmitter } from 'node:events';
 import type { Duplex } from 'node:stream';
 import { WebSocketError, type ApiErrorRequest } from '../errors.js';
 import { describeTransportFailure } from '../retry/transport-failure.js';
-import type {
-  FrameProtocolError} from './websocket-frames.js';
-import {
-  FrameParser,
-  OPCODE,
-  encodeFrame,
-  type WebSocketFrame,
-} from './websocket-frames.js';
+import type { FrameProtocolError } from './websocket-frames.js';
+import { FrameParser, OPCODE, encodeFrame, type WebSocketFrame } from './websocket-frames.js';
 
 /** WebSocketClose is how a {@link WebSocketConnection} ended. */
 export interface WebSocketClose {
