@@ -7,7 +7,8 @@
  * The fake API server (bench/rest-server.ts) runs in its own process. Rows: sequential GET of a
  * Pod, 32-concurrent GET, sequential POST of a ConfigMap, LIST of 5,000 Pods (time from request to
  * decoded objects in hand, cold and warm, and peak RSS — each client in a child process of its
- * own, bench/rest-list-child.ts, so their heaps do not pollute each other) and a watch of 20,000
+ * own, bench/rest-list-child.ts, so their heaps do not pollute each other; they load the built dist,
+ * so build first: `npx nx run-many -t build`) and a watch of 20,000
  * events. Throttles are off (client-node has none). Throughput workloads run in batches that
  * rotate across the clients and each client reports its median batch, so load from other processes
  * falls on all alike; the client-side CPU time per operation is reported too. Writes
@@ -112,7 +113,12 @@ async function listInChild(
 ): Promise<ListResult> {
   const child: ChildProcess = fork(here('./rest-list-child.ts'), [kind, target.origin], {
     env: { ...env, ...(target.caPem ? { K_BENCH_CA: target.caPem } : {}) },
-    execArgv: [...process.execArgv, '--expose-gc'],
+    // The children load k's built dist, as applications do (not the sources through tsx, whose
+    // transpiled modules would add to the resident set before the list).
+    execArgv: [
+      ...process.execArgv.filter((argument) => argument !== '--conditions=@k/source'),
+      '--expose-gc',
+    ],
   });
   const [message] = (await once(child, 'message')) as [ListResult];
   await once(child, 'exit');

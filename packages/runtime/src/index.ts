@@ -77,6 +77,24 @@ export type {
 export type { ServerAddress } from './manager/manager-server.js';
 export type { HealthCheck } from './manager/health-checks.js';
 
+// Events: events.k8s.io/v1 with client-go's aggregation, series and spam filter.
+export { EventRecorder, referenceOf } from './events/event-recorder.js';
+export type {
+  EventOptions,
+  EventRecorderOptions,
+  EventRecorderStats,
+  EventsClient,
+  EventsClientSource,
+} from './events/event-recorder.js';
+export { COMBINED_PREFIX, EventCorrelator } from './events/event-correlator.js';
+export type {
+  Correlation,
+  CorrelatedEvent,
+  EventCorrelatorOptions,
+  EventType,
+  RecordedEvent,
+} from './events/event-correlator.js';
+
 // Logging: a small structured interface; the default drops everything.
 export { SILENT_LOGGER } from './logger.js';
 export type { LogFields, Logger } from './logger.js';

@@ -1,0 +1,135 @@
+import type { Clientset } from '@k/clientset';
+import type { ConfigMap } from '@k/clientset/core/v1';
+import { useTestNamespace } from '@k/testenv/vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { COMBINED_PREFIX, EventRecorder, Informer } from '../src/index.js';
+import { clientsetFor } from './helpers.js';
+
+// Events recorded on the real API server: the Event as created, repeats counted into its series
+// (also in the core v1 view that `kubectl describe` reads), and many
+// different notes combined.
+const namespace = useTestNamespace({ prefix: 'runtime-events' });
+let cs: Clientset;
+
+beforeAll(async () => {
+  cs = await clientsetFor();
+});
+
+afterAll(async () => {
+  await cs?.close();
+});
+
+async function configMap(name: string): Promise<ConfigMap> {
+  return cs.coreV1
+    .configMaps(namespace.name)
+    .create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name } });
+}
+
+async function eventsAbout(name: string) {
+  const list = await cs.eventsV1.events(namespace.name).list();
+  return list.items.filter((event) => event.regarding?.name === name);
+}
+
+describe('EventRecorder on the real server', () => {
+  it('creates an Event about the object and counts repeats into its series', async () => {
+    const object = await configMap('repeated');
+    const recorder = new EventRecorder(cs, {
+      reportingController: 'k.example/events-e2e',
+      reportingInstance: 'events-e2e-1',
+    });
+    recorder.normal(object, 'Synced', 'in sync with its source', { action: 'Sync' });
+    await recorder.flush();
+    for (let repeat = 2; repeat <= 5; repeat += 1) {
+      recorder.normal(object, 'Synced', 'in sync with its source', { action: 'Sync' });
+      await recorder.flush();
+    }
+    recorder.warning(object, 'SyncFailed', 'the source is gone');
+    await recorder.close();
+    expect(recorder.stats()).toMatchObject({ created: 2, patched: 4, failed: 0, dropped: 0 });
+
+    const events = await eventsAbout('repeated');
+    expect(events).toHaveLength(2);
+    const synced = events.find((event) => event.reason === 'Synced')!;
+    expect(synced).toMatchObject({
+      type: 'Normal',
+      action: 'Sync',
+      note: 'in sync with its source',
+      reportingController: 'k.example/events-e2e',
+      reportingInstance: 'events-e2e-1',
+      regarding: {
+        kind: 'ConfigMap',
+        namespace: namespace.name,
+        name: 'repeated',
+        uid: object.metadata!.uid,
+      },
+      series: { count: 5 },
+    });
+    expect(events.find((event) => event.reason === 'SyncFailed')).toMatchObject({
+      type: 'Warning',
+      note: 'the source is gone',
+    });
+    expect(events.find((event) => event.reason === 'SyncFailed')!.series).toBeUndefined();
+
+    // The core v1 view of the same Event, which kubectl describe shows as `(x5 over …)`.
+    const core = (await cs.coreV1.events(namespace.name).list()).items.find(
+      (event) => event.metadata?.name === synced.metadata?.name,
+    );
+    expect(core).toMatchObject({
+      series: { count: 5 },
+      message: 'in sync with its source',
+      reason: 'Synced',
+      involvedObject: { kind: 'ConfigMap', name: 'repeated' },
+    });
+  });
+
+  it('combines more than 10 different notes of one reason into one Event', async () => {
+    const object = await configMap('noisy');
+    const recorder = new EventRecorder(cs, { reportingController: 'k.example/events-e2e' });
+    for (let attempt = 0; attempt < 14; attempt += 1) {
+      recorder.warning(object, 'ReconcileFailed', `attempt ${attempt}: conflict`);
+      await recorder.flush();
+    }
+    await recorder.close();
+    const events = await eventsAbout('noisy');
+    expect(events).toHaveLength(11);
+    const combined = events.filter((event) => event.note?.startsWith(COMBINED_PREFIX));
+    expect(combined).toHaveLength(1);
+    expect(combined[0]).toMatchObject({
+      note: `${COMBINED_PREFIX}attempt 10: conflict`,
+      series: { count: 4 },
+    });
+  });
+
+  it('records Events about objects from an informer cache, which have their kind even when listed', async () => {
+    await configMap('cached');
+    const informer = new Informer(cs.coreV1.configMaps(namespace.name), {
+      watchList: false, // a plain LIST, whose items come without apiVersion and kind
+      fieldSelector: 'metadata.name=cached',
+    });
+    informer.start();
+    try {
+      await informer.waitForSync(AbortSignal.timeout(20_000));
+      const cached = informer.lister.get(`${namespace.name}/cached`)!;
+      expect(cached).toMatchObject({ apiVersion: 'v1', kind: 'ConfigMap' });
+      const recorder = new EventRecorder(cs, { reportingController: 'k.example/events-e2e' });
+      recorder.normal(cached, 'Observed', 'seen in the cache');
+      await recorder.close();
+      expect(await eventsAbout('cached')).toHaveLength(1);
+    } finally {
+      await informer.stop();
+    }
+  });
+
+  it('writes Events about cluster-scoped objects to the default namespace', async () => {
+    const object = await cs.coreV1.namespaces().get(namespace.name);
+    const recorder = new EventRecorder(cs, { reportingController: 'k.example/events-e2e' });
+    recorder.normal(object, 'Observed', 'seen by the events e2e test');
+    await recorder.close();
+    expect(recorder.stats()).toMatchObject({ created: 1, failed: 0 });
+    const events = (await cs.eventsV1.events('default').list()).items.filter(
+      (event) => event.regarding?.kind === 'Namespace' && event.regarding.name === namespace.name,
+    );
+    expect(events).toHaveLength(1);
+    await cs.eventsV1.events('default').delete(events[0]!.metadata!.name!);
+  });
+});
