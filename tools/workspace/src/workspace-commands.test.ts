@@ -19,6 +19,7 @@ const COMMANDS: Record<string, string> = {
   'k-config': 'packages/config',
   'k-gen': 'packages/codegen',
   'k-testenv': 'tools/testenv',
+  'demo-operator': 'apps/demo-operator',
 };
 
 function manifestBins(): { directory: string; name: string; target: string }[] {
@@ -145,5 +146,14 @@ describe('the workspace commands', () => {
     const help = await npx('k-testenv', 'help');
     expect(help.status).toBe(0);
     expect(help.stdout).toMatch(/^usage: k-testenv <command>/);
+  }, 30_000);
+
+  it('demo-operator --help prints its usage, and a wrong flag exits 2', async () => {
+    const help = await npx('demo-operator', '--help');
+    expect(help).toMatchObject({ status: 0, stderr: '' });
+    expect(help.stdout).toMatch(/^usage: demo-operator \[flags\]/);
+    const wrong = await npx('demo-operator', '--frobnicate');
+    expect(wrong.status).toBe(2);
+    expect(wrong.stderr).toMatch(/^demo-operator: unknown flag --frobnicate\n/);
   }, 30_000);
 });

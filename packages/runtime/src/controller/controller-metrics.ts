@@ -18,6 +18,17 @@ export interface ControllerMetrics {
 
 /** controllerMetrics registers (or finds) controller-runtime's metrics in `sink` for `controller`. */
 export function controllerMetrics(sink: MetricsSink, controller: string): ControllerMetrics {
+  const metrics = buildControllerMetrics(sink, controller);
+  // Every series exists from the start (controller-runtime's), so rates and alerts see zeros.
+  for (const result of ['success', 'error', 'requeue', 'requeue_after']) {
+    metrics.total.inc({ controller, result }, 0);
+  }
+  metrics.errors.inc(metrics.labels, 0);
+  metrics.activeWorkers.set(metrics.labels, 0);
+  return metrics;
+}
+
+function buildControllerMetrics(sink: MetricsSink, controller: string): ControllerMetrics {
   return {
     labels: { controller },
     total: sink.counter({

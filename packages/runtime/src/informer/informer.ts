@@ -9,6 +9,7 @@ import { IndexedStore, type IndexFunction, type Lister } from '../cache/indexed-
 import { DeletedFinalStateUnknown, objectKey } from '../cache/object-key.js';
 import { InformerError } from '../errors.js';
 import { SILENT_LOGGER, type Logger } from '../logger.js';
+import type { MetricsSink } from '../metrics/metrics-sink.js';
 import type { Backoff } from './backoff.js';
 import { HandlerSet, type EventHandler, type HandlerRegistration } from './handler-set.js';
 import type { ReflectorState } from './reflector-health.js';
@@ -39,6 +40,8 @@ export interface InformerOptions<T> {
   clock?: Clock;
   random?: () => number;
   logger?: Logger;
+  /** metrics counts relists, watch restarts and failures (`informer_relists_total{resource}`, …). */
+  metrics?: MetricsSink;
 }
 
 /** InformerHealth is a snapshot of how an informer is doing. */
@@ -142,6 +145,7 @@ export class Informer<T extends KubernetesObject = KubernetesObject> implements 
       description: this.resource,
       clock,
       logger: this.#logger,
+      ...(options.metrics ? { metrics: options.metrics } : {}),
       onError: (error) => this.#emitError(error),
       ...(labelSelector ? { labelSelector } : {}),
       ...(options.fieldSelector ? { fieldSelector: options.fieldSelector } : {}),

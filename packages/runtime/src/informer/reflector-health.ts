@@ -3,6 +3,13 @@ import type { InformerError } from '../errors.js';
 /** ReflectorState is what a reflector is doing now. */
 export type ReflectorState = 'starting' | 'listing' | 'watching' | 'backoff' | 'stopped';
 
+/** ReflectorHealthObserver hears of each relist, watch restart and failure as it is counted (metrics). */
+export interface ReflectorHealthObserver {
+  relisted(): void;
+  watchRestarted(): void;
+  failed(error: InformerError): void;
+}
+
 /**
  * ReflectorHealth is what a reflector reports about itself. Times are on the reflector's clock
  * (milliseconds, `performance.now()` by default), `undefined` until the first one.
@@ -22,8 +29,24 @@ export class ReflectorHealth {
   consecutiveFailures = 0;
   lastError: InformerError | undefined;
   lastErrorAt: number | undefined;
+  readonly #observer: ReflectorHealthObserver | undefined;
+
+  constructor(observer?: ReflectorHealthObserver) {
+    this.#observer = observer;
+  }
+
+  relisted(): void {
+    this.relists += 1;
+    this.#observer?.relisted();
+  }
+
+  watchRestarted(): void {
+    this.watchRestarts += 1;
+    this.#observer?.watchRestarted();
+  }
 
   failed(error: InformerError, at: number): void {
+    this.#observer?.failed(error);
     this.failures += 1;
     this.consecutiveFailures += 1;
     this.lastError = error;

@@ -18,6 +18,8 @@ import { InformerError } from '../errors.js';
 import { SILENT_LOGGER, type Logger } from '../logger.js';
 import { Backoff } from './backoff.js';
 import { ReflectorHealth } from './reflector-health.js';
+import { informerCounters } from './informer-metrics.js';
+import type { MetricsSink } from '../metrics/metrics-sink.js';
 
 /**
  * ListerWatcher is what an informer lists and watches: any typed client of @k/clientset
@@ -54,6 +56,8 @@ export interface ReflectorOptions<T> {
   clock?: Clock;
   random?: () => number;
   logger?: Logger;
+  /** metrics counts relists, watch restarts and failures (`informer_*_total{resource}`). */
+  metrics?: MetricsSink;
   /** onError receives every failure; the reflector goes on by itself. */
   onError?: (error: InformerError) => void;
 }
@@ -102,7 +106,7 @@ function isExpired(error: unknown): boolean {
  * until its signal aborts.
  */
 export class Reflector<T extends KubernetesObject> {
-  readonly health = new ReflectorHealth();
+  readonly health: ReflectorHealth;
   readonly #source: ListerWatcher<T>;
   readonly #sink: ReflectorSink<T>;
   readonly #options: ReflectorOptions<T>;
@@ -119,6 +123,9 @@ export class Reflector<T extends KubernetesObject> {
     this.#source = source;
     this.#sink = sink;
     this.#options = options;
+    this.health = new ReflectorHealth(
+      options.metrics ? informerCounters(options.metrics, options.description) : undefined,
+    );
     this.#clock = options.clock ?? systemClock;
     this.#random = options.random ?? Math.random;
     this.#backoff = options.backoff ?? new Backoff({ clock: this.#clock, random: this.#random });
@@ -204,7 +211,7 @@ export class Reflector<T extends KubernetesObject> {
       watch = undefined;
       events = undefined;
       if (signal.aborted || restart.relist) return;
-      this.health.watchRestarts += 1;
+      this.health.watchRestarted();
     }
   }
 
@@ -358,7 +365,7 @@ export class Reflector<T extends KubernetesObject> {
   }
 
   #replace(items: T[], resourceVersion: string): void {
-    if (this.#listed) this.health.relists += 1;
+    if (this.#listed) this.health.relisted();
     this.#listed = true;
     this.#lastResourceVersionUnavailable = false;
     this.#sink.replace(items, resourceVersion);

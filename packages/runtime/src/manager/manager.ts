@@ -6,6 +6,7 @@ import { ControllerBuilder } from '../controller/controller-builder.js';
 import { RuntimeError } from '../errors.js';
 import type { Informer, InformerOptions } from '../informer/informer.js';
 import { InformerFactory } from '../informer/informer-factory.js';
+import { informerGauges } from '../informer/informer-metrics.js';
 import type { ListerWatcher } from '../informer/reflector.js';
 import {
   LeaderElector,
@@ -57,7 +58,11 @@ export interface ManagerOptions {
   gracefulShutdownTimeoutMs?: number;
   /** logger for the Manager, its informers and controllers (default: silent). */
   logger?: Logger;
-  /** metrics for the informers, controllers and workqueues, scraped at `/metrics` when the sink can render. */
+  /**
+   * metrics for the informers (of `informers`), controllers (of `controller()`) and their
+   * workqueues, leader election and `informer_synced`/`informer_ready`/`informer_objects` of every
+   * informer, served at `/metrics` when the sink can render (`@k/runtime/prometheus`).
+   */
   metrics?: MetricsSink;
   /** informerDefaults are the options of every informer of `informers` (a call's own options win). */
   informerDefaults?: InformerOptions<KubernetesObject>;
@@ -122,7 +127,12 @@ export class Manager {
     this.#options = options;
     this.logger = options.logger ?? SILENT_LOGGER;
     this.metrics = options.metrics ?? NOOP_METRICS;
-    this.informers = new InformerFactory({ logger: this.logger, ...options.informerDefaults });
+    this.informers = new InformerFactory({
+      logger: this.logger,
+      metrics: this.metrics,
+      ...options.informerDefaults,
+    });
+    informerGauges(this.metrics, () => this.#allInformers() as unknown as Informer<never>[]);
     const port = options.port ?? 8080;
     if (port !== false && !(Number.isInteger(port) && port >= 0 && port <= 65_535)) {
       throw new RuntimeError(

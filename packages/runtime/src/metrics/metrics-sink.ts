@@ -30,7 +30,10 @@ export interface HistogramDefinition extends MetricDefinition {
   buckets: readonly number[];
 }
 
-/** GaugeDefinition may add `collect`, run before each scrape to set values measured on demand. */
+/**
+ * GaugeDefinition may add `collect`, run before each scrape to set values measured on demand.
+ * Each `collect` given for one name runs (many queues measure their own series of one gauge).
+ */
 export interface GaugeDefinition extends MetricDefinition {
   collect?: (gauge: Gauge) => void;
 }

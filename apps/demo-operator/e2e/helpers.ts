@@ -1,0 +1,109 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { inferClientset, type Clientset } from '@k/clientset';
+import { controlPlane } from '@k/testenv/vitest';
+import { createWebappsClient, type WebApp } from '../src/generated/web-app-v1alpha1.js';
+import { WebAppOperator, type OperatorSettings } from '../src/operator.js';
+import { TextLogger } from '../src/text-logger.js';
+
+/** APP_ROOT is apps/demo-operator. */
+export const APP_ROOT = path.resolve(import.meta.dirname, '..');
+
+/** The WebApp CustomResourceDefinition, as deploy/crd.yaml has it. */
+const CRD_YAML = readFileSync(path.join(APP_ROOT, 'deploy/crd.yaml'), 'utf8');
+
+/** clientsetFor connects to the run's control plane as a user of its kubeconfig, unthrottled. */
+export function clientsetFor(context = 'admin', userAgent?: string): Promise<Clientset> {
+  return inferClientset({
+    kubeconfig: controlPlane().kubeconfigPath,
+    context,
+    throttle: 'off',
+    ...(userAgent ? { transport: { userAgent } } : {}),
+  });
+}
+
+/** installCrd server-side applies the WebApp CRD (idempotent, so parallel test files may all do it) and waits until it is served. */
+export async function installCrd(cs: Clientset): Promise<void> {
+  await cs.applyManifests(CRD_YAML, { fieldManager: 'demo-operator-e2e', force: true });
+}
+
+/** eventually retries `check` until it stops throwing or `timeoutMs` passes. */
+export async function eventually<T>(check: () => T | Promise<T>, timeoutMs = 60_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      return await check();
+    } catch (error) {
+      if (Date.now() > deadline) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+  }
+}
+
+/** webApp is a WebApp named `name` running `image`. */
+export function webApp(name: string, spec: Partial<WebApp['spec']> = {}): WebApp {
+  return {
+    apiVersion: 'apps.k.example/v1alpha1',
+    kind: 'WebApp',
+    metadata: { name },
+    spec: { image: 'nginx:1.27', replicas: 2, port: 8080, ...spec },
+  };
+}
+
+/** RunningOperator is an operator started in this process by {@link startOperator}. */
+export interface RunningOperator {
+  operator: WebAppOperator;
+  clientset: Clientset;
+  logs: string[];
+  /** stop deletes every WebApp left in the namespace (while reconciling, so finalizers finish), then stops. */
+  stop(): Promise<void>;
+}
+
+/**
+ * startOperator runs the operator in this process against the run's control plane, confined to
+ * `namespace` (its WebApps, and its registry there too), without leader election unless asked.
+ */
+export async function startOperator(
+  namespace: string,
+  settings: Partial<OperatorSettings> = {},
+): Promise<RunningOperator> {
+  const clientset = await clientsetFor('admin', 'demo-operator-e2e');
+  const logs: string[] = [];
+  const operator = new WebAppOperator(
+    clientset,
+    {
+      watchNamespace: namespace,
+      operatorNamespace: namespace,
+      leaderElection: false,
+      identity: `e2e-${namespace}`,
+      maxConcurrentReconciles: 4,
+      serve: false,
+      ...settings,
+    },
+    { logger: new TextLogger((line) => logs.push(line), 'debug') },
+  );
+  const stopSignal = new AbortController();
+  const running = operator.run(stopSignal.signal);
+  await eventually(() => {
+    if (!operator.controller.synced) throw new Error('not synced yet');
+  });
+  return {
+    operator,
+    clientset,
+    logs,
+    async stop() {
+      try {
+        const webapps = createWebappsClient(clientset.rest, namespace);
+        const left = await webapps.list();
+        for (const item of left.items) await webapps.delete(item.metadata!.name!);
+        await eventually(async () => {
+          if ((await webapps.list()).items.length > 0) throw new Error('WebApps left');
+        }, 30_000);
+      } finally {
+        stopSignal.abort();
+        await running;
+        await clientset.close();
+      }
+    },
+  };
+}

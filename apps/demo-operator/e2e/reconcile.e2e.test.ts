@@ -1,0 +1,299 @@
+import { isInvalid, isNotFound, type ApiError, type Clientset } from '@k/clientset';
+import { useTestNamespace } from '@k/testenv/vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createWebappsClient, type WebApp } from '../src/generated/web-app-v1alpha1.js';
+import { FINALIZER, REGISTRY_NAME } from '../src/names.js';
+import { clientsetFor, eventually, installCrd, startOperator, webApp } from './helpers.js';
+
+const namespace = useTestNamespace({ prefix: 'demo-operator' });
+let cs: Clientset;
+
+beforeAll(async () => {
+  cs = await clientsetFor();
+  await installCrd(cs);
+});
+
+afterAll(async () => {
+  await cs?.close();
+});
+
+function condition(webapp: WebApp, type: string) {
+  return webapp.status?.conditions?.find((candidate) => candidate.type === type);
+}
+
+describe('the WebApp operator on the real control plane', () => {
+  it('turns a WebApp into a Deployment and a Service it owns; the status follows the Pods kwok runs; spec changes roll out', async () => {
+    const running = await startOperator(namespace.name);
+    try {
+      const webapps = createWebappsClient(cs.rest, namespace.name);
+      const created = await webapps.create(
+        webApp('hello', { env: [{ name: 'GREETING', value: 'hi' }] }),
+      );
+      const uid = created.metadata!.uid!;
+
+      const deployment = await eventually(() => cs.appsV1.deployments(namespace.name).get('hello'));
+      expect(deployment.metadata?.ownerReferences).toEqual([
+        {
+          apiVersion: 'apps.k.example/v1alpha1',
+          kind: 'WebApp',
+          name: 'hello',
+          uid,
+          controller: true,
+          blockOwnerDeletion: true,
+        },
+      ]);
+      expect(deployment.spec.replicas).toBe(2);
+      const container = deployment.spec.template.spec?.containers[0];
+      expect(container).toMatchObject({
+        name: 'web',
+        image: 'nginx:1.27',
+        env: [{ name: 'GREETING', value: 'hi' }],
+      });
+      expect(container?.ports).toEqual([{ name: 'http', containerPort: 8080, protocol: 'TCP' }]);
+      expect(deployment.metadata?.managedFields?.map((entry) => entry.manager)).toContain(
+        'demo-operator',
+      );
+
+      const service = await eventually(() => cs.coreV1.services(namespace.name).get('hello'));
+      expect(service.metadata?.ownerReferences?.[0]).toMatchObject({
+        kind: 'WebApp',
+        uid,
+        controller: true,
+      });
+      expect(service.spec?.selector).toEqual({
+        'app.kubernetes.io/name': 'webapp',
+        'app.kubernetes.io/instance': 'hello',
+      });
+      expect(service.spec?.ports).toMatchObject([{ name: 'http', port: 80, targetPort: 'http' }]);
+
+      // The finalizer and the registry entry outside the WebApp's reach.
+      const registry = await eventually(() =>
+        cs.coreV1.configMaps(namespace.name).get(REGISTRY_NAME),
+      );
+      expect(registry.data).toEqual({
+        [`${namespace.name}.hello`]: `http://hello.${namespace.name}.svc:80`,
+      });
+      expect((await webapps.get('hello')).metadata?.finalizers).toEqual([FINALIZER]);
+
+      // kwok's nodes run the Pods: the status fills in.
+      const ready = await eventually(async () => {
+        const current = await webapps.get('hello');
+        expect(current.status).toMatchObject({
+          replicas: 2,
+          readyReplicas: 2,
+          observedGeneration: 1,
+        });
+        expect(condition(current, 'Available')).toMatchObject({
+          status: 'True',
+          reason: 'MinimumReplicasAvailable',
+        });
+        expect(condition(current, 'Progressing')).toMatchObject({
+          status: 'False',
+          reason: 'RolloutComplete',
+        });
+        expect(condition(current, 'Degraded')).toMatchObject({ status: 'False' });
+        return current;
+      });
+      const availableSince = condition(ready, 'Available')!.lastTransitionTime;
+
+      // The scale subresource reads and writes spec.replicas; the operator follows.
+      const scale = await webapps.getScale('hello');
+      expect(scale.spec?.replicas).toBe(2);
+      expect(scale.status).toMatchObject({
+        replicas: 2,
+        selector: 'app.kubernetes.io/name=webapp,app.kubernetes.io/instance=hello',
+      });
+      await webapps.patchScale('hello', 'merge', { spec: { replicas: 3 } });
+      await webapps.patch('hello', 'merge', { spec: { image: 'nginx:1.28' } });
+      await eventually(async () => {
+        const current = await cs.appsV1.deployments(namespace.name).get('hello');
+        expect(current.spec.replicas).toBe(3);
+        expect(current.spec.template.spec?.containers[0]?.image).toBe('nginx:1.28');
+      });
+      await eventually(async () => {
+        const current = await webapps.get('hello');
+        expect(current.status).toMatchObject({
+          replicas: 3,
+          readyReplicas: 3,
+          observedGeneration: 3,
+        });
+        expect(condition(current, 'Progressing')).toMatchObject({
+          status: 'False',
+          reason: 'RolloutComplete',
+          observedGeneration: 3,
+        });
+        // Available stayed True through the rollout: its transition time did not move.
+        expect(condition(current, 'Available')).toMatchObject({
+          status: 'True',
+          lastTransitionTime: availableSince,
+        });
+      });
+
+      // A field dropped from the spec is dropped from the Deployment (the apply's hash changed).
+      await webapps.patch('hello', 'json', [{ op: 'remove', path: '/spec/env' }]);
+      await eventually(async () => {
+        const current = await cs.appsV1.deployments(namespace.name).get('hello');
+        expect(current.spec.template.spec?.containers[0]?.env).toBeUndefined();
+      });
+    } finally {
+      await running.stop();
+    }
+  });
+
+  it('puts back what someone else changes in the Deployment, unless the WebApp is paused', async () => {
+    const running = await startOperator(namespace.name);
+    try {
+      const webapps = createWebappsClient(cs.rest, namespace.name);
+      const deployments = cs.appsV1.deployments(namespace.name);
+      await webapps.create(webApp('drift'));
+      await eventually(() => deployments.get('drift'));
+
+      // Someone scales it and changes the image by hand (as `kubectl edit` would): both are put back.
+      await deployments.patch(
+        'drift',
+        'strategic-merge',
+        {
+          spec: {
+            replicas: 7,
+            template: { spec: { containers: [{ name: 'web', image: 'httpd:2' }] } },
+          },
+        },
+        { fieldManager: 'kubectl-edit' },
+      );
+      await eventually(async () => {
+        const current = await deployments.get('drift');
+        expect(current.spec.replicas).toBe(2);
+        expect(current.spec.template.spec?.containers[0]?.image).toBe('nginx:1.27');
+      });
+
+      // Paused: neither drift nor spec changes are applied, and the status says so.
+      await webapps.patch('drift', 'merge', { spec: { paused: true } });
+      await eventually(async () => {
+        expect(condition(await webapps.get('drift'), 'Progressing')).toMatchObject({
+          status: 'False',
+          reason: 'Paused',
+        });
+      });
+      await deployments.patch(
+        'drift',
+        'merge',
+        { spec: { replicas: 4 } },
+        { fieldManager: 'kubectl-edit' },
+      );
+      await webapps.patch('drift', 'merge', { spec: { image: 'nginx:1.29' } });
+      await new Promise((resolve) => setTimeout(resolve, 3000));
+      const paused = await deployments.get('drift');
+      expect(paused.spec.replicas).toBe(4);
+      expect(paused.spec.template.spec?.containers[0]?.image).toBe('nginx:1.27');
+      // The status still follows the Deployment while paused.
+      await eventually(async () => expect((await webapps.get('drift')).status?.replicas).toBe(4));
+
+      // Unpaused: everything is put in line with the spec at once.
+      await webapps.patch('drift', 'merge', { spec: { paused: false } });
+      await eventually(async () => {
+        const current = await deployments.get('drift');
+        expect(current.spec.replicas).toBe(2);
+        expect(current.spec.template.spec?.containers[0]?.image).toBe('nginx:1.29');
+      });
+    } finally {
+      await running.stop();
+    }
+  });
+
+  it('on delete removes the registry entry, then the finalizer; the garbage collector deletes the Deployment and Service', async () => {
+    const running = await startOperator(namespace.name);
+    try {
+      const webapps = createWebappsClient(cs.rest, namespace.name);
+      const configMaps = cs.coreV1.configMaps(namespace.name);
+      await webapps.create(webApp('keep'));
+      await webapps.create(webApp('gone'));
+      await eventually(async () => {
+        expect(Object.keys((await configMaps.get(REGISTRY_NAME)).data ?? {}).sort()).toEqual([
+          `${namespace.name}.gone`,
+          `${namespace.name}.keep`,
+        ]);
+        await cs.coreV1.services(namespace.name).get('gone');
+      });
+
+      const deleted = await webapps.delete('gone');
+      expect(deleted.gone).toBe(false); // the finalizer holds it until the clean-up is done
+      await eventually(async () => {
+        await expect(webapps.get('gone')).rejects.toSatisfy(isNotFound);
+      });
+      expect(Object.keys((await configMaps.get(REGISTRY_NAME)).data ?? {})).toEqual([
+        `${namespace.name}.keep`,
+      ]);
+      await eventually(async () => {
+        await expect(cs.appsV1.deployments(namespace.name).get('gone')).rejects.toSatisfy(
+          isNotFound,
+        );
+        await expect(cs.coreV1.services(namespace.name).get('gone')).rejects.toSatisfy(isNotFound);
+      });
+      await cs.appsV1.deployments(namespace.name).get('keep');
+    } finally {
+      await running.stop();
+    }
+  });
+
+  it('keeps the finalizer while the clean-up fails, and finishes once it can', async () => {
+    const running = await startOperator(namespace.name);
+    try {
+      const webapps = createWebappsClient(cs.rest, namespace.name);
+      const configMaps = cs.coreV1.configMaps(namespace.name);
+      await webapps.create(webApp('stuck'));
+      await eventually(async () =>
+        expect((await configMaps.get(REGISTRY_NAME)).data).toHaveProperty(
+          `${namespace.name}.stuck`,
+        ),
+      );
+      // An immutable registry refuses every patch (422): the entry cannot be removed.
+      await configMaps.patch(REGISTRY_NAME, 'merge', { immutable: true });
+      await webapps.delete('stuck');
+      await new Promise((resolve) => setTimeout(resolve, 3000));
+      const held = await webapps.get('stuck');
+      expect(held.metadata?.deletionTimestamp).toBeDefined();
+      expect(held.metadata?.finalizers).toEqual([FINALIZER]);
+      expect(running.logs.join('')).toMatch(/reconciler error.*webapp-registry/);
+
+      // Without the registry there is nothing left to clean: the finalizer goes, then the WebApp.
+      await configMaps.delete(REGISTRY_NAME);
+      await eventually(async () => {
+        await expect(webapps.get('stuck')).rejects.toSatisfy(isNotFound);
+      });
+    } finally {
+      await running.stop();
+    }
+  });
+
+  it('never sees a WebApp the CRD’s validation rejects', async () => {
+    const running = await startOperator(namespace.name);
+    try {
+      const webapps = createWebappsClient(cs.rest, namespace.name);
+      const rejected = async (webapp: WebApp) => {
+        const error = await webapps.create(webapp).then(
+          () => undefined,
+          (caught: unknown) => caught,
+        );
+        expect(isInvalid(error)).toBe(true);
+        return (error as ApiError).message;
+      };
+      expect(await rejected(webApp('too-big', { replicas: 51 }))).toMatch(
+        /replicas must be at most 50/,
+      );
+      expect(
+        await rejected(webApp('reserved', { env: [{ name: 'KUBERNETES_PORT', value: 'x' }] })),
+      ).toMatch(/env names starting with KUBERNETES_ are reserved/);
+      expect(await rejected(webApp('no-port', { port: 70000 }))).toMatch(/spec.port/);
+      await webapps.create(webApp('fine', { replicas: 50 }));
+      await eventually(() => cs.appsV1.deployments(namespace.name).get('fine'));
+      expect(running.operator.webapps.lister.keys()).toEqual([`${namespace.name}/fine`]);
+      expect(
+        (await cs.appsV1.deployments(namespace.name).list()).items.map(
+          (item) => item.metadata?.name,
+        ),
+      ).toEqual(['fine']);
+    } finally {
+      await running.stop();
+    }
+  });
+});

@@ -1,0 +1,185 @@
+import type { Deployment } from '@k/clientset/apps/v1';
+import type {
+  WebApp,
+  WebAppStatus,
+  WebAppStatusConditions,
+} from '../generated/web-app-v1alpha1.js';
+import { DEFAULT_REPLICAS, selectorText } from '../names.js';
+
+/** WebAppCondition is one of a WebApp's conditions (metav1.Condition's shape). */
+type WebAppCondition = WebAppStatusConditions;
+
+/** What the reconcile learned besides the Deployment: whether it changed nothing on purpose, or failed. */
+export interface StatusFacts {
+  paused: boolean;
+  /** failure says why applying the Deployment or the Service failed, when it did. */
+  failure?: string;
+}
+
+type NewCondition = Omit<WebAppCondition, 'lastTransitionTime' | 'observedGeneration'>;
+
+function deploymentCondition(deployment: Deployment | undefined, type: string) {
+  return deployment?.status?.conditions?.find((condition) => condition.type === type);
+}
+
+/** rolledOut: the Deployment controller saw the current spec and every desired Pod is updated and available. */
+function rolledOut(deployment: Deployment, desired: number): boolean {
+  const status = deployment.status ?? {};
+  return (
+    (status.observedGeneration ?? 0) >= (deployment.metadata?.generation ?? 0) &&
+    (status.updatedReplicas ?? 0) >= desired &&
+    (status.replicas ?? 0) === (status.updatedReplicas ?? 0) &&
+    (status.availableReplicas ?? 0) >= desired
+  );
+}
+
+function availableCondition(deployment: Deployment | undefined, desired: number): NewCondition {
+  if (!deployment) {
+    return {
+      type: 'Available',
+      status: 'False',
+      reason: 'DeploymentMissing',
+      message: 'the Deployment does not exist yet',
+    };
+  }
+  const available = deploymentCondition(deployment, 'Available');
+  const ready = deployment.status?.readyReplicas ?? 0;
+  return available?.status === 'True'
+    ? {
+        type: 'Available',
+        status: 'True',
+        reason: 'MinimumReplicasAvailable',
+        message: `${ready} of ${desired} replicas ready`,
+      }
+    : {
+        type: 'Available',
+        status: 'False',
+        reason: available?.reason ?? 'DeploymentUnavailable',
+        message: `${ready} of ${desired} replicas ready`,
+      };
+}
+
+function progressingCondition(
+  deployment: Deployment | undefined,
+  desired: number,
+  facts: StatusFacts,
+): NewCondition {
+  if (facts.paused) {
+    return {
+      type: 'Progressing',
+      status: 'False',
+      reason: 'Paused',
+      message: 'spec.paused is true: the operator changes nothing',
+    };
+  }
+  if (deployment && rolledOut(deployment, desired)) {
+    return {
+      type: 'Progressing',
+      status: 'False',
+      reason: 'RolloutComplete',
+      message: `${desired} replicas up to date`,
+    };
+  }
+  const updated = deployment?.status?.updatedReplicas ?? 0;
+  return {
+    type: 'Progressing',
+    status: 'True',
+    reason: 'RollingOut',
+    message: `${updated} of ${desired} replicas updated`,
+  };
+}
+
+function degradedCondition(deployment: Deployment | undefined, facts: StatusFacts): NewCondition {
+  if (facts.failure !== undefined) {
+    return { type: 'Degraded', status: 'True', reason: 'ApplyFailed', message: facts.failure };
+  }
+  const progressing = deploymentCondition(deployment, 'Progressing');
+  if (progressing?.status === 'False' && progressing.reason === 'ProgressDeadlineExceeded') {
+    return {
+      type: 'Degraded',
+      status: 'True',
+      reason: 'ProgressDeadlineExceeded',
+      message: progressing.message ?? '',
+    };
+  }
+  const replicaFailure = deploymentCondition(deployment, 'ReplicaFailure');
+  if (replicaFailure?.status === 'True') {
+    return {
+      type: 'Degraded',
+      status: 'True',
+      reason: 'ReplicaFailure',
+      message: replicaFailure.message ?? '',
+    };
+  }
+  return { type: 'Degraded', status: 'False', reason: 'AsExpected', message: '' };
+}
+
+/**
+ * withTransitionTime keeps metav1.Condition's rule: `lastTransitionTime` changes only when the
+ * status does; reason, message and observedGeneration follow the latest observation.
+ */
+function withTransitionTime(
+  condition: NewCondition,
+  previous: readonly WebAppCondition[] | undefined,
+  generation: number,
+  now: string,
+): WebAppCondition {
+  const before = previous?.find((existing) => existing.type === condition.type);
+  return {
+    ...condition,
+    observedGeneration: generation,
+    lastTransitionTime:
+      before && before.status === condition.status ? before.lastTransitionTime : now,
+  };
+}
+
+/**
+ * webAppStatus is the status of `webapp` given its Deployment (as last seen) and what the
+ * reconcile learned: the Deployment's replica counts, the generation it describes, the Pods'
+ * selector (for the scale subresource) and the conditions Available (the Deployment's
+ * availability), Progressing (a rollout under way; False when complete or paused) and Degraded
+ * (an apply failed, the rollout exceeded its deadline, or Pods cannot be created).
+ */
+export function webAppStatus(
+  webapp: WebApp,
+  deployment: Deployment | undefined,
+  facts: StatusFacts,
+  now: string = new Date().toISOString().replace(/\.\d{3}Z$/, 'Z'),
+): WebAppStatus {
+  const desired = webapp.spec.replicas ?? DEFAULT_REPLICAS;
+  const generation = webapp.metadata?.generation ?? 0;
+  const previous = webapp.status?.conditions;
+  return {
+    replicas: deployment?.status?.replicas ?? 0,
+    readyReplicas: deployment?.status?.readyReplicas ?? 0,
+    observedGeneration: generation,
+    selector: selectorText(webapp),
+    conditions: [
+      availableCondition(deployment, desired),
+      progressingCondition(deployment, desired, facts),
+      degradedCondition(deployment, facts),
+    ].map((condition) => withTransitionTime(condition, previous, generation, now)),
+  };
+}
+
+/** sameStatus is true when writing `next` would change nothing (conditions compared by type). */
+export function sameStatus(current: WebAppStatus | undefined, next: WebAppStatus): boolean {
+  if (!current) return false;
+  const scalar = (['replicas', 'readyReplicas', 'observedGeneration', 'selector'] as const).every(
+    (field) => current[field] === next[field],
+  );
+  if (!scalar) return false;
+  const before = current.conditions ?? [];
+  if (before.length !== (next.conditions ?? []).length) return false;
+  return (next.conditions ?? []).every((condition) => {
+    const existing = before.find((candidate) => candidate.type === condition.type);
+    return (
+      existing !== undefined &&
+      existing.status === condition.status &&
+      existing.reason === condition.reason &&
+      existing.message === condition.message &&
+      existing.observedGeneration === condition.observedGeneration &&
+      existing.lastTransitionTime === condition.lastTransitionTime
+    );
+  });
+}

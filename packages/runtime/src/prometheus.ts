@@ -1,0 +1,124 @@
+// @k/runtime/prometheus: the MetricsSink on prom-client (an optional peer dependency; see
+// docs/decisions/0013-prom-client-as-optional-peer.md).
+import {
+  Counter as PromCounter,
+  Gauge as PromGauge,
+  Histogram as PromHistogram,
+  Registry,
+  collectDefaultMetrics,
+  type Metric,
+} from 'prom-client';
+import { RuntimeError } from './errors.js';
+import type {
+  Counter,
+  Gauge,
+  GaugeDefinition,
+  Histogram,
+  HistogramDefinition,
+  MetricDefinition,
+  MetricsExposition,
+  ScrapableMetricsSink,
+} from './metrics/metrics-sink.js';
+
+export { restClientMetricsInterceptor } from './metrics/rest-client-metrics.js';
+
+/** PrometheusMetricsOptions configure {@link PrometheusMetrics}. */
+export interface PrometheusMetricsOptions {
+  /** registry to register in (default: a new one, so two sinks never collide; pass prom-client's `register` to share the global one). */
+  registry?: Registry;
+  /** processMetrics adds prom-client's default process metrics (`process_cpu_seconds_total`, heap, event loop lag; default true). */
+  processMetrics?: boolean;
+}
+
+/**
+ * PrometheusMetrics is the {@link ScrapableMetricsSink} on prom-client: each metric @k/runtime
+ * asks for becomes a prom-client Counter, Gauge or Histogram in `registry` under the same name
+ * (controller-runtime's and client-go's names), and `scrape()` renders the registry in
+ * Prometheus's text format, which a Manager serves at `/metrics`. Asking twice for one name
+ * returns the metric registered first; a name taken by another kind of metric is an
+ * `ERR_RUNTIME_CONFIGURATION`.
+ */
+export class PrometheusMetrics implements ScrapableMetricsSink {
+  readonly registry: Registry;
+  readonly #collects = new Map<string, (() => void)[]>();
+
+  constructor(options: PrometheusMetricsOptions = {}) {
+    this.registry = options.registry ?? new Registry();
+    if (options.processMetrics ?? true) collectDefaultMetrics({ register: this.registry });
+  }
+
+  #existing<M>(name: string, type: abstract new (...args: never[]) => M): M | undefined {
+    const metric: Metric | undefined = this.registry.getSingleMetric(name);
+    if (metric === undefined) return undefined;
+    if (!(metric instanceof type)) {
+      throw new RuntimeError(
+        'ERR_RUNTIME_CONFIGURATION',
+        `metric ${name} is already registered as another type`,
+      );
+    }
+    return metric;
+  }
+
+  counter(definition: MetricDefinition): Counter {
+    const metric =
+      this.#existing(definition.name, PromCounter) ??
+      new PromCounter({
+        name: definition.name,
+        help: definition.help,
+        labelNames: [...definition.labelNames],
+        registers: [this.registry],
+      });
+    return { inc: (labels, value) => metric.inc(labels, value ?? 1) };
+  }
+
+  gauge(definition: GaugeDefinition): Gauge {
+    const metric = this.#existing(definition.name, PromGauge) ?? this.#newGauge(definition);
+    const adapter: Gauge = {
+      set: (labels, value) => metric.set(labels, value),
+      inc: (labels, value) => metric.inc(labels, value ?? 1),
+      dec: (labels, value) => metric.dec(labels, value ?? 1),
+    };
+    if (definition.collect) {
+      const collect = definition.collect;
+      let collects = this.#collects.get(definition.name);
+      if (!collects) this.#collects.set(definition.name, (collects = []));
+      collects.push(() => collect(adapter));
+    }
+    return adapter;
+  }
+
+  #newGauge(definition: GaugeDefinition): PromGauge {
+    const collects = (): readonly (() => void)[] => this.#collects.get(definition.name) ?? [];
+    return new PromGauge({
+      name: definition.name,
+      help: definition.help,
+      labelNames: [...definition.labelNames],
+      registers: [this.registry],
+      collect() {
+        const measures = collects();
+        if (measures.length === 0) return;
+        // Measured now: the series of things that went away disappear.
+        this.reset();
+        for (const measure of measures) measure();
+      },
+    });
+  }
+
+  histogram(definition: HistogramDefinition): Histogram {
+    const metric =
+      this.#existing(definition.name, PromHistogram) ??
+      new PromHistogram({
+        name: definition.name,
+        help: definition.help,
+        labelNames: [...definition.labelNames],
+        buckets: [...definition.buckets],
+        registers: [this.registry],
+      });
+    return { observe: (labels, value) => metric.observe(labels, value) };
+  }
+
+  /** scrape renders every metric of the registry (Prometheus text format 0.0.4). */
+  async scrape(): Promise<MetricsExposition> {
+    return { contentType: this.registry.contentType, body: await this.registry.metrics() };
+  }
+}
