@@ -11,5 +11,8 @@ export const sharedConfig = defineConfig({
   test: {
     environment: 'node',
     restoreMocks: true,
+    // Some unit tests run child `node` programs (examples, process lifetime); on a loaded
+    // two-core machine one start can take several seconds, so 5 s would fail them spuriously.
+    testTimeout: 30_000,
   },
 });

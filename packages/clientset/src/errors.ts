@@ -1,5 +1,5 @@
 import { KubeError } from '@k/config/errors';
-import { ApiError } from '@k/rest/errors';
+import { ApiError, type Status } from '@k/rest/errors';
 
 /** The stable codes of {@link ClientsetError}. */
 export type ClientsetErrorCode =
@@ -18,7 +18,11 @@ export type ClientsetErrorCode =
   /** The options cannot work together, or a layer is registered twice in one container. */
   | 'ERR_CLIENTSET_CONFIGURATION'
   /** A CustomResourceDefinition was not Established, or its kind not served, in time ({@link CrdNotEstablishedError}). */
-  | 'ERR_CLIENTSET_CRD_NOT_ESTABLISHED';
+  | 'ERR_CLIENTSET_CRD_NOT_ESTABLISHED'
+  /** exec or attach ended with a failure Status on the error channel other than an exit code ({@link RemoteCommandError}). */
+  | 'ERR_CLIENTSET_REMOTE_COMMAND'
+  /** A forwarded port failed: the error stream said why, or the connection broke ({@link PortForwardError}). */
+  | 'ERR_CLIENTSET_PORT_FORWARD';
 
 /**
  * ClientsetError is every failure @k/clientset itself detects (the server's answers are `ApiError`s
@@ -36,6 +40,44 @@ export class ClientsetError extends KubeError {
   ) {
     super(code, message, { cause: options.cause });
     this.resource = options.resource;
+  }
+}
+
+/**
+ * RemoteCommandError is an exec or attach whose error channel said `Failure` for another reason
+ * than a non-zero exit code (which is a result, not an error): the command could not start, the
+ * container is gone, the runtime failed. `status` is the server's Status as sent (`reason`,
+ * `message`, `details`).
+ */
+export class RemoteCommandError extends ClientsetError {
+  static override readonly brand: symbol = Symbol.for('@k/clientset.RemoteCommandError');
+  declare readonly code: 'ERR_CLIENTSET_REMOTE_COMMAND';
+  readonly status: Status;
+
+  constructor(message: string, status: Status) {
+    super('ERR_CLIENTSET_REMOTE_COMMAND', message, { resource: 'pods' });
+    this.status = status;
+  }
+
+  /** reason is the Status reason (`InternalError`, …; `''` when the server gave none). */
+  get reason(): string {
+    return this.status.reason ?? '';
+  }
+}
+
+/**
+ * PortForwardError is a forwarded connection that failed: `message` is what the server wrote on
+ * the port's error stream (`error forwarding port 8080 to pod …`), or the connection's failure
+ * (then `cause`). `port` is the pod's port.
+ */
+export class PortForwardError extends ClientsetError {
+  static override readonly brand: symbol = Symbol.for('@k/clientset.PortForwardError');
+  declare readonly code: 'ERR_CLIENTSET_PORT_FORWARD';
+  readonly port: number;
+
+  constructor(message: string, port: number, options: { cause?: unknown } = {}) {
+    super('ERR_CLIENTSET_PORT_FORWARD', message, { resource: 'pods', ...options });
+    this.port = port;
   }
 }
 

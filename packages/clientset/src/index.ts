@@ -61,6 +61,18 @@ export type {
   UnstructuredObject,
 } from './resource/object-types.js';
 
+// Pod streams: exec, attach (WebSockets through the transport).
+export { REMOTE_COMMAND_PROTOCOLS } from './streams/remote-command.js';
+export type {
+  AttachOptions,
+  ExecOptions,
+  ExecResult,
+  RemoteCommandProtocol,
+  RemoteCommandSession,
+  RemoteCommandStreams,
+  TerminalSize,
+} from './streams/remote-command.js';
+
 // Discovery and the REST mapper.
 export { DiscoveryClient } from './discovery/discovery-client.js';
 export type { DiscoveryCache } from './discovery/discovery-cache.js';
@@ -98,6 +110,7 @@ export {
   DEFAULT_BACKOFF,
   DEFAULT_RETRY,
   RestClient,
+  WebSocketError,
 } from '@k/rest';
 export type {
   Backoff,
@@ -109,12 +122,13 @@ export type {
   Watch,
   WatchEvent,
   WatchEventType,
+  WebSocketErrorCode,
 } from '@k/rest';
 
 // Errors.
 export { ClientsetError, ApplyConflictError, ManifestError } from './errors.js';
 export type { ClientsetErrorCode, FieldConflict, KClientsetErrorCode } from './errors.js';
-export { CrdNotEstablishedError } from './errors.js';
+export { CrdNotEstablishedError, PortForwardError, RemoteCommandError } from './errors.js';
 export type { CrdCondition } from './errors.js';
 
 // The most used meta/v1 types (all of them: `@k/clientset/meta/v1`).

@@ -12,6 +12,7 @@ export {
   RestConfigurationError,
   RestUsageError,
   WatchDecodeError,
+  WebSocketError,
   isAlreadyExists,
   isBadRequest,
   isConflict,
@@ -34,6 +35,7 @@ export type {
   ApiErrorRequest,
   KRestErrorCode,
   RequestTimeoutErrorCode,
+  WebSocketErrorCode,
 } from './errors.js';
 export { genericStatus, isStatus, KNOWN_STATUS_REASONS } from './status.js';
 export type {

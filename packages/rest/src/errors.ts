@@ -212,6 +212,39 @@ export class RestConfigurationError extends KubeError {
   }
 }
 
+/** The stable codes of {@link WebSocketError}. */
+export type WebSocketErrorCode =
+  /** The server answered the upgrade with 101 but broke the handshake (accept key, subprotocol). */
+  | 'ERR_REST_WEBSOCKET_HANDSHAKE'
+  /** The server sent a frame RFC 6455 forbids, or one over the size limit. */
+  | 'ERR_REST_WEBSOCKET_PROTOCOL'
+  /** The connection ended without a close handshake, or the server closed it with an error code. */
+  | 'ERR_REST_WEBSOCKET_CLOSED';
+
+/**
+ * WebSocketError is a WebSocket connection (exec, attach, port-forward) that failed after the
+ * server accepted the upgrade: a broken handshake, a bad frame, or a close without a close frame
+ * (`closeCode` 1006) or with an error code. A refused upgrade is an `ApiError` (the server's
+ * Status), a connection that never opened a `ConnectionError`.
+ */
+export class WebSocketError extends KubeError {
+  static override readonly brand: symbol = Symbol.for('@k/rest.WebSocketError');
+  declare readonly code: WebSocketErrorCode;
+  readonly request: ApiErrorRequest;
+  /** closeCode is the close code (RFC 6455 §7.4), when the connection got that far. */
+  readonly closeCode: number | undefined;
+
+  constructor(
+    code: WebSocketErrorCode,
+    message: string,
+    options: { request: ApiErrorRequest; closeCode?: number; cause?: unknown },
+  ) {
+    super(code, message, { cause: options.cause });
+    this.request = options.request;
+    this.closeCode = options.closeCode;
+  }
+}
+
 /** KRestErrorCode is every code an error of @k/rest can have. */
 export type KRestErrorCode =
   | RequestBuildError['code']
@@ -221,7 +254,8 @@ export type KRestErrorCode =
   | ConnectionError['code']
   | WatchDecodeError['code']
   | RestUsageError['code']
-  | RestConfigurationError['code'];
+  | RestConfigurationError['code']
+  | WebSocketErrorCode;
 
 function reasonAndCode(error: unknown): [reason: string, code: number] | undefined {
   if (!ApiError.isInstance(error)) return undefined;

@@ -26,6 +26,14 @@ export type { ListObject } from './response/list-object.js';
 export type { ListPage, ListPager, PagerOptions } from './pager/list-pager.js';
 export type { Watch, WatchEvent, WatchEventType, WatchStreamOptions } from './watch/watch.js';
 
+// WebSockets (exec, attach, port-forward), opened through the transport.
+export { WebSocketConnection } from './websocket/websocket-connection.js';
+export type {
+  WebSocketClose,
+  WebSocketConnectionOptions,
+} from './websocket/websocket-connection.js';
+export type { WebSocketOptions } from './websocket/open-websocket.js';
+
 // Throttle and retry.
 export { TokenBucket } from './throttle/token-bucket.js';
 export type { RateLimiter, TokenBucketOptions } from './throttle/token-bucket.js';
@@ -60,6 +68,7 @@ export {
   RestConfigurationError,
   RestUsageError,
   WatchDecodeError,
+  WebSocketError,
   isAlreadyExists,
   isBadRequest,
   isConflict,
@@ -82,5 +91,6 @@ export type {
   ApiErrorRequest,
   KRestErrorCode,
   RequestTimeoutErrorCode,
+  WebSocketErrorCode,
 } from './errors.js';
 export type { Status, StatusCause, StatusDetails, StatusReason } from './status.js';

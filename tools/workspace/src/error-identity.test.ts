@@ -10,6 +10,8 @@ import {
   ClientsetError,
   CrdNotEstablishedError,
   ManifestError,
+  PortForwardError,
+  RemoteCommandError,
 } from '@k/clientset';
 import {
   ApiError,
@@ -20,6 +22,7 @@ import {
   RestConfigurationError,
   RestUsageError,
   WatchDecodeError,
+  WebSocketError,
 } from '@k/rest';
 import { InformerError, RuntimeError } from '@k/runtime';
 import { ExecPluginError, OidcError, TransportError } from '@k/transport';
@@ -60,6 +63,10 @@ const samples: [
   [new WatchDecodeError('m'), [WatchDecodeError]],
   [new RestUsageError('ERR_REST_WATCH_REUSED', 'm'), [RestUsageError]],
   [new RestConfigurationError('m'), [RestConfigurationError]],
+  [
+    new WebSocketError('ERR_REST_WEBSOCKET_CLOSED', 'm', { request: { method: 'GET', path: '/' } }),
+    [WebSocketError],
+  ],
   [new ClientsetError('ERR_CLIENTSET_DISCOVERY', 'm'), [ClientsetError]],
   [new ManifestError(1, 'm'), [ManifestError, ClientsetError]],
   [
@@ -67,6 +74,8 @@ const samples: [
     [CrdNotEstablishedError, ClientsetError],
   ],
   [new ApplyConflictError(new ApiError(status)), [ApplyConflictError, ApiError]],
+  [new RemoteCommandError('m', { status: 'Failure' }), [RemoteCommandError, ClientsetError]],
+  [new PortForwardError('m', 80), [PortForwardError, ClientsetError]],
   [new RuntimeError('ERR_RUNTIME_CONFIGURATION', 'm'), [RuntimeError]],
   [new InformerError('ERR_RUNTIME_INFORMER_WATCH', 'pods', 'm'), [InformerError, RuntimeError]],
 ];
@@ -83,6 +92,8 @@ const PREFIX: ReadonlyMap<unknown, string> = new Map<unknown, string>([
   [ClientsetError, 'ERR_CLIENTSET_'],
   [ManifestError, 'ERR_CLIENTSET_'],
   [CrdNotEstablishedError, 'ERR_CLIENTSET_'],
+  [RemoteCommandError, 'ERR_CLIENTSET_'],
+  [PortForwardError, 'ERR_CLIENTSET_'],
   [RuntimeError, 'ERR_RUNTIME_'],
   [InformerError, 'ERR_RUNTIME_'],
 ]);

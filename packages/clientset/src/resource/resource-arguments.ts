@@ -36,6 +36,15 @@ const DESCRIPTOR: ArgumentRule = {
     value.plural !== '',
 };
 
+const COMMAND: ArgumentRule = {
+  expected: 'a non-empty array of strings (the program and its arguments)',
+  test: (value) =>
+    Array.isArray(value) &&
+    value.length > 0 &&
+    value.every((item: unknown) => typeof item === 'string') &&
+    value[0] !== '',
+};
+
 const OPTIONAL_STRING: ArgumentRule = {
   expected: 'a string',
   test: (value) => value === undefined || typeof value === 'string',
@@ -85,6 +94,16 @@ export class ResourceArguments {
   /** options checks a call's options (optional ones by default). */
   options(options: unknown, call: string, rules: OptionRules = OPTIONS): void {
     checkOptions(options, rules, this.#context(call));
+  }
+
+  /** streamOptions checks the options of exec, attach, port-forward and copy: an object. */
+  streamOptions(options: unknown, call: string): void {
+    checkArgument(options, PLAIN_OBJECT, 'options', this.#context(call));
+  }
+
+  /** command checks the command of an exec. */
+  command(command: unknown, call: string): void {
+    checkArgument(command, COMMAND, 'options.command', this.#context(call));
   }
 
   /** applyOptions checks the options of a server-side apply, which needs `fieldManager`. */

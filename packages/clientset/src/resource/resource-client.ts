@@ -27,6 +27,13 @@ import type {
 } from './request-options.js';
 import { deleteOptionsBody, logParams, selectionParams, writeParams } from './request-params.js';
 import { deleteResultOf, type DeleteResult } from './delete-result.js';
+import {
+  openRemoteCommand,
+  remoteCommandParams,
+  type AttachOptions,
+  type ExecOptions,
+  type RemoteCommandSession,
+} from '../streams/remote-command.js';
 import { ResourceArguments } from './resource-arguments.js';
 import { apiVersionOf, resourceName, type ResourceDescriptor } from './resource-descriptor.js';
 
@@ -463,6 +470,36 @@ export class ResourceClient<
     this.#arguments.object(configuration, 'apply scale', 'the configuration');
     this.#arguments.applyOptions(options, 'apply scale');
     return this.#apply<Scale>(configuration as KubernetesObject, options, 'scale', name);
+  }
+
+  /**
+   * exec runs `options.command` in a pod's container over a WebSocket (`pods/exec`, the
+   * `v5.channel.k8s.io` protocol, else v4) and resolves once the server accepted it, with the
+   * session's streams and its `result` (see {@link RemoteCommandSession}). A refusal (403, a
+   * missing container) rejects with the server's `ApiError`.
+   */
+  async exec(name: string, options: ExecOptions): Promise<RemoteCommandSession> {
+    this.#check('get', 'exec');
+    this.#arguments.name(name, 'exec');
+    this.#arguments.streamOptions(options, 'exec');
+    this.#arguments.command(options.command, 'exec');
+    const builder = this.#target(this.rest.get(), { signal: options.signal }, name, 'exec');
+    return openRemoteCommand(
+      builder.params(remoteCommandParams(options, options.command)),
+      options,
+    );
+  }
+
+  /**
+   * attach connects to the streams of a pod's running container (`pods/attach`, the same
+   * protocol as {@link exec}): what it writes from now on, and its stdin when opened.
+   */
+  async attach(name: string, options: AttachOptions = {}): Promise<RemoteCommandSession> {
+    this.#check('get', 'attach');
+    this.#arguments.name(name, 'attach');
+    this.#arguments.streamOptions(options, 'attach');
+    const builder = this.#target(this.rest.get(), { signal: options.signal }, name, 'attach');
+    return openRemoteCommand(builder.params(remoteCommandParams(options, undefined)), options);
   }
 
   /**

@@ -22,6 +22,11 @@ import type {
   WatchOptions,
 } from './request-options.js';
 import type { DeleteResult } from './delete-result.js';
+import type {
+  AttachOptions,
+  ExecOptions,
+  RemoteCommandSession,
+} from '../streams/remote-command.js';
 import type { ResourceDescriptor } from './resource-descriptor.js';
 import type { MetadataClient } from './resource-client.js';
 
@@ -88,6 +93,16 @@ export interface LogMethods {
   get: { logs(name: string, options?: LogOptions): Promise<Readable> };
 }
 
+/** ExecMethods are the methods of the pods' `exec` subresource (a WebSocket, a GET). */
+export interface ExecMethods {
+  get: { exec(name: string, options: ExecOptions): Promise<RemoteCommandSession> };
+}
+
+/** AttachMethods are the methods of the pods' `attach` subresource. */
+export interface AttachMethods {
+  get: { attach(name: string, options?: AttachOptions): Promise<RemoteCommandSession> };
+}
+
 type UnionToIntersection<U> = (U extends unknown ? (value: U) => void : never) extends (
   value: infer I,
 ) => void
@@ -123,7 +138,8 @@ export interface ResourceClientBase<D extends ResourceDescriptor> {
  * ResourceClientFor is the typed client of the resource `D` describes, for objects `T` and lists
  * `L`: exactly the methods of the verbs `D` lists (a resource without `deletecollection` has no
  * `deleteCollection`), plus `getStatus`/`updateStatus`/`patchStatus`/`applyStatus`,
- * `getScale`/`updateScale`/`patchScale`/`applyScale` and `logs` where the subresources exist.
+ * `getScale`/`updateScale`/`patchScale`/`applyScale`, `logs`, `exec` and `attach` where the
+ * subresources exist.
  * At runtime it is a `ResourceClient`.
  */
 export type ResourceClientFor<
@@ -134,4 +150,6 @@ export type ResourceClientFor<
   Methods<VerbMethods<T, L>, Verbs<D>> &
   Methods<StatusMethods<T>, SubresourceVerbs<D, 'status'>> &
   Methods<ScaleMethods, SubresourceVerbs<D, 'scale'>> &
-  Methods<LogMethods, SubresourceVerbs<D, 'log'>>;
+  Methods<LogMethods, SubresourceVerbs<D, 'log'>> &
+  Methods<ExecMethods, SubresourceVerbs<D, 'exec'>> &
+  Methods<AttachMethods, SubresourceVerbs<D, 'attach'>>;

@@ -21,6 +21,9 @@ import type { RateLimiter } from '../throttle/token-bucket.js';
 import type { Watch, WatchStreamOptions } from '../watch/watch.js';
 import { WatchStream } from '../watch/watch-stream.js';
 import { OpenStreams } from './open-streams.js';
+import { onAbort } from '../timers/on-abort.js';
+import { openWebSocket, type WebSocketOptions } from '../websocket/open-websocket.js';
+import type { WebSocketConnection } from '../websocket/websocket-connection.js';
 import { ResponseBodyStream } from './response-body-stream.js';
 import { RequestExecutor, type BufferedResponse } from './request-executor.js';
 import {
@@ -271,6 +274,25 @@ export class RestClient implements RequestRunner {
       },
     });
     return watch;
+  }
+
+  /** webSocket: see {@link RequestBuilder.webSocket}. */
+  async webSocket(request: RestRequest, options: WebSocketOptions): Promise<WebSocketConnection> {
+    const connection = await openWebSocket(
+      this.dispatcher,
+      this.server.origin,
+      this.throttle,
+      request,
+      options,
+    );
+    const forget = this.#openStreams.add({ close: () => connection.close(1001) });
+    const signal = request.signal;
+    const unsubscribe = signal ? onAbort(signal, () => connection.destroy()) : undefined;
+    connection.once('close', () => {
+      forget();
+      unsubscribe?.();
+    });
+    return connection;
   }
 
   /**

@@ -4,6 +4,8 @@ import { RequestBuildError } from '../errors.js';
 import type { ListPager, PagerOptions } from '../pager/list-pager.js';
 import type { RestResponse } from '../response/rest-response.js';
 import type { Watch, WatchStreamOptions } from '../watch/watch.js';
+import type { WebSocketOptions } from '../websocket/open-websocket.js';
+import type { WebSocketConnection } from '../websocket/websocket-connection.js';
 import { formatGoDuration } from './go-duration.js';
 import {
   DEFAULT_ACCEPT,
@@ -474,6 +476,27 @@ export class RequestBuilder {
     const extra: [string, string][] = [['watch', 'true']];
     if (options.allowWatchBookmarks) extra.push(['allowWatchBookmarks', 'true']);
     return runner.watch<T>(this.build(extra), options);
+  }
+
+  /**
+   * webSocket opens this GET as a WebSocket (exec, attach, port-forward) offering
+   * `options.protocols`, and resolves once the server switched protocols (see `openWebSocket`:
+   * a refusal is an `ApiError`). The caller owns the connection and closes it.
+   */
+  async webSocket(options: WebSocketOptions): Promise<WebSocketConnection> {
+    const runner = this.#runnerOrThrow();
+    if (
+      typeof options !== 'object' ||
+      options === null ||
+      !Array.isArray(options.protocols) ||
+      !options.protocols.every((protocol) => typeof protocol === 'string' && protocol !== '')
+    ) {
+      throw new RequestBuildError(
+        `webSocket options must be { protocols: string[] }, got ${describeValue(options)}`,
+      );
+    }
+    if (this.#method !== 'GET') throw new RequestBuildError('a websocket request must be a GET');
+    return runner.webSocket(this.build(), options);
   }
 
   /** pager pages through this list URL with `limit`/`continue` (see `ListPager`). */

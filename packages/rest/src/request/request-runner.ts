@@ -2,6 +2,8 @@ import type { Readable } from 'node:stream';
 import type { ListPager, PagerOptions } from '../pager/list-pager.js';
 import type { RestResponse } from '../response/rest-response.js';
 import type { Watch, WatchStreamOptions } from '../watch/watch.js';
+import type { WebSocketOptions } from '../websocket/open-websocket.js';
+import type { WebSocketConnection } from '../websocket/websocket-connection.js';
 import type { RestRequest } from './rest-request.js';
 
 /**
@@ -15,4 +17,5 @@ export interface RequestRunner {
   stream(request: RestRequest): Promise<Readable>;
   watch<T>(request: RestRequest, options: WatchStreamOptions): Promise<Watch<T>>;
   pager<T>(request: RestRequest, options: PagerOptions): ListPager<T>;
+  webSocket(request: RestRequest, options: WebSocketOptions): Promise<WebSocketConnection>;
 }

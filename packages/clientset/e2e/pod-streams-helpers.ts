@@ -1,0 +1,82 @@
+import { kubeRequest } from '@k/testenv';
+import { controlPlane } from '@k/testenv/vitest';
+import type { Readable } from 'node:stream';
+import { expect } from 'vitest';
+import type { Clientset, RemoteCommandSession } from '../src/index.js';
+import { eventually } from './helpers.js';
+
+/** kwokObject creates one of kwok's configuration objects (Exec, Attach, PortForward, Logs) as admin. */
+export async function kwokObject(
+  namespace: string,
+  kind: 'Exec' | 'Attach' | 'PortForward' | 'Logs',
+  name: string,
+  spec: unknown,
+): Promise<void> {
+  const { server, caPem, users } = controlPlane();
+  const plural = { Exec: 'execs', Attach: 'attaches', PortForward: 'portforwards', Logs: 'logs' }[
+    kind
+  ];
+  const response = await kubeRequest({
+    server,
+    caPem,
+    credentials: users.admin,
+    method: 'POST',
+    path: `/apis/kwok.x-k8s.io/v1alpha1/namespaces/${namespace}/${plural}`,
+    body: { apiVersion: 'kwok.x-k8s.io/v1alpha1', kind, metadata: { name }, spec },
+  });
+  expect(response.status, response.body).toBe(201);
+}
+
+/** runningPod creates a one-container Pod (container `main` unless named) and waits until it runs. */
+export async function runningPod(
+  cs: Clientset,
+  namespace: string,
+  name: string,
+  containers: readonly string[] = ['main'],
+): Promise<void> {
+  const pods = cs.coreV1.pods(namespace);
+  await pods.create({
+    metadata: { name },
+    spec: {
+      containers: containers.map((container) => ({
+        name: container,
+        image: 'registry.invalid/app:1',
+      })),
+    },
+  });
+  await eventually(
+    async () => expect((await pods.get(name)).status?.phase).toBe('Running'),
+    60_000,
+  );
+}
+
+/** readAll reads a stream to its end as text. */
+export async function readAll(stream: Readable | null): Promise<string> {
+  if (!stream) return '';
+  let text = '';
+  for await (const chunk of stream) text += String(chunk);
+  return text;
+}
+
+/** Output is what a finished session wrote and how it ended. */
+export interface Output {
+  stdout: string;
+  stderr: string;
+  result: Awaited<RemoteCommandSession['result']> | undefined;
+  error: unknown;
+}
+
+/** finish writes `input` (then ends stdin) and collects a session's output and result. */
+export async function finish(session: RemoteCommandSession, input?: string): Promise<Output> {
+  const stdout = readAll(session.stdout);
+  const stderr = readAll(session.stderr);
+  if (input !== undefined) session.stdin?.end(input);
+  let result: Output['result'];
+  let error: unknown;
+  try {
+    result = await session.result;
+  } catch (caughtError) {
+    error = caughtError;
+  }
+  return { stdout: await stdout, stderr: await stderr, result, error };
+}

@@ -1,0 +1,193 @@
+import type { Readable, Writable } from 'node:stream';
+import type { RequestBuilder, Status, WebSocketConnection } from '@k/rest';
+import { RemoteCommandError } from '../errors.js';
+import { ChannelMux } from './channel-mux.js';
+
+/** The channel protocols exec and attach speak, newest first. */
+export const REMOTE_COMMAND_PROTOCOLS = ['v5.channel.k8s.io', 'v4.channel.k8s.io'] as const;
+
+/**
+ * RemoteCommandProtocol is a channel protocol of exec and attach: `v5.channel.k8s.io` (stdin
+ * can be closed) or `v4.channel.k8s.io` (what servers before the WebSocket translator offer).
+ */
+export type RemoteCommandProtocol = (typeof REMOTE_COMMAND_PROTOCOLS)[number];
+
+// The channels of the protocol (k8s.io/apimachinery/pkg/util/remotecommand).
+const STDIN = 0;
+const STDOUT = 1;
+const STDERR = 2;
+const ERROR = 3;
+const RESIZE = 4;
+
+/** TerminalSize is a terminal's size in character cells. */
+export interface TerminalSize {
+  columns: number;
+  rows: number;
+}
+
+/** RemoteCommandStreams say which streams an exec or attach has (kubectl's `-i`, `-t`). */
+export interface RemoteCommandStreams {
+  /** stdin opens the command's standard input (default false). */
+  stdin?: boolean;
+  /** stdout streams its standard output (default true). */
+  stdout?: boolean;
+  /** stderr streams its standard error (default true; never with `tty`, which merges it). */
+  stderr?: boolean;
+  /** tty gives the command a terminal: stderr comes on stdout, and `resize` works (default false). */
+  tty?: boolean;
+  /** terminalSize is sent right after the connection opens (with `tty`). */
+  terminalSize?: TerminalSize;
+  /** container names the container; required when the pod has more than one. */
+  container?: string;
+  /** protocols are the channel protocols offered, preferred first (default v5, then v4). */
+  protocols?: readonly RemoteCommandProtocol[];
+  /** signal ends the session: the connection is closed and `result` rejects with the reason. */
+  signal?: AbortSignal;
+  /** timeoutMs bounds opening the connection (the handshake), not the session. */
+  timeoutMs?: number;
+}
+
+/** ExecOptions are the options of `pods(ns).exec()`: the command, and its streams. */
+export interface ExecOptions extends RemoteCommandStreams {
+  /** command is the program and its arguments, run without a shell (`['sh', '-c', '…']` for one). */
+  command: readonly string[];
+}
+
+/** AttachOptions are the options of `pods(ns).attach()`. */
+export type AttachOptions = RemoteCommandStreams;
+
+/** ExecResult is how a command ended: its exit code (0 on success). */
+export interface ExecResult {
+  exitCode: number;
+  /** status is the Status the server sent (absent when it closed without one: success). */
+  status: Status | undefined;
+}
+
+/**
+ * RemoteCommandSession is a running exec or attach. Read `stdout`/`stderr` (back-pressure goes
+ * to the container: an unread stdout pauses the command once buffers fill), write `stdin` and
+ * `end()` it to close the command's stdin (v5 only; on v4 the server cannot be told), and await
+ * `result`. Output streams end when the session does, cleanly even when it failed: `result`
+ * carries the failure.
+ */
+export interface RemoteCommandSession {
+  /** protocol is the channel protocol the server chose. */
+  readonly protocol: RemoteCommandProtocol;
+  readonly stdin: Writable | null;
+  readonly stdout: Readable | null;
+  readonly stderr: Readable | null;
+  /**
+   * result resolves with the exit code (a `NonZeroExitCode` Status is a result too), or rejects
+   * with a `RemoteCommandError` (another failure Status), a `WebSocketError` (the connection
+   * broke before a status came) or the signal's reason.
+   */
+  readonly result: Promise<ExecResult>;
+  /** resize tells the terminal's new size (with `tty`; ignored otherwise). */
+  resize(size: TerminalSize): void;
+  /** close ends the session now (the command may go on in the container; `result` settles). */
+  close(): void;
+}
+
+/**
+ * exitResult reads the error channel's Status: Success is exit code 0, `NonZeroExitCode` gives
+ * the code from its `ExitCode` cause, anything else is a {@link RemoteCommandError}.
+ */
+export function exitResult(status: Status): ExecResult {
+  if (status.status === 'Success') return { exitCode: 0, status };
+  if (status.reason === 'NonZeroExitCode') {
+    const cause = status.details?.causes?.find((candidate) => candidate.reason === 'ExitCode');
+    const exitCode = Number(cause?.message);
+    if (Number.isInteger(exitCode) && exitCode >= 0) return { exitCode, status };
+  }
+  throw new RemoteCommandError(
+    `remote command failed: ${status.message ?? status.reason ?? 'unknown error'}`,
+    status,
+  );
+}
+
+function parseStatus(payload: Buffer): Status {
+  try {
+    const decoded: unknown = JSON.parse(payload.toString('utf8'));
+    if (typeof decoded === 'object' && decoded !== null) return decoded;
+  } catch {
+    // Not JSON: the text is the message, as v1 of the protocol sent it.
+  }
+  return { status: 'Failure', message: payload.toString('utf8') };
+}
+
+/** remoteCommandParams are the query keys of an exec or attach. */
+export function remoteCommandParams(
+  options: RemoteCommandStreams,
+  command: readonly string[] | undefined,
+): Record<string, string | boolean | string[] | undefined> {
+  const tty = options.tty ?? false;
+  return {
+    container: options.container || undefined,
+    command: command ? [...command] : undefined,
+    stdin: options.stdin ?? false,
+    stdout: options.stdout ?? true,
+    stderr: tty ? false : (options.stderr ?? true),
+    tty,
+  };
+}
+
+/**
+ * openRemoteCommand opens `builder` (the exec or attach request) as a WebSocket and wires the
+ * channels into a {@link RemoteCommandSession}.
+ */
+export async function openRemoteCommand(
+  builder: RequestBuilder,
+  options: RemoteCommandStreams,
+): Promise<RemoteCommandSession> {
+  const protocols = options.protocols ?? REMOTE_COMMAND_PROTOCOLS;
+  const connection = await builder.webSocket({ protocols });
+  return new Session(connection, options);
+}
+
+class Session implements RemoteCommandSession {
+  readonly protocol: RemoteCommandProtocol;
+  readonly stdin: Writable | null;
+  readonly stdout: Readable | null;
+  readonly stderr: Readable | null;
+  readonly result: Promise<ExecResult>;
+  readonly #mux: ChannelMux;
+  readonly #tty: boolean;
+
+  constructor(connection: WebSocketConnection, options: RemoteCommandStreams) {
+    const mux = new ChannelMux(connection);
+    this.#mux = mux;
+    this.protocol = connection.protocol as RemoteCommandProtocol;
+    const tty = options.tty ?? false;
+    this.#tty = tty;
+    this.stdin = options.stdin ? mux.writable(STDIN, this.protocol === 'v5.channel.k8s.io') : null;
+    this.stdout = (options.stdout ?? true) ? mux.readable(STDOUT) : null;
+    this.stderr = !tty && (options.stderr ?? true) ? mux.readable(STDERR) : null;
+    let status: Status | undefined;
+    mux.onMessage(ERROR, (payload) => {
+      if (payload.length > 0) status ??= parseStatus(payload);
+    });
+    const signal = options.signal;
+    this.result = mux.closed.then((close) => {
+      if (signal?.aborted) throw signal.reason;
+      if (status) return exitResult(status);
+      if (close.error) throw close.error;
+      // Closed without a status: success, as client-go reads it.
+      return { exitCode: 0, status: undefined };
+    });
+    // A session nobody awaits must not crash the process with an unhandled rejection.
+    this.result.catch(() => undefined);
+    if (tty && options.terminalSize) this.resize(options.terminalSize);
+  }
+
+  resize(size: TerminalSize): void {
+    if (!this.#tty) return;
+    this.#mux.send(
+      RESIZE,
+      Buffer.from(JSON.stringify({ Width: size.columns, Height: size.rows }), 'utf8'),
+    );
+  }
+
+  close(): void {
+    this.#mux.connection.close();
+  }
+}

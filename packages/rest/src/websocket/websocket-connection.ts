@@ -1,0 +1,294 @@
+import { EventEmitter } from 'node:events';
+import type { Duplex } from 'node:stream';
+import { WebSocketError, type ApiErrorRequest } from '../errors.js';
+import { describeTransportFailure } from '../retry/transport-failure.js';
+import type { FrameProtocolError } from './websocket-frames.js';
+import { FrameParser, OPCODE, encodeFrame, type WebSocketFrame } from './websocket-frames.js';
+
+/** WebSocketClose is how a {@link WebSocketConnection} ended. */
+export interface WebSocketClose {
+  /** code is the close code the server sent (1005: none; 1006: no close frame at all). */
+  code: number;
+  reason: string;
+  /** error is set when the end was not a clean close (see {@link WebSocketError}). */
+  error: WebSocketError | undefined;
+}
+
+/** WebSocketConnectionOptions tune a {@link WebSocketConnection}. */
+export interface WebSocketConnectionOptions {
+  /** maxMessageBytes bounds one message from the server (default 64 MiB; more is close 1009). */
+  maxMessageBytes?: number;
+  /** closeTimeoutMs is how long {@link WebSocketConnection.close} waits for the server's close frame (5 s). */
+  closeTimeoutMs?: number;
+}
+
+const DEFAULT_MAX_MESSAGE_BYTES = 64 * 1024 * 1024;
+const DEFAULT_CLOSE_TIMEOUT_MS = 5_000;
+// Close codes that end a connection normally: normal, going away, and no code given.
+const CLEAN_CLOSE_CODES = new Set([1000, 1001, 1005]);
+
+/**
+ * WebSocketConnection is an RFC 6455 client connection on a socket that the transport upgraded
+ * (its TLS, credentials, impersonation and proxy are the transport's). It sends whole binary
+ * (or text) messages, masked; it answers pings, reassembles fragmented messages and runs the
+ * close handshake. There is no extension (no compression).
+ *
+ * Back-pressure both ways: {@link send} returns false when the socket's buffer is full (wait for
+ * `'drain'`), and {@link pause} stops reading from the socket — messages already read wait in
+ * order until {@link resume} — so a slow consumer slows the server down instead of buffering.
+ *
+ * Events: `'message'` (data: Buffer, binary: boolean), `'drain'`, and `'close'`
+ * ({@link WebSocketClose}) exactly once, after the socket closed. No `'error'` event: failures
+ * arrive as `close.error`.
+ */
+export class WebSocketConnection extends EventEmitter {
+  /** protocol is the subprotocol the server chose (`''` when none). */
+  readonly protocol: string;
+  /** request is the upgrade request, for error messages. */
+  readonly request: ApiErrorRequest;
+  readonly #socket: Duplex;
+  readonly #parser: FrameParser;
+  readonly #maxMessageBytes: number;
+  readonly #closeTimeoutMs: number;
+  readonly #pending: WebSocketFrame[] = [];
+  #fragments: Buffer[] = [];
+  #fragmentsBytes = 0;
+  #fragmentOpcode = 0;
+  #paused = false;
+  #closeSent = false;
+  #closeReceived: { code: number; reason: string } | undefined;
+  #failure: WebSocketError | undefined;
+  #closeTimer: NodeJS.Timeout | undefined;
+  #ended = false;
+  #socketClosed = false;
+
+  constructor(
+    socket: Duplex,
+    protocol: string,
+    request: ApiErrorRequest,
+    options: WebSocketConnectionOptions = {},
+  ) {
+    super();
+    this.protocol = protocol;
+    this.request = request;
+    this.#socket = socket;
+    this.#maxMessageBytes = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
+    this.#closeTimeoutMs = options.closeTimeoutMs ?? DEFAULT_CLOSE_TIMEOUT_MS;
+    this.#parser = new FrameParser(this.#maxMessageBytes);
+    socket.on('data', (chunk: Buffer) => this.#onData(chunk));
+    socket.on('drain', () => this.emit('drain'));
+    socket.on('error', (error: Error) => {
+      this.#failure ??= this.#error(
+        'ERR_REST_WEBSOCKET_CLOSED',
+        `the connection failed: ${describeTransportFailure(error)}`,
+        1006,
+        error,
+      );
+    });
+    socket.on('end', () => {
+      // The server's half-close: nothing more will come, so finish our side too.
+      if (!socket.destroyed) socket.end();
+    });
+    socket.on('close', () => this.#onSocketClose());
+    socket.resume();
+  }
+
+  /** closed is true once the close handshake started or the socket ended. */
+  get closed(): boolean {
+    return this.#closeSent || this.#ended || this.#socket.destroyed;
+  }
+
+  /**
+   * send sends one message made of `parts` (binary unless `binary` is false). It returns false
+   * when the socket's buffer is over its high-water mark: wait for `'drain'` before sending
+   * more. After the close handshake started, messages are dropped (and true is returned).
+   */
+  send(parts: Uint8Array | readonly Uint8Array[], binary = true): boolean {
+    if (this.closed) return true;
+    const list = parts instanceof Uint8Array ? [parts] : parts;
+    return this.#socket.write(encodeFrame(binary ? OPCODE.binary : OPCODE.text, list));
+  }
+
+  /** pause stops reading from the socket: no `'message'` until {@link resume}. */
+  pause(): void {
+    this.#paused = true;
+    this.#socket.pause();
+  }
+
+  /** resume delivers the messages held back and reads from the socket again. */
+  resume(): void {
+    if (!this.#paused) return;
+    this.#paused = false;
+    this.#drainPending();
+    if (!this.#paused) this.#socket.resume();
+  }
+
+  /**
+   * close starts the close handshake with `code` (default 1000) and a short `reason`; the socket
+   * closes when the server answers, or after the close timeout. Idempotent.
+   */
+  close(code = 1000, reason = ''): void {
+    if (this.#closeSent || this.#socket.destroyed) return;
+    this.#closeSent = true;
+    const reasonBytes = Buffer.from(reason.slice(0, 120), 'utf8').subarray(0, 123);
+    const body = Buffer.allocUnsafe(2 + reasonBytes.length);
+    body.writeUInt16BE(code, 0);
+    reasonBytes.copy(body, 2);
+    this.#socket.write(encodeFrame(OPCODE.close, [body]));
+    if (this.#closeReceived) {
+      this.#socket.end();
+      return;
+    }
+    this.#closeTimer = setTimeout(() => this.#socket.destroy(), this.#closeTimeoutMs);
+  }
+
+  /** destroy ends the connection at once, without a close handshake (`error` becomes close.error). */
+  destroy(error?: WebSocketError): void {
+    if (error) this.#failure ??= error;
+    this.#socket.destroy();
+  }
+
+  #error(
+    code: WebSocketError['code'],
+    message: string,
+    closeCode: number | undefined,
+    cause?: unknown,
+  ): WebSocketError {
+    return new WebSocketError(
+      code,
+      `websocket ${this.request.path}: ${message}`,
+      closeCode === undefined
+        ? { request: this.request, cause }
+        : { request: this.request, closeCode, cause },
+    );
+  }
+
+  #onData(chunk: Buffer): void {
+    let frames: WebSocketFrame[];
+    try {
+      frames = this.#parser.push(chunk);
+    } catch (error) {
+      const protocolError = error as FrameProtocolError;
+      this.#failure ??= this.#error(
+        'ERR_REST_WEBSOCKET_PROTOCOL',
+        protocolError.message,
+        protocolError.closeCode,
+      );
+      this.close(protocolError.closeCode);
+      this.#socket.destroy();
+      return;
+    }
+    for (const frame of frames) this.#pending.push(frame);
+    this.#drainPending();
+  }
+
+  #drainPending(): void {
+    while (!this.#paused && this.#pending.length > 0) {
+      const frame = this.#pending.shift() as WebSocketFrame;
+      this.#onFrame(frame);
+    }
+    if (this.#pending.length === 0 && this.#socketClosed) this.#finish();
+  }
+
+  #onFrame(frame: WebSocketFrame): void {
+    switch (frame.opcode) {
+      case OPCODE.ping:
+        if (!this.#closeSent) this.#socket.write(encodeFrame(OPCODE.pong, [frame.payload]));
+        return;
+      case OPCODE.pong:
+        return;
+      case OPCODE.close:
+        this.#onClose(frame.payload);
+        return;
+      default:
+        this.#onDataFrame(frame);
+    }
+  }
+
+  #onDataFrame(frame: WebSocketFrame): void {
+    if (this.#closeReceived) return;
+    const continuation = frame.opcode === OPCODE.continuation;
+    if (continuation !== this.#fragments.length > 0) {
+      this.#protocolFailure(
+        continuation ? 'a continuation frame without a message' : 'a new message mid-message',
+      );
+      return;
+    }
+    if (!continuation && frame.fin) {
+      this.emit('message', frame.payload, frame.opcode === OPCODE.binary);
+      return;
+    }
+    if (!continuation) this.#fragmentOpcode = frame.opcode;
+    this.#fragments.push(frame.payload);
+    this.#fragmentsBytes += frame.payload.length;
+    if (this.#fragmentsBytes > this.#maxMessageBytes) {
+      this.#failure ??= this.#error(
+        'ERR_REST_WEBSOCKET_PROTOCOL',
+        `a message over the limit of ${this.#maxMessageBytes} bytes`,
+        1009,
+      );
+      this.close(1009);
+      this.#socket.destroy();
+      return;
+    }
+    if (!frame.fin) return;
+    const message = Buffer.concat(this.#fragments, this.#fragmentsBytes);
+    this.#fragments = [];
+    this.#fragmentsBytes = 0;
+    this.emit('message', message, this.#fragmentOpcode === OPCODE.binary);
+  }
+
+  #protocolFailure(message: string): void {
+    this.#failure ??= this.#error('ERR_REST_WEBSOCKET_PROTOCOL', message, 1002);
+    this.close(1002);
+    this.#socket.destroy();
+  }
+
+  #onClose(payload: Buffer): void {
+    if (this.#closeReceived) return;
+    const code = payload.length >= 2 ? payload.readUInt16BE(0) : 1005;
+    const reason = payload.length > 2 ? payload.subarray(2).toString('utf8') : '';
+    this.#closeReceived = { code, reason };
+    if (!CLEAN_CLOSE_CODES.has(code)) {
+      this.#failure ??= this.#error(
+        'ERR_REST_WEBSOCKET_CLOSED',
+        `the server closed the connection with code ${code}${reason ? ` (${reason})` : ''}`,
+        code,
+      );
+    }
+    if (this.#closeSent) {
+      this.#socket.end();
+      return;
+    }
+    // Echo the close (RFC 6455 §5.5.1), then end our side.
+    this.close(code === 1005 ? 1000 : code);
+  }
+
+  #onSocketClose(): void {
+    this.#socketClosed = true;
+    clearTimeout(this.#closeTimer);
+    // Messages read before the close are still delivered (in order) to a paused consumer.
+    if (this.#pending.length > 0 && !this.#failure) return;
+    this.#finish();
+  }
+
+  #finish(): void {
+    if (this.#ended) return;
+    this.#ended = true;
+    const received = this.#closeReceived;
+    let failure = this.#failure;
+    if (!received && !failure && !this.#closeSent) {
+      failure = this.#error(
+        'ERR_REST_WEBSOCKET_CLOSED',
+        'the connection ended without a close frame',
+        1006,
+      );
+    }
+    const close: WebSocketClose = {
+      code: received?.code ?? 1006,
+      reason: received?.reason ?? '',
+      error: failure,
+    };
+    this.emit('close', close);
+  }
+}

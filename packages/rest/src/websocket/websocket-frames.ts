@@ -1,0 +1,184 @@
+import { randomFillSync } from 'node:crypto';
+
+/** The RFC 6455 opcodes a client handles. */
+export const OPCODE = {
+  continuation: 0x0,
+  text: 0x1,
+  binary: 0x2,
+  close: 0x8,
+  ping: 0x9,
+  pong: 0xa,
+} as const;
+
+/** WebSocketFrame is one parsed frame from the server (payload unmasked). */
+export interface WebSocketFrame {
+  fin: boolean;
+  opcode: number;
+  payload: Buffer;
+}
+
+/** FrameProtocolError is a frame the parser refuses; `closeCode` is what to close with. */
+export class FrameProtocolError extends Error {
+  readonly closeCode: number;
+
+  constructor(message: string, closeCode: number) {
+    super(message);
+    this.closeCode = closeCode;
+  }
+}
+
+// Mask keys are cut from one random pool: a getrandom call per frame costs more than the frame.
+const MASK_POOL_SIZE = 4096;
+let maskPool = Buffer.alloc(0);
+let maskOffset = MASK_POOL_SIZE;
+
+function nextMaskKey(): Buffer {
+  if (maskOffset >= MASK_POOL_SIZE) {
+    maskPool = randomFillSync(Buffer.allocUnsafe(MASK_POOL_SIZE));
+    maskOffset = 0;
+  }
+  const key = maskPool.subarray(maskOffset, maskOffset + 4);
+  maskOffset += 4;
+  return key;
+}
+
+/** maskInPlace XORs `data` with the 4-byte `key` (masking and unmasking are the same). */
+export function maskInPlace(data: Buffer, key: Buffer): void {
+  const length = data.length;
+  const k0 = key[0] ?? 0;
+  const k1 = key[1] ?? 0;
+  const k2 = key[2] ?? 0;
+  const k3 = key[3] ?? 0;
+  let index = 0;
+  // Four bytes a step; the byte-wise tail handles what is left.
+  for (; index + 4 <= length; index += 4) {
+    data[index] = (data[index] ?? 0) ^ k0;
+    data[index + 1] = (data[index + 1] ?? 0) ^ k1;
+    data[index + 2] = (data[index + 2] ?? 0) ^ k2;
+    data[index + 3] = (data[index + 3] ?? 0) ^ k3;
+  }
+  for (; index < length; index += 1) data[index] = (data[index] ?? 0) ^ (key[index & 3] ?? 0);
+}
+
+/**
+ * encodeFrame builds one final client frame: masked with a fresh random key (RFC 6455 §5.3
+ * requires every client frame to be masked), the payload given as parts that are copied into the
+ * frame, so the caller's buffers are never changed.
+ */
+export function encodeFrame(opcode: number, parts: readonly Uint8Array[]): Buffer {
+  let length = 0;
+  for (const part of parts) length += part.length;
+  const headerLength = length < 126 ? 6 : length < 65536 ? 8 : 14;
+  const frame = Buffer.allocUnsafe(headerLength + length);
+  frame[0] = 0x80 | opcode;
+  if (length < 126) {
+    frame[1] = 0x80 | length;
+  } else if (length < 65536) {
+    frame[1] = 0x80 | 126;
+    frame.writeUInt16BE(length, 2);
+  } else {
+    frame[1] = 0x80 | 127;
+    frame.writeUInt32BE(Math.floor(length / 2 ** 32), 2);
+    frame.writeUInt32BE(length >>> 0, 6);
+  }
+  const key = nextMaskKey();
+  key.copy(frame, headerLength - 4);
+  let offset = headerLength;
+  for (const part of parts) {
+    frame.set(part, offset);
+    offset += part.length;
+  }
+  maskInPlace(frame.subarray(headerLength), key);
+  return frame;
+}
+
+/**
+ * FrameParser cuts the bytes from the server into frames, however they are split across reads.
+ * It checks what RFC 6455 requires of a server's frames (no reserved bits without an extension,
+ * no unknown opcode, control frames final and at most 125 bytes) and bounds a frame's payload.
+ */
+export class FrameParser {
+  readonly #maxPayloadBytes: number;
+  #chunks: Buffer[] = [];
+  #buffered = 0;
+
+  constructor(maxPayloadBytes: number) {
+    this.#maxPayloadBytes = maxPayloadBytes;
+  }
+
+  /** push adds bytes and returns the frames they complete (throws {@link FrameProtocolError}). */
+  push(chunk: Buffer): WebSocketFrame[] {
+    this.#chunks.push(chunk);
+    this.#buffered += chunk.length;
+    const frames: WebSocketFrame[] = [];
+    for (;;) {
+      const frame = this.#next();
+      if (!frame) return frames;
+      frames.push(frame);
+    }
+  }
+
+  #peek(length: number): Buffer {
+    const first = this.#chunks[0];
+    if (first && first.length >= length) return first;
+    const joined = Buffer.concat(this.#chunks, this.#buffered);
+    this.#chunks = [joined];
+    return joined;
+  }
+
+  #take(length: number): Buffer {
+    const joined = this.#peek(length);
+    const taken = joined.subarray(0, length);
+    const rest = joined.subarray(length);
+    this.#chunks = rest.length > 0 ? [rest, ...this.#chunks.slice(1)] : this.#chunks.slice(1);
+    this.#buffered -= length;
+    return taken;
+  }
+
+  #next(): WebSocketFrame | undefined {
+    if (this.#buffered < 2) return undefined;
+    const head = this.#peek(2);
+    const first = head[0] ?? 0;
+    const second = head[1] ?? 0;
+    const fin = (first & 0x80) !== 0;
+    const opcode = first & 0x0f;
+    const masked = (second & 0x80) !== 0;
+    let length = second & 0x7f;
+    if ((first & 0x70) !== 0) throw new FrameProtocolError('reserved bits are set', 1002);
+    const control = opcode >= 0x8;
+    if (
+      !(opcode <= OPCODE.binary || opcode === OPCODE.close || opcode === OPCODE.ping) &&
+      opcode !== OPCODE.pong
+    ) {
+      throw new FrameProtocolError(`unknown opcode ${opcode}`, 1002);
+    }
+    if (control && (!fin || length > 125)) {
+      throw new FrameProtocolError('a control frame is fragmented or longer than 125 bytes', 1002);
+    }
+    let headerLength = 2;
+    if (length === 126) headerLength = 4;
+    else if (length === 127) headerLength = 10;
+    if (masked) headerLength += 4;
+    if (this.#buffered < headerLength) return undefined;
+    const header = this.#peek(headerLength);
+    if (length === 126) length = header.readUInt16BE(2);
+    else if (length === 127) {
+      const high = header.readUInt32BE(2);
+      if (high > 0x1fffff) throw new FrameProtocolError('frame length out of range', 1009);
+      length = high * 2 ** 32 + header.readUInt32BE(6);
+    }
+    if (length > this.#maxPayloadBytes) {
+      throw new FrameProtocolError(
+        `a frame of ${length} bytes is over the limit of ${this.#maxPayloadBytes}`,
+        1009,
+      );
+    }
+    if (this.#buffered < headerLength + length) return undefined;
+    const key = masked ? Buffer.from(header.subarray(headerLength - 4, headerLength)) : undefined;
+    this.#take(headerLength);
+    // A copy when the payload spans chunks (take joins them); a view of the read otherwise.
+    const payload = length === 0 ? Buffer.alloc(0) : this.#take(length);
+    if (key) maskInPlace(payload, key);
+    return { fin, opcode, payload };
+  }
+}
