@@ -71,12 +71,11 @@ describe('asMetadata on the real server', () => {
       .asMetadata()
       .list({ fieldSelector: 'metadata.name=dynamic' });
     expect(list.kind).toBe('PartialObjectMetadataList');
-    expect(list.items).toEqual([
-      expect.objectContaining({
-        kind: 'PartialObjectMetadata',
-        metadata: expect.objectContaining({ name: 'dynamic' }),
-      }),
-    ]);
+    expect(list.items).toHaveLength(1);
+    expect(list.items[0]).toMatchObject({
+      kind: 'PartialObjectMetadata',
+      metadata: { name: 'dynamic' },
+    });
     expect(list.items[0]).not.toHaveProperty('data');
   });
 });
