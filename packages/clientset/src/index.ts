@@ -61,7 +61,7 @@ export type {
   UnstructuredObject,
 } from './resource/object-types.js';
 
-// Pod streams: exec, attach (WebSockets through the transport).
+// Pod streams: exec, attach, port-forward (WebSockets through the transport).
 export { REMOTE_COMMAND_PROTOCOLS } from './streams/remote-command.js';
 export type {
   AttachOptions,
@@ -72,6 +72,15 @@ export type {
   RemoteCommandStreams,
   TerminalSize,
 } from './streams/remote-command.js';
+
+export { PORT_FORWARD_PROTOCOL, PortForwardStream } from './streams/port-forward.js';
+export type {
+  ForwardedPort,
+  PortForwarder,
+  PortForwardOptions,
+  PortForwardStreamOptions,
+  PortMapping,
+} from './streams/port-forward.js';
 
 // Discovery and the REST mapper.
 export { DiscoveryClient } from './discovery/discovery-client.js';

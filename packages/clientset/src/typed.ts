@@ -9,6 +9,8 @@ export {
 export { createGroupVersionClient } from './group/group-version-client.js';
 export type { GroupVersionDefinition } from './group/group-version-client.js';
 export type {
+  AttachMethods,
+  ExecMethods,
   LogMethods,
   ResourceClientBase,
   ScaleMethods,

@@ -34,6 +34,15 @@ import {
   type ExecOptions,
   type RemoteCommandSession,
 } from '../streams/remote-command.js';
+import {
+  openPortForwardStream,
+  startPortForwarder,
+  type PortForwarder,
+  type PortForwardOptions,
+  type PortForwardStream,
+  type PortForwardStreamOptions,
+  type PortMapping,
+} from '../streams/port-forward.js';
 import { ResourceArguments } from './resource-arguments.js';
 import { apiVersionOf, resourceName, type ResourceDescriptor } from './resource-descriptor.js';
 
@@ -500,6 +509,43 @@ export class ResourceClient<
     this.#arguments.streamOptions(options, 'attach');
     const builder = this.#target(this.rest.get(), { signal: options.signal }, name, 'attach');
     return openRemoteCommand(builder.params(remoteCommandParams(options, undefined)), options);
+  }
+
+  /**
+   * portForwardStream opens one TCP connection to `port` of a pod (`pods/portforward` over a
+   * WebSocket) as a {@link PortForwardStream}; a refusal rejects with the server's `ApiError`.
+   */
+  async portForwardStream(
+    name: string,
+    port: number,
+    options: PortForwardStreamOptions = {},
+  ): Promise<PortForwardStream> {
+    this.#check('get', 'portforward');
+    this.#arguments.name(name, 'port-forward');
+    this.#arguments.port(port, 'port-forward');
+    this.#arguments.streamOptions(options, 'port-forward');
+    const builder = this.#target(this.rest.get(), { signal: options.signal }, name, 'portforward');
+    return openPortForwardStream(builder, port, options);
+  }
+
+  /**
+   * portForward listens on local ports and forwards every connection to the pod's port, as
+   * `kubectl port-forward` does: `8080` forwards local 8080, `{ local: 0, remote: 8080 }` a free
+   * local port (see `ports` of the result). It resolves once every port listens and the server
+   * accepted a first connection per port (a refusal rejects).
+   */
+  async portForward(
+    name: string,
+    ports: readonly (number | PortMapping)[],
+    options: PortForwardOptions = {},
+  ): Promise<PortForwarder> {
+    this.#check('get', 'portforward');
+    this.#arguments.name(name, 'port-forward');
+    this.#arguments.streamOptions(options, 'port-forward');
+    const mappings = this.#arguments.portMappings(ports, 'port-forward');
+    return startPortForwarder(mappings, options, (remote) =>
+      this.portForwardStream(name, remote, options.signal ? { signal: options.signal } : {}),
+    );
   }
 
   /**
