@@ -110,7 +110,14 @@ export default tseslint.config(
       '@nx/enforce-module-boundaries': [
         'error',
         {
-          allow: ['@k/config', '@k/transport', '@k/rest', '@k/clientset', '@k/runtime'],
+          allow: [
+            '@k/config',
+            '@k/transport',
+            '@k/rest',
+            '@k/clientset',
+            '@k/runtime',
+            '@k/codegen',
+          ],
           checkDynamicDependenciesExceptions: lazyLoadedLayers,
           depConstraints: [...layerConstraints, ...appAndToolConstraints],
         },

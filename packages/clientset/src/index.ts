@@ -17,6 +17,7 @@ export { ALL_NAMESPACES } from './group/group-version-client.js';
 
 // Resource clients.
 export { ResourceClient } from './resource/resource-client.js';
+export type { MetadataClient } from './resource/resource-client.js';
 export type { DeleteResult } from './resource/delete-result.js';
 export { labelSelectorText } from './resource/request-params.js';
 export type { ResourceClientFor } from './resource/typed-resource-client.js';
@@ -52,13 +53,15 @@ export type {
   KubernetesObject,
   MergePatch,
   NamedPatchType,
+  PartialObjectMetadata,
+  PartialObjectMetadataList,
   PatchBody,
   StrategicMergePatch,
   StrategicMergePatchDirectives,
   UnstructuredObject,
 } from './resource/object-types.js';
 
-// Pod streams: exec, attach (WebSockets through the transport).
+// Pod streams: exec, attach, port-forward (WebSockets through the transport).
 export { REMOTE_COMMAND_PROTOCOLS } from './streams/remote-command.js';
 export type {
   AttachOptions,
@@ -69,6 +72,15 @@ export type {
   RemoteCommandStreams,
   TerminalSize,
 } from './streams/remote-command.js';
+
+export { PORT_FORWARD_PROTOCOL, PortForwardStream } from './streams/port-forward.js';
+export type {
+  ForwardedPort,
+  PortForwarder,
+  PortForwardOptions,
+  PortForwardStreamOptions,
+  PortMapping,
+} from './streams/port-forward.js';
 
 // Discovery and the REST mapper.
 export { DiscoveryClient } from './discovery/discovery-client.js';

@@ -1,4 +1,5 @@
 import type { KubernetesObject, NamedPatchType } from './object-types.js';
+import type { PortMapping } from '../streams/port-forward.js';
 import { APPLY_OPTIONS, OPTIONS } from './option-rules.js';
 import { resourceName } from './resource-descriptor.js';
 import {
@@ -43,6 +44,23 @@ const COMMAND: ArgumentRule = {
     value.length > 0 &&
     value.every((item: unknown) => typeof item === 'string') &&
     value[0] !== '',
+};
+
+const PORT: ArgumentRule = {
+  expected: 'a port number (an integer from 1 to 65535)',
+  test: (value) => Number.isInteger(value) && (value as number) >= 1 && (value as number) <= 65535,
+};
+
+const LOCAL_PORT: ArgumentRule = {
+  expected: 'undefined or a port number (0: any free port)',
+  test: (value) =>
+    value === undefined ||
+    (Number.isInteger(value) && (value as number) >= 0 && (value as number) <= 65535),
+};
+
+const NON_EMPTY_ARRAY: ArgumentRule = {
+  expected: 'a non-empty array',
+  test: (value) => Array.isArray(value) && value.length > 0,
 };
 
 const OPTIONAL_STRING: ArgumentRule = {
@@ -104,6 +122,28 @@ export class ResourceArguments {
   /** command checks the command of an exec. */
   command(command: unknown, call: string): void {
     checkArgument(command, COMMAND, 'options.command', this.#context(call));
+  }
+
+  /** port checks a pod's port number. */
+  port(port: unknown, call: string): void {
+    checkArgument(port, PORT, 'port', this.#context(call));
+  }
+
+  /** portMappings checks the ports of a port-forward and returns them as mappings. */
+  portMappings(ports: unknown, call: string): PortMapping[] {
+    const context = this.#context(call);
+    checkArgument(ports, NON_EMPTY_ARRAY, 'ports', context);
+    return (ports as unknown[]).map((entry, index) => {
+      if (typeof entry === 'number') {
+        checkArgument(entry, PORT, `ports[${index}]`, context);
+        return { local: entry, remote: entry };
+      }
+      checkArgument(entry, PLAIN_OBJECT, `ports[${index}]`, context);
+      const mapping = entry as PortMapping;
+      checkArgument(mapping.remote, PORT, `ports[${index}].remote`, context);
+      checkArgument(mapping.local, LOCAL_PORT, `ports[${index}].local`, context);
+      return { local: mapping.local ?? 0, remote: mapping.remote };
+    });
   }
 
   /** applyOptions checks the options of a server-side apply, which needs `fieldManager`. */

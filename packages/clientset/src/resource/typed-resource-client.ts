@@ -27,7 +27,15 @@ import type {
   ExecOptions,
   RemoteCommandSession,
 } from '../streams/remote-command.js';
+import type {
+  PortForwarder,
+  PortForwardOptions,
+  PortForwardStream,
+  PortForwardStreamOptions,
+  PortMapping,
+} from '../streams/port-forward.js';
 import type { ResourceDescriptor } from './resource-descriptor.js';
+import type { MetadataClient } from './resource-client.js';
 
 /** VerbMethods are the methods each verb of a resource brings (`patch` brings `patch` and `apply`). */
 export interface VerbMethods<T extends KubernetesObject, L> {
@@ -102,6 +110,22 @@ export interface AttachMethods {
   get: { attach(name: string, options?: AttachOptions): Promise<RemoteCommandSession> };
 }
 
+/** PortForwardMethods are the methods of the pods' `portforward` subresource. */
+export interface PortForwardMethods {
+  get: {
+    portForward(
+      name: string,
+      ports: readonly (number | PortMapping)[],
+      options?: PortForwardOptions,
+    ): Promise<PortForwarder>;
+    portForwardStream(
+      name: string,
+      port: number,
+      options?: PortForwardStreamOptions,
+    ): Promise<PortForwardStream>;
+  };
+}
+
 type UnionToIntersection<U> = (U extends unknown ? (value: U) => void : never) extends (
   value: infer I,
 ) => void
@@ -127,14 +151,18 @@ export interface ResourceClientBase<D extends ResourceDescriptor> {
   readonly descriptor: D;
   /** namespace is the client's namespace (`''`: every namespace), undefined when cluster-scoped. */
   readonly namespace: string | undefined;
+  /** metadataOnly is true for a client made by `asMetadata()`. */
+  readonly metadataOnly: boolean;
+  /** asMetadata returns a client that reads only the objects' metadata (`PartialObjectMetadata`). */
+  asMetadata(): MetadataClient;
 }
 
 /**
  * ResourceClientFor is the typed client of the resource `D` describes, for objects `T` and lists
  * `L`: exactly the methods of the verbs `D` lists (a resource without `deletecollection` has no
  * `deleteCollection`), plus `getStatus`/`updateStatus`/`patchStatus`/`applyStatus`,
- * `getScale`/`updateScale`/`patchScale`/`applyScale`, `logs`, `exec` and `attach` where the
- * subresources exist.
+ * `getScale`/`updateScale`/`patchScale`/`applyScale`, `logs`, `exec`, `attach` and `portForward` where
+ * the subresources exist.
  * At runtime it is a `ResourceClient`.
  */
 export type ResourceClientFor<
@@ -147,4 +175,5 @@ export type ResourceClientFor<
   Methods<ScaleMethods, SubresourceVerbs<D, 'scale'>> &
   Methods<LogMethods, SubresourceVerbs<D, 'log'>> &
   Methods<ExecMethods, SubresourceVerbs<D, 'exec'>> &
-  Methods<AttachMethods, SubresourceVerbs<D, 'attach'>>;
+  Methods<AttachMethods, SubresourceVerbs<D, 'attach'>> &
+  Methods<PortForwardMethods, SubresourceVerbs<D, 'portforward'>>;
