@@ -90,13 +90,34 @@ export default tseslint.config(
     },
   },
   {
+    // An app's local launcher (`npm start`) may start the local control plane of tools/testenv.
+    files: ['apps/*/local/**/*.ts'],
+    rules: {
+      '@nx/enforce-module-boundaries': [
+        'error',
+        {
+          allow: [],
+          checkDynamicDependenciesExceptions: lazyLoadedLayers,
+          depConstraints: testConstraints,
+        },
+      ],
+    },
+  },
+  {
     // Examples are written as a user would: importing the package by its name.
     files: ['**/examples/**/*.ts'],
     rules: {
       '@nx/enforce-module-boundaries': [
         'error',
         {
-          allow: ['@k/config', '@k/transport', '@k/rest', '@k/clientset', '@k/runtime'],
+          allow: [
+            '@k/config',
+            '@k/transport',
+            '@k/rest',
+            '@k/clientset',
+            '@k/runtime',
+            '@k/codegen',
+          ],
           checkDynamicDependenciesExceptions: lazyLoadedLayers,
           depConstraints: [...layerConstraints, ...appAndToolConstraints],
         },

@@ -17,6 +17,15 @@ afterAll(async () => {
   await cs?.close();
 });
 
+/** eventsOf lists `type reason: note` of the operator's Events about the WebApp `name`, oldest first. */
+async function eventsOf(name: string): Promise<string[]> {
+  const events = await cs.eventsV1.events(namespace.name).list();
+  return events.items
+    .filter((event) => event.regarding?.kind === 'WebApp' && event.regarding.name === name)
+    .filter((event) => event.reportingController === 'apps.k.example/demo-operator')
+    .map((event) => `${event.type} ${event.reason}: ${event.note}`);
+}
+
 function condition(webapp: WebApp, type: string) {
   return webapp.status?.conditions?.find((candidate) => candidate.type === type);
 }
@@ -95,6 +104,14 @@ describe('the WebApp operator on the real control plane', () => {
         return current;
       });
       const availableSince = condition(ready, 'Available')!.lastTransitionTime;
+      await eventually(async () =>
+        expect(await eventsOf('hello')).toEqual(
+          expect.arrayContaining([
+            'Normal Created: created Deployment hello',
+            'Normal Created: created Service hello',
+          ]),
+        ),
+      );
 
       // The scale subresource reads and writes spec.replicas; the operator follows.
       const scale = await webapps.getScale('hello');
@@ -127,6 +144,9 @@ describe('the WebApp operator on the real control plane', () => {
           status: 'True',
           lastTransitionTime: availableSince,
         });
+        expect(await eventsOf('hello')).toContain(
+          'Normal Updated: updated Deployment hello to the spec',
+        );
       });
 
       // A field dropped from the spec is dropped from the Deployment (the apply's hash changed).
@@ -165,6 +185,11 @@ describe('the WebApp operator on the real control plane', () => {
         expect(current.spec.replicas).toBe(2);
         expect(current.spec.template.spec?.containers[0]?.image).toBe('nginx:1.27');
       });
+      await eventually(async () =>
+        expect(await eventsOf('drift')).toContain(
+          'Normal DriftCorrected: put back fields of Deployment drift that were changed by someone else',
+        ),
+      );
 
       // Paused: neither drift nor spec changes are applied, and the status says so.
       await webapps.patch('drift', 'merge', { spec: { paused: true } });
@@ -254,12 +279,20 @@ describe('the WebApp operator on the real control plane', () => {
       expect(held.metadata?.deletionTimestamp).toBeDefined();
       expect(held.metadata?.finalizers).toEqual([FINALIZER]);
       expect(running.logs.join('')).toMatch(/reconciler error.*webapp-registry/);
+      await eventually(async () =>
+        expect((await eventsOf('stuck')).join('\n')).toMatch(
+          /^Warning CleanupFailed: could not remove the registry entry: .*immutable/m,
+        ),
+      );
 
       // Without the registry there is nothing left to clean: the finalizer goes, then the WebApp.
       await configMaps.delete(REGISTRY_NAME);
       await eventually(async () => {
         await expect(webapps.get('stuck')).rejects.toSatisfy(isNotFound);
       });
+      expect(await eventsOf('stuck')).toContain(
+        'Normal CleanedUp: removed the registry entry; the finalizer goes next',
+      );
     } finally {
       await running.stop();
     }

@@ -2,6 +2,7 @@ import type { Clientset } from '@k/clientset';
 import type { Deployment } from '@k/clientset/apps/v1';
 import type { ConfigMap, Service } from '@k/clientset/core/v1';
 import {
+  EventRecorder,
   Manager,
   SILENT_LOGGER,
   finalStateOf,
@@ -50,7 +51,8 @@ export interface OperatorOptions {
  * `app.kubernetes.io/managed-by` label, so the cache holds only its own) and on the registry
  * ConfigMap; the controller (`for(webapps).owns(deployments).owns(services)`, and registry
  * changes enqueue the WebApps whose entry is missing); leader election on a Lease, so only one
- * replica reconciles while the others keep a warm cache; `/healthz`, `/readyz` and `/metrics`.
+ * replica reconciles while the others keep a warm cache; Events on the WebApps
+ * (events.k8s.io/v1, sent in the background); `/healthz`, `/readyz` and `/metrics`.
  */
 export class WebAppOperator {
   readonly settings: OperatorSettings;
@@ -61,6 +63,7 @@ export class WebAppOperator {
   readonly registryConfigMaps: Informer<ConfigMap>;
   readonly reconciler: WebAppReconciler;
   readonly controller: Controller;
+  readonly events: EventRecorder;
 
   constructor(clientset: Clientset, settings: OperatorSettings, options: OperatorOptions = {}) {
     this.settings = settings;
@@ -95,6 +98,12 @@ export class WebAppOperator {
       fieldSelector: `metadata.name=${REGISTRY_NAME}`,
     });
     const registry = new WebAppRegistry(registryClient, this.registryConfigMaps.lister);
+    this.events = new EventRecorder(clientset, {
+      reportingController: 'apps.k.example/demo-operator',
+      reportingInstance: settings.identity,
+      logger,
+    });
+    this.manager.closeOnShutdown(this.events);
     this.reconciler = new WebAppReconciler(
       clientset,
       {
@@ -103,6 +112,7 @@ export class WebAppOperator {
         services: this.services.lister,
       },
       registry,
+      this.events,
     );
     this.controller = this.manager
       .controller('webapp')

@@ -8,3 +8,5 @@ export {
   DYNAMIC_CLIENT,
   REST_MAPPER,
 } from './tokens.js';
+// The plugin doors of the layer below, so a clientset user registers plugins without @k/transport.
+export { CREDENTIAL_PROVIDER_FACTORY, TRANSPORT_INTERCEPTOR } from '@k/transport/di';

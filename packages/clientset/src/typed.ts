@@ -9,7 +9,10 @@ export {
 export { createGroupVersionClient } from './group/group-version-client.js';
 export type { GroupVersionDefinition } from './group/group-version-client.js';
 export type {
+  AttachMethods,
+  ExecMethods,
   LogMethods,
+  PortForwardMethods,
   ResourceClientBase,
   ScaleMethods,
   StatusMethods,

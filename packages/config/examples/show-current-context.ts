@@ -1,14 +1,13 @@
 // Prints which server, user and namespace the current kubeconfig context selects, the way
 // kubectl would pick them, and (with --use NAME) switches the current context, keeping the
 // file's comments.
-//   npx tsx --conditions=@k/source packages/config/examples/show-current-context.ts [--use NAME]
+//   npx tsx packages/config/examples/show-current-context.ts [--use NAME]
 import { KubeError, loadKubeconfig, resolveConfig } from '@k/config';
 import { setCurrentContext } from '@k/config/edit';
 
-const useIndex = process.argv.indexOf('--use');
-const switchTo = useIndex >= 0 ? process.argv[useIndex + 1] : undefined;
-
-try {
+async function main(): Promise<void> {
+  const useIndex = process.argv.indexOf('--use');
+  const switchTo = useIndex >= 0 ? process.argv[useIndex + 1] : undefined;
   let loaded = await loadKubeconfig();
   if (switchTo) {
     const { writtenFiles } = await setCurrentContext(loaded, switchTo);
@@ -30,8 +29,10 @@ try {
       2,
     ),
   );
-} catch (error) {
+}
+
+main().catch((error: unknown) => {
   if (!KubeError.isInstance(error)) throw error;
   console.error(`${error.code}: ${error.message}`);
   process.exitCode = 1;
-}
+});

@@ -1,15 +1,11 @@
 import 'reflect-metadata';
-import { execFile } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { loadKubeconfig, resolveConfig } from '@k/config';
 import { controlPlane } from '@k/testenv/vitest';
 import { container } from 'tsyringe';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { envTokenPluginFactory } from '../examples/custom-auth-plugin.js';
 import {
   CREDENTIAL_PROVIDER_FACTORY,
   RESOLVED_CONFIG,
@@ -18,9 +14,6 @@ import {
 } from '../src/di.js';
 import type { CredentialProviderFactory } from '../src/index.js';
 import { whoAmI } from './support/cluster.js';
-
-const EXAMPLE = fileURLToPath(new URL('../examples/custom-auth-plugin.ts', import.meta.url));
-const REPOSITORY = fileURLToPath(new URL('../../../', import.meta.url));
 
 describe('a custom auth plugin registered through DI, against the real API server', () => {
   let kubeconfigPath: string;
@@ -89,18 +82,5 @@ describe('a custom auth plugin registered through DI, against the real API serve
     expect(() => scope.resolve(TRANSPORT)).toThrow(
       'no credential provider for auth-provider "env-token"',
     );
-  });
-
-  it('runs the example program, which uses the same plugin', async () => {
-    expect(envTokenPluginFactory.kind).toBe('env-token');
-    const { stdout } = await promisify(execFile)(
-      'npx',
-      ['tsx', '--conditions=@k/source', EXAMPLE, `--kubeconfig=${kubeconfigPath}`],
-      {
-        cwd: REPOSITORY,
-        env: { ...process.env, K_EXAMPLE_TOKEN: controlPlane().users.tester.token },
-      },
-    );
-    expect(stdout.trim()).toBe('authenticated as tester');
   });
 });

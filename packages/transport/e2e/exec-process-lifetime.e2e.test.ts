@@ -54,7 +54,7 @@ async function eventually<T>(probe: () => T, done: (value: T) => boolean): Promi
 
 /** The program: an exec provider for `K_TEST_EXEC` (JSON), `setup` first, then getCredentials. */
 const providerProgram = (setup = '') => ({
-  imports: { '@k/transport': ['ExecCredentialProvider'] },
+  imports: { '@k/transport/exec': ['ExecCredentialProvider'] },
   main: `
     ${setup}
     const exec = JSON.parse(process.env.K_TEST_EXEC);

@@ -1,8 +1,4 @@
 import 'reflect-metadata';
-import { execFile } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
-import { assertBuilt } from '@k/test-utils';
 import { controlPlane, useTestNamespace } from '@k/testenv/vitest';
 import { container } from 'tsyringe';
 import { describe, expect, it } from 'vitest';
@@ -10,9 +6,6 @@ import { TRANSPORT, TRANSPORT_INTERCEPTOR, registerTransport } from '../src/di.j
 import { createTransport, describeTransportStack } from '../src/index.js';
 import { resolvedContext, sendJson, whoAmI } from './support/cluster.js';
 import { observer, type Seen } from './support/observing-interceptor.js';
-
-const EXAMPLE = fileURLToPath(new URL('../examples/request-logging.ts', import.meta.url));
-const REPOSITORY = fileURLToPath(new URL('../../../', import.meta.url));
 
 /** by picks what the interceptor `name` saw, in order. */
 const by = (log: readonly Seen[], name: string) => log.filter((seen) => seen.observer === name);
@@ -110,38 +103,5 @@ describe('user interceptors against the real API server', () => {
     } finally {
       await transport.close();
     }
-  });
-
-  it('runs the request-logging example as a plain program on the built packages', async () => {
-    // The example imports @k/transport and @k/config by name: without @k/source, node
-    // resolves them to their dist/, as in an application.
-    await assertBuilt({ imports: { '@k/transport': [], '@k/config': [] }, main: '' });
-    const token = controlPlane().users.tester.token;
-    const { stdout, stderr } = await promisify(execFile)(
-      process.execPath,
-      [
-        '--import',
-        'tsx',
-        EXAMPLE,
-        `--kubeconfig=${controlPlane().kubeconfigPath}`,
-        '--context=tester',
-      ],
-      { cwd: REPOSITORY, encoding: 'utf8' },
-    );
-    expect(stderr).toBe('');
-    const lines = stdout.trim().split('\n');
-    expect(lines[0]).toBe(
-      'stack: request-id → user-agent → auth → compression → request-logger → pool',
-    );
-    expect(lines[1]).toMatch(
-      /^→ GET \/version \{x-request-id: [0-9a-f-]{36}, .*authorization: \[redacted\]/,
-    );
-    expect(lines[2]).toMatch(/^← 200 GET \/version \d+ bytes flowschema-uid=[0-9a-f-]{36}$/);
-    expect(lines[3]).toMatch(/^server version v1\.\d+\.\d+/);
-    expect(lines[5]).toMatch(
-      /^← 201 POST \/apis\/authentication\.k8s\.io\/v1\/selfsubjectreviews \d+ bytes flowschema-uid=[0-9a-f-]{36}$/,
-    );
-    expect(lines[6]).toBe('authenticated as tester');
-    expect(stdout).not.toContain(token);
   });
 });

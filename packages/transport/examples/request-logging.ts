@@ -12,15 +12,13 @@
  *
  * It prints the resolved stack, asks for the server version and who the server says you are:
  *
- *   npx tsx packages/transport/examples/request-logging.ts --kubeconfig=path/to/kubeconfig \
- *     [--context=name]
+ *   npx tsx packages/transport/examples/request-logging.ts [--kubeconfig=PATH] [--context=NAME]
  *
  * (against the built packages; add `--conditions=@k/source` after `tsx` to run the sources.)
  */
 import { randomUUID } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { pathToFileURL } from 'node:url';
 import { loadKubeconfig, resolveConfig } from '@k/config';
 import { authProviderPersisterFor } from '@k/config/edit';
 import { createTransport, describeTransportStack, type TransportInterceptor } from '@k/transport';
@@ -52,7 +50,7 @@ function headerPairs(headers: Dispatcher.DispatchOptions['headers']): [string, s
 }
 
 /** requestIdInterceptor sets `X-Request-Id: <random UUID>` on requests that have none. */
-export function requestIdInterceptor(): TransportInterceptor {
+function requestIdInterceptor(): TransportInterceptor {
   return {
     name: 'request-id',
     position: 'request',
@@ -136,7 +134,7 @@ class LoggingHandler implements Dispatcher.DispatchHandler {
  * (`→ GET /version` and its headers, credentials redacted) and as it ends (`← 200 GET /version
  * 263 bytes …`) through `write`.
  */
-export function requestLoggerInterceptor(write: (line: string) => void): TransportInterceptor {
+function requestLoggerInterceptor(write: (line: string) => void): TransportInterceptor {
   return {
     name: 'request-logger',
     position: 'wire',
@@ -154,10 +152,7 @@ export function requestLoggerInterceptor(write: (line: string) => void): Transpo
 }
 
 /** main builds a transport with both interceptors, then asks for the version and "who am I?". */
-export async function main(
-  argv: readonly string[],
-  write: (line: string) => void = console.log,
-): Promise<void> {
+async function main(argv: readonly string[], write: (line: string) => void): Promise<void> {
   const option = (name: string) =>
     argv.find((argument) => argument.startsWith(`--${name}=`))?.slice(name.length + 3);
   const kubeconfig = option('kubeconfig');
@@ -193,9 +188,7 @@ export async function main(
   }
 }
 
-if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  main(process.argv.slice(2)).catch((error: unknown) => {
-    console.error(`request-logging: ${(error as Error).message}`);
-    process.exitCode = 1;
-  });
-}
+main(process.argv.slice(2), console.log).catch((error: unknown) => {
+  console.error(`request-logging: ${error instanceof Error ? error.message : String(error)}`);
+  process.exitCode = 1;
+});

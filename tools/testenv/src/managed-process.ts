@@ -73,8 +73,9 @@ export class ManagedProcess {
 
 /**
  * startManagedProcess spawns `command args` with stdout and stderr appended to `logPath` (a file,
- * not a pipe to this process, so the child never blocks on or dies from our streams) and `unref`s
- * it so it does not keep the caller's event loop alive; the watchdog covers exits without stop().
+ * not a pipe to this process, so the child never blocks on or dies from our streams), in its own
+ * process group, and `unref`s it so it does not keep the caller's event loop alive; the watchdog
+ * covers exits without stop().
  * Rejects when the executable cannot be spawned.
  */
 export async function startManagedProcess(
@@ -87,7 +88,9 @@ export async function startManagedProcess(
   const output = openSync(logPath, 'a');
   let child: ChildProcess;
   try {
-    child = spawn(command, args, { stdio: ['ignore', output, output], env });
+    // Its own process group: a Ctrl-C in the terminal reaches the program that started the
+    // control plane, which stops it in order (its clients first), not the components themselves.
+    child = spawn(command, args, { stdio: ['ignore', output, output], env, detached: true });
   } finally {
     closeSync(output);
   }

@@ -1,4 +1,4 @@
-import type { ObjectMeta } from '../generated/meta/v1/types.js';
+import type { ListMeta, ObjectMeta } from '../generated/meta/v1/types.js';
 
 /** KubernetesObject is the shape every API object shares: type meta and object meta. */
 export interface KubernetesObject {
@@ -21,6 +21,21 @@ export interface KubernetesList<T> {
   kind?: string;
   metadata?: { resourceVersion?: string; continue?: string; remainingItemCount?: number };
   items: T[];
+}
+
+/**
+ * PartialObjectMetadata is an object of any kind with only its metadata, as the server sends it
+ * to a metadata client (`meta.k8s.io/v1`; see `ResourceClient.asMetadata`).
+ */
+export interface PartialObjectMetadata extends KubernetesObject {
+  apiVersion?: string;
+  kind?: string;
+  metadata?: ObjectMeta;
+}
+
+/** PartialObjectMetadataList is a list of {@link PartialObjectMetadata}. */
+export interface PartialObjectMetadataList extends KubernetesList<PartialObjectMetadata> {
+  metadata?: ListMeta;
 }
 
 type Primitive = string | number | boolean | bigint | symbol | null | undefined;

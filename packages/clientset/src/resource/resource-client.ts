@@ -7,6 +7,8 @@ import type {
   KubernetesList,
   KubernetesObject,
   NamedPatchType,
+  PartialObjectMetadata,
+  PartialObjectMetadataList,
   PatchBody,
 } from './object-types.js';
 import type {
@@ -52,6 +54,30 @@ import { apiVersionOf, resourceName, type ResourceDescriptor } from './resource-
 
 type Subresource = 'status' | 'scale';
 
+// What client-go's metadata client asks for (JSON only: no protobuf here).
+const METADATA_ACCEPT = 'application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1';
+const METADATA_LIST_ACCEPT = 'application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1';
+
+/**
+ * MetadataClient reads only the metadata of a resource's objects (client-go's metadata client):
+ * `get`, `list`, `listAll`, `listPages` and `watch` answer `PartialObjectMetadata` (apiVersion
+ * `meta.k8s.io/v1`, kind `PartialObjectMetadata`, the object's `metadata`), a fraction of the
+ * bytes of whole objects. Made by `ResourceClient.asMetadata()`.
+ */
+export interface MetadataClient {
+  readonly rest: RestClient;
+  readonly descriptor: ResourceDescriptor;
+  readonly namespace: string | undefined;
+  /** metadataOnly is true: requests ask for `PartialObjectMetadata`. */
+  readonly metadataOnly: boolean;
+  get(name: string, options?: GetOptions): Promise<PartialObjectMetadata>;
+  list(options?: ListOptions): Promise<PartialObjectMetadataList>;
+  listAll(options?: ListAllOptions): Promise<PartialObjectMetadataList>;
+  listPages(options?: ListAllOptions): AsyncIterable<ListPage<PartialObjectMetadata>>;
+  watch(options?: WatchOptions): Promise<Watch<PartialObjectMetadata>>;
+  inNamespace(namespace: string): MetadataClient;
+}
+
 /**
  * ResourceClient is the one client behind every typed and dynamic resource client: it sends the
  * verbs of one resource (`descriptor`) in one namespace (or cluster-wide) through a `RestClient`,
@@ -76,6 +102,7 @@ export class ResourceClient<
   readonly namespace: string | undefined;
   readonly #apiVersion: string;
   readonly #arguments: ResourceArguments;
+  #metadataOnly = false;
 
   constructor(rest: RestClient, descriptor: ResourceDescriptor, namespace?: string) {
     const checks = new ResourceArguments(descriptor);
@@ -90,7 +117,36 @@ export class ResourceClient<
   /** inNamespace returns the same client scoped to `namespace` (`''`: every namespace). */
   inNamespace(namespace: string): ResourceClient<T, L> {
     this.#arguments.namespace(namespace);
-    return new ResourceClient<T, L>(this.rest, this.descriptor, namespace);
+    const client = new ResourceClient<T, L>(this.rest, this.descriptor, namespace);
+    client.#metadataOnly = this.#metadataOnly;
+    return client;
+  }
+
+  /** metadataOnly is true for a client made by {@link asMetadata}. */
+  get metadataOnly(): boolean {
+    return this.#metadataOnly;
+  }
+
+  /**
+   * asMetadata returns a {@link MetadataClient} of the same resource and namespace: its reads
+   * send `Accept: application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1` (for lists,
+   * `as=PartialObjectMetadataList`), so the server answers only metadata. A server that cannot
+   * (some aggregated APIs) answers 406 Not Acceptable, an `ApiError`.
+   */
+  asMetadata(): MetadataClient {
+    const client = new ResourceClient<PartialObjectMetadata, PartialObjectMetadataList>(
+      this.rest,
+      this.descriptor,
+      this.namespace,
+    );
+    client.#metadataOnly = true;
+    return client;
+  }
+
+  /** #read sets the Accept header of a read: `PartialObjectMetadata(List)` for a metadata client. */
+  #read(builder: RequestBuilder, list: boolean): RequestBuilder {
+    if (this.#metadataOnly) builder.accept(list ? METADATA_LIST_ACCEPT : METADATA_ACCEPT);
+    return builder;
   }
 
   #check(verb: string, subresource?: string): void {
@@ -129,7 +185,7 @@ export class ResourceClient<
   }
 
   #get<R>(name: string, options: GetOptions, subresource?: Subresource): Promise<R> {
-    return this.#target(this.rest.get(), options, name, subresource)
+    return this.#read(this.#target(this.rest.get(), options, name, subresource), false)
       .params({ resourceVersion: options.resourceVersion || undefined })
       .execute<R>();
   }
@@ -211,7 +267,9 @@ export class ResourceClient<
   async list(options: ListOptions = {}): Promise<L> {
     this.#check('list');
     this.#arguments.options(options, 'list');
-    const builder = this.#target(this.rest.get(), options).params(selectionParams(options));
+    const builder = this.#read(this.#target(this.rest.get(), options), true).params(
+      selectionParams(options),
+    );
     if (options.timeoutSeconds !== undefined && options.timeoutMs === undefined) {
       builder.timeout(options.timeoutSeconds * 1000);
     }
@@ -222,7 +280,7 @@ export class ResourceClient<
     this.#check('list');
     this.#arguments.options(options, 'list');
     const { pageSize, ...selection } = options;
-    return this.#target(this.rest.get(), options)
+    return this.#read(this.#target(this.rest.get(), options), true)
       .params(selectionParams(selection))
       .pager<T>(pageSize === undefined ? {} : { pageSize });
   }
@@ -254,7 +312,7 @@ export class ResourceClient<
   async watch(options: WatchOptions = {}): Promise<Watch<T>> {
     this.#check('watch');
     this.#arguments.options(options, 'watch');
-    const builder = this.#target(this.rest.get(), options).params({
+    const builder = this.#read(this.#target(this.rest.get(), options), false).params({
       ...selectionParams(options),
       sendInitialEvents: options.sendInitialEvents,
     });

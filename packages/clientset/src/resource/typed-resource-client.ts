@@ -36,6 +36,7 @@ import type {
   PortMapping,
 } from '../streams/port-forward.js';
 import type { ResourceDescriptor } from './resource-descriptor.js';
+import type { MetadataClient } from './resource-client.js';
 
 /** VerbMethods are the methods each verb of a resource brings (`patch` brings `patch` and `apply`). */
 export interface VerbMethods<T extends KubernetesObject, L> {
@@ -165,6 +166,10 @@ export interface ResourceClientBase<D extends ResourceDescriptor> {
   readonly descriptor: D;
   /** namespace is the client's namespace (`''`: every namespace), undefined when cluster-scoped. */
   readonly namespace: string | undefined;
+  /** metadataOnly is true for a client made by `asMetadata()`. */
+  readonly metadataOnly: boolean;
+  /** asMetadata returns a client that reads only the objects' metadata (`PartialObjectMetadata`). */
+  asMetadata(): MetadataClient;
 }
 
 /**

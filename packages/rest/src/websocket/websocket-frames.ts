@@ -43,7 +43,7 @@ function nextMaskKey(): Buffer {
 }
 
 /** maskInPlace XORs `data` with the 4-byte `key` (masking and unmasking are the same). */
-export function maskInPlace(data: Buffer, key: Buffer): void {
+function maskInPlace(data: Buffer, key: Buffer): void {
   const length = data.length;
   const k0 = key[0] ?? 0;
   const k1 = key[1] ?? 0;

@@ -47,7 +47,12 @@ export class InformerFactory {
     source: object,
     options: Pick<InformerOptions<never>, 'labelSelector' | 'fieldSelector'>,
   ): string {
-    const client = source as { descriptor?: ResourceDescriptor; namespace?: string; rest?: object };
+    const client = source as {
+      descriptor?: ResourceDescriptor;
+      namespace?: string;
+      rest?: object;
+      metadataOnly?: boolean;
+    };
     const selection = `${labelSelectorText(options.labelSelector) ?? ''}|${options.fieldSelector ?? ''}`;
     const descriptor = client.descriptor;
     if (!descriptor || !client.rest) return `source#${this.#idOf(source)}|${selection}`;
@@ -57,6 +62,7 @@ export class InformerFactory {
       descriptor.version,
       descriptor.plural,
       client.namespace ?? '',
+      client.metadataOnly === true ? 'metadata' : 'objects',
       selection,
     ].join('|');
   }

@@ -71,11 +71,12 @@ function describeSource(source: unknown): string | undefined {
   const client = source as {
     descriptor?: { plural?: unknown; group?: unknown };
     namespace?: unknown;
+    metadataOnly?: unknown;
   };
   const plural = client.descriptor?.plural;
   if (typeof plural !== 'string') return undefined;
   const group = typeof client.descriptor?.group === 'string' ? client.descriptor.group : '';
-  const resource = group ? `${plural}.${group}` : plural;
+  const resource = `${group ? `${plural}.${group}` : plural}${client.metadataOnly === true ? ' (metadata)' : ''}`;
   return typeof client.namespace === 'string' && client.namespace !== ''
     ? `${resource} in namespace ${client.namespace}`
     : resource;

@@ -1,0 +1,254 @@
+import { copyFile, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { basename, join, relative } from 'node:path';
+import {
+  installPackedPackages,
+  MODULE_KINDS,
+  runCommand,
+  WORKSPACE_ROOT,
+  type CommandResult,
+  type InstalledProject,
+  type ModuleKind,
+} from '@k/test-utils';
+import { controlPlane, useTestNamespace } from '@k/testenv/vitest';
+import ts from 'typescript';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+// How users meet the code: every package is packed with npm and the tarballs are installed into
+// an empty project outside the workspace (no tsx, no workspace links, no @k/source). Each
+// package's examples/*.ts is compiled to a plain .mjs and a .cjs program, as a user's build
+// would, and run there with node against the local control plane; what it prints is checked.
+
+const PACKAGES = ['config', 'transport', 'rest', 'clientset', 'codegen'];
+/** What the DI path of the custom auth plugin example loads (the versions the workspace uses). */
+const DI_DEPENDENCIES = ['tsyringe@4.10.0', 'reflect-metadata@0.2.2'];
+const WIDGET_CRD = join(WORKSPACE_ROOT, 'packages/clientset/e2e/fixtures/widget-crd.yaml');
+
+let installed: InstalledProject | undefined;
+let project: string;
+let scratch: string;
+
+/** compile turns an example into the program a user's build emits for `kind`. */
+function compile(source: string, kind: ModuleKind): string {
+  return ts.transpileModule(source, {
+    compilerOptions: {
+      target: ts.ScriptTarget.ES2022,
+      module: kind === 'esm' ? ts.ModuleKind.ESNext : ts.ModuleKind.CommonJS,
+    },
+  }).outputText;
+}
+
+/** exampleFiles lists `packages/<name>/examples/*.ts` as `<name>/<file>`. */
+async function exampleFiles(): Promise<string[]> {
+  const found: string[] = [];
+  for (const name of PACKAGES) {
+    const directory = join(WORKSPACE_ROOT, 'packages', name, 'examples');
+    const files = await readdir(directory).catch(() => []);
+    for (const file of files) if (file.endsWith('.ts')) found.push(`${name}/${file}`);
+  }
+  return found.sort();
+}
+
+beforeAll(async () => {
+  installed = await installPackedPackages({ packages: PACKAGES, dependencies: DI_DEPENDENCIES });
+  project = installed.directory;
+  expect(relative(WORKSPACE_ROOT, project).startsWith('..')).toBe(true);
+  for (const example of await exampleFiles()) {
+    const source = await readFile(
+      join(WORKSPACE_ROOT, 'packages', example.replace('/', '/examples/')),
+      'utf8',
+    );
+    const name = example.replace('/', '-').replace(/\.ts$/, '');
+    await writeFile(join(project, `${name}.mjs`), compile(source, 'esm'));
+    await writeFile(join(project, `${name}.cjs`), compile(source, 'cjs'));
+  }
+  scratch = await mkdtemp(join(tmpdir(), 'k-examples-'));
+}, 360_000);
+
+afterAll(async () => {
+  await installed?.remove();
+  if (scratch) await rm(scratch, { recursive: true, force: true });
+});
+
+/** runExample runs `<package>-<name>` as a plain node program of `kind` in the installed project. */
+function runExample(
+  example: string,
+  kind: ModuleKind,
+  args: readonly string[],
+  env: Record<string, string | undefined> = {},
+): Promise<CommandResult> {
+  const file = `${example}.${kind === 'esm' ? 'mjs' : 'cjs'}`;
+  return runCommand(process.execPath, [file, ...args], project, {
+    env: { KUBECONFIG: undefined, ...env },
+  });
+}
+
+/** kubeconfigCopy is a copy of the control plane's kubeconfig the example may edit. */
+async function kubeconfigCopy(): Promise<string> {
+  const directory = await mkdtemp(join(scratch, 'kubeconfig-'));
+  const path = join(directory, 'config');
+  await copyFile(controlPlane().kubeconfigPath, path);
+  return path;
+}
+
+/** Each example and how the test runs it; a new example without an entry fails the suite. */
+const EXAMPLES = [
+  'clientset/configmaps.ts',
+  'clientset/custom-auth-plugin.ts',
+  'codegen/generate-crd-client.ts',
+  'config/show-current-context.ts',
+  'rest/configmap-round-trip.ts',
+  'transport/request-logging.ts',
+];
+
+it('has a run below for every example in packages/*/examples', async () => {
+  expect(await exampleFiles()).toEqual(EXAMPLES);
+});
+
+describe.each(MODULE_KINDS)(
+  'the examples as plain %s programs on the installed packages',
+  (kind) => {
+    const namespace = useTestNamespace();
+
+    it('config/show-current-context prints the current context and switches it', async () => {
+      const kubeconfig = await kubeconfigCopy();
+      const shown = await runExample('config-show-current-context', kind, [], {
+        KUBECONFIG: kubeconfig,
+      });
+      expect(shown, shown.stderr).toMatchObject({ status: 0, stderr: '' });
+      expect(JSON.parse(shown.stdout)).toMatchObject({
+        context: 'admin',
+        server: controlPlane().server,
+        auth: 'none',
+      });
+      const switched = await runExample('config-show-current-context', kind, ['--use', 'tester'], {
+        KUBECONFIG: kubeconfig,
+      });
+      expect(switched, switched.stderr).toMatchObject({ status: 0, stderr: '' });
+      expect(switched.stdout).toContain(`switched to "tester" in ${kubeconfig}`);
+      expect(switched.stdout).toContain('"auth": "token"');
+    });
+
+    it('transport/request-logging logs each request through its interceptors', async () => {
+      const token = controlPlane().users.tester.token;
+      const result = await runExample('transport-request-logging', kind, [
+        `--kubeconfig=${controlPlane().kubeconfigPath}`,
+        '--context=tester',
+      ]);
+      expect(result, result.stderr).toMatchObject({ status: 0, stderr: '' });
+      const lines = result.stdout.trim().split('\n');
+      expect(lines[0]).toBe(
+        'stack: request-id → user-agent → auth → compression → request-logger → pool',
+      );
+      expect(lines[1]).toMatch(
+        /^→ GET \/version \{x-request-id: [0-9a-f-]{36}, .*authorization: \[redacted\]/,
+      );
+      expect(lines[2]).toMatch(/^← 200 GET \/version \d+ bytes flowschema-uid=[0-9a-f-]{36}$/);
+      expect(lines[3]).toMatch(/^server version v1\.\d+\.\d+/);
+      expect(lines[5]).toMatch(
+        /^← 201 POST \/apis\/authentication\.k8s\.io\/v1\/selfsubjectreviews \d+ bytes flowschema-uid=[0-9a-f-]{36}$/,
+      );
+      expect(lines[6]).toBe('authenticated as tester');
+      expect(result.stdout).not.toContain(token);
+    });
+
+    it('rest/configmap-round-trip creates, updates, watches and deletes a ConfigMap', async () => {
+      const result = await runExample('rest-configmap-round-trip', kind, [
+        `--kubeconfig=${controlPlane().kubeconfigPath}`,
+        '--context=admin',
+        `--namespace=${namespace.name}`,
+      ]);
+      expect(result, result.stderr).toMatchObject({ status: 0, stderr: '' });
+      expect(result.stdout.trim().split('\n')).toEqual([
+        `created configmap ${namespace.name}/k-example-rest`,
+        'watch: MODIFIED k-example-rest {"greeting":"hello again"}',
+        'watch: DELETED k-example-rest {"greeting":"hello again"}',
+        'configmap k-example-rest is gone',
+      ]);
+    });
+
+    it('clientset/configmaps applies, reads, lists and deletes with the typed client', async () => {
+      const result = await runExample('clientset-configmaps', kind, [
+        `--kubeconfig=${controlPlane().kubeconfigPath}`,
+        '--context=admin',
+        `--namespace=${namespace.name}`,
+      ]);
+      expect(result, result.stderr).toMatchObject({ status: 0, stderr: '' });
+      expect(result.stdout.trim().split('\n')).toEqual([
+        `applied ${namespace.name}/k-example-clientset`,
+        'read greeting=hello',
+        'listed k-example-clientset',
+        'deleted, gone=true',
+        'get after delete: not found',
+      ]);
+    });
+
+    it('clientset/custom-auth-plugin authenticates through its plugin, by hand and by DI', async () => {
+      const { server, caPem, users } = controlPlane();
+      const kubeconfig = join(await mkdtemp(join(scratch, 'plugin-')), 'config');
+      // JSON is YAML: a kubeconfig whose user is served by the example's `env-token` plugin.
+      await writeFile(
+        kubeconfig,
+        JSON.stringify({
+          apiVersion: 'v1',
+          kind: 'Config',
+          clusters: [
+            {
+              name: 'testenv',
+              cluster: {
+                server,
+                'certificate-authority-data': Buffer.from(caPem).toString('base64'),
+              },
+            },
+          ],
+          users: [
+            {
+              name: 'plugin-user',
+              user: {
+                'auth-provider': { name: 'env-token', config: { variable: 'K_EXAMPLE_TOKEN' } },
+              },
+            },
+          ],
+          contexts: [{ name: 'plugin', context: { cluster: 'testenv', user: 'plugin-user' } }],
+          'current-context': 'plugin',
+        }),
+      );
+      const env = { K_EXAMPLE_TOKEN: users.tester.token };
+      for (const args of [[], ['--di']]) {
+        const result = await runExample(
+          'clientset-custom-auth-plugin',
+          kind,
+          [`--kubeconfig=${kubeconfig}`, ...args],
+          env,
+        );
+        expect(result, result.stderr).toMatchObject({
+          status: 0,
+          stdout: 'authenticated as tester\n',
+        });
+      }
+      const unset = await runExample(
+        'clientset-custom-auth-plugin',
+        kind,
+        [`--kubeconfig=${kubeconfig}`],
+        {
+          K_EXAMPLE_TOKEN: undefined,
+        },
+      );
+      expect(unset.status).toBe(1);
+      expect(unset.stderr).toContain('K_EXAMPLE_TOKEN is not set');
+    });
+
+    it('codegen/generate-crd-client generates the Widget modules in memory', async () => {
+      const result = await runExample('codegen-generate-crd-client', kind, [WIDGET_CRD]);
+      expect(result, result.stderr).toMatchObject({ status: 0, stderr: '' });
+      const lines = result.stdout.trim().split('\n');
+      expect(lines.map((line) => basename(line.split(':')[0] ?? ''))).toEqual([
+        'widget-v1.ts',
+        'widget-v1beta1.ts',
+      ]);
+      expect(lines[0]).toMatch(
+        /^src\/generated\/widget-v1\.ts: Widget, WidgetSpec, .*createWidgetsClient/,
+      );
+    });
+  },
+);
