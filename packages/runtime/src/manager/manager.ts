@@ -15,6 +15,7 @@ import {
 } from '../leader-election/leader-elector.js';
 import { SILENT_LOGGER, type Logger } from '../logger.js';
 import { NOOP_METRICS, type MetricsSink } from '../metrics/metrics-sink.js';
+import type { WorkqueueRateLimiter } from '../workqueue/rate-limiters.js';
 import { HealthChecks, type HealthCheck } from './health-checks.js';
 import { ManagerServer, type ServerAddress } from './manager-server.js';
 
@@ -64,6 +65,8 @@ export interface ManagerOptions {
    * informer, served at `/metrics` when the sink can render (`@k/runtime/prometheus`).
    */
   metrics?: MetricsSink;
+  /** rateLimiter makes the workqueue rate limiter of each controller of `controller()` (default: client-go's). */
+  rateLimiter?: () => WorkqueueRateLimiter<string>;
   /** informerDefaults are the options of every informer of `informers` (a call's own options win). */
   informerDefaults?: InformerOptions<KubernetesObject>;
 }
@@ -179,12 +182,15 @@ export class Manager {
 
   /**
    * controller starts a {@link ControllerBuilder} whose `complete(reconcile)` adds the controller
-   * to this Manager, with the Manager's logger and metrics unless `withOptions` says otherwise.
+   * to this Manager, with the Manager's logger, metrics and `rateLimiter` unless `withOptions`
+   * says otherwise.
    */
   controller(name: string): ControllerBuilder {
+    const rateLimiter = this.#options.rateLimiter?.();
     return new ManagedControllerBuilder(name, this).withOptions({
       logger: this.logger,
       metrics: this.metrics,
+      ...(rateLimiter ? { rateLimiter } : {}),
     });
   }
 
