@@ -22,7 +22,9 @@ export type ClientsetErrorCode =
   /** exec or attach ended with a failure Status on the error channel other than an exit code ({@link RemoteCommandError}). */
   | 'ERR_CLIENTSET_REMOTE_COMMAND'
   /** A forwarded port failed: the error stream said why, or the connection broke ({@link PortForwardError}). */
-  | 'ERR_CLIENTSET_PORT_FORWARD';
+  | 'ERR_CLIENTSET_PORT_FORWARD'
+  /** Copying to or from a container failed: its tar failed, or the archive is malformed. */
+  | 'ERR_CLIENTSET_COPY';
 
 /**
  * ClientsetError is every failure @k/clientset itself detects (the server's answers are `ApiError`s

@@ -61,7 +61,7 @@ export type {
   UnstructuredObject,
 } from './resource/object-types.js';
 
-// Pod streams: exec, attach, port-forward (WebSockets through the transport).
+// Pod streams: exec, attach, port-forward, copy (WebSockets through the transport).
 export { REMOTE_COMMAND_PROTOCOLS } from './streams/remote-command.js';
 export type {
   AttachOptions,
@@ -81,6 +81,9 @@ export type {
   PortForwardStreamOptions,
   PortMapping,
 } from './streams/port-forward.js';
+
+export type { CopyFromPodResult, CopyOptions } from './streams/copy.js';
+export type { SkippedEntry } from './streams/extract-tar.js';
 
 // Discovery and the REST mapper.
 export { DiscoveryClient } from './discovery/discovery-client.js';

@@ -12,6 +12,7 @@ export type {
   AttachMethods,
   ExecMethods,
   LogMethods,
+  PortForwardMethods,
   ResourceClientBase,
   ScaleMethods,
   StatusMethods,

@@ -84,6 +84,7 @@ export type ClientsetCodes = Expect<
   Equal<
     KClientsetErrorCode,
     | 'ERR_CLIENTSET_CONFIGURATION'
+    | 'ERR_CLIENTSET_COPY'
     | 'ERR_CLIENTSET_CRD_NOT_ESTABLISHED'
     | 'ERR_CLIENTSET_DISCOVERY'
     | 'ERR_CLIENTSET_INVALID_ARGUMENT'

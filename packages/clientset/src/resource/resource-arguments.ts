@@ -124,6 +124,11 @@ export class ResourceArguments {
     checkArgument(command, COMMAND, 'options.command', this.#context(call));
   }
 
+  /** path checks a file path of a copy: a non-empty string. */
+  path(path: unknown, what: string, call: string): void {
+    checkArgument(path, NON_EMPTY_STRING, what, this.#context(call));
+  }
+
   /** port checks a pod's port number. */
   port(port: unknown, call: string): void {
     checkArgument(port, PORT, 'port', this.#context(call));

@@ -35,6 +35,12 @@ import {
   type RemoteCommandSession,
 } from '../streams/remote-command.js';
 import {
+  copyFromPod,
+  copyToPod,
+  type CopyFromPodResult,
+  type CopyOptions,
+} from '../streams/copy.js';
+import {
   openPortForwardStream,
   startPortForwarder,
   type PortForwarder,
@@ -509,6 +515,51 @@ export class ResourceClient<
     this.#arguments.streamOptions(options, 'attach');
     const builder = this.#target(this.rest.get(), { signal: options.signal }, name, 'attach');
     return openRemoteCommand(builder.params(remoteCommandParams(options, undefined)), options);
+  }
+
+  /**
+   * copyToPod copies a local file or directory to `destination` in a pod's container, as
+   * `kubectl cp` does (a tar archive into `tar -x` run by {@link exec}); the destination's
+   * directory must exist. Fails with `ERR_CLIENTSET_COPY` when the container's tar fails.
+   */
+  async copyToPod(
+    name: string,
+    source: string,
+    destination: string,
+    options: CopyOptions = {},
+  ): Promise<void> {
+    this.#copyArguments(name, source, destination, options, 'copy to pod');
+    return copyToPod((exec) => this.exec(name, exec), source, destination, options);
+  }
+
+  /**
+   * copyFromPod copies `source` from a pod's container to a local `destination`, as
+   * `kubectl cp` does (`tar c` run by {@link exec}), extracting the archive safely: entries
+   * with absolute paths, `..`, or leading through or to a symbolic link outside the destination
+   * are not written but listed in `skipped`.
+   */
+  async copyFromPod(
+    name: string,
+    source: string,
+    destination: string,
+    options: CopyOptions = {},
+  ): Promise<CopyFromPodResult> {
+    this.#copyArguments(name, source, destination, options, 'copy from pod');
+    return copyFromPod((exec) => this.exec(name, exec), source, destination, options);
+  }
+
+  #copyArguments(
+    name: string,
+    source: string,
+    destination: string,
+    options: CopyOptions,
+    call: string,
+  ): void {
+    this.#check('get', 'exec');
+    this.#arguments.name(name, call);
+    this.#arguments.path(source, 'source', call);
+    this.#arguments.path(destination, 'destination', call);
+    this.#arguments.streamOptions(options, call);
   }
 
   /**

@@ -27,6 +27,7 @@ import type {
   ExecOptions,
   RemoteCommandSession,
 } from '../streams/remote-command.js';
+import type { CopyFromPodResult, CopyOptions } from '../streams/copy.js';
 import type {
   PortForwarder,
   PortForwardOptions,
@@ -102,7 +103,21 @@ export interface LogMethods {
 
 /** ExecMethods are the methods of the pods' `exec` subresource (a WebSocket, a GET). */
 export interface ExecMethods {
-  get: { exec(name: string, options: ExecOptions): Promise<RemoteCommandSession> };
+  get: {
+    exec(name: string, options: ExecOptions): Promise<RemoteCommandSession>;
+    copyToPod(
+      name: string,
+      source: string,
+      destination: string,
+      options?: CopyOptions,
+    ): Promise<void>;
+    copyFromPod(
+      name: string,
+      source: string,
+      destination: string,
+      options?: CopyOptions,
+    ): Promise<CopyFromPodResult>;
+  };
 }
 
 /** AttachMethods are the methods of the pods' `attach` subresource. */
