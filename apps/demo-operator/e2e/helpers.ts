@@ -1,10 +1,17 @@
+import 'reflect-metadata';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { inferClientset, type Clientset } from '@k/clientset';
 import { controlPlane } from '@k/testenv/vitest';
 import { createWebappsClient, type WebApp } from '../src/generated/web-app-v1alpha1.js';
-import { WebAppOperator, type OperatorSettings } from '../src/operator.js';
+import { inferConfig } from '@k/config';
+import { CLIENTSET } from '@k/clientset/di';
+import { container as rootContainer } from 'tsyringe';
+import { parseOperatorFlags } from '../src/operator-flags.js';
+import type { WebAppOperator } from '../src/operator.js';
+import { registerOperator } from '../src/register.js';
 import { TextLogger } from '../src/text-logger.js';
+import { WEBAPP_OPERATOR } from '../src/tokens.js';
 
 /** APP_ROOT is apps/demo-operator. */
 export const APP_ROOT = path.resolve(import.meta.dirname, '..');
@@ -60,28 +67,38 @@ export interface RunningOperator {
 }
 
 /**
- * startOperator runs the operator in this process against the run's control plane, confined to
- * `namespace` (its WebApps, and its registry there too), without leader election unless asked.
+ * startOperator runs the operator in this process against the run's control plane, wired as the
+ * command wires it (`registerOperator`), confined to `namespace` (its WebApps, its registry and
+ * Lease there too), without leader election and server unless `flags` say otherwise.
  */
 export async function startOperator(
   namespace: string,
-  settings: Partial<OperatorSettings> = {},
+  flags: readonly string[] = [],
 ): Promise<RunningOperator> {
-  const clientset = await clientsetFor('admin', 'demo-operator-e2e');
+  const config = await inferConfig({
+    explicitPath: controlPlane().kubeconfigPath,
+    overrides: { context: 'admin' },
+  });
   const logs: string[] = [];
-  const operator = new WebAppOperator(
-    clientset,
-    {
-      watchNamespace: namespace,
-      operatorNamespace: namespace,
-      leaderElection: false,
-      identity: `e2e-${namespace}`,
-      maxConcurrentReconciles: 4,
-      serve: false,
-      ...settings,
-    },
-    { logger: new TextLogger((line) => logs.push(line), 'debug') },
-  );
+  const container = registerOperator(rootContainer.createChildContainer(), {
+    config,
+    flags: parseOperatorFlags(
+      [
+        `--namespace=${namespace}`,
+        `--operator-namespace=${namespace}`,
+        `--identity=e2e-${namespace}`,
+        '--leader-elect=false',
+        '--bind-address=off',
+        '--qps=1000',
+        '--burst=1000',
+        ...flags,
+      ],
+      {},
+    )!,
+    logger: new TextLogger((line) => logs.push(line), 'debug'),
+  });
+  const operator = container.resolve(WEBAPP_OPERATOR);
+  const clientset = container.resolve(CLIENTSET);
   const stopSignal = new AbortController();
   const running = operator.run(stopSignal.signal);
   await eventually(() => {

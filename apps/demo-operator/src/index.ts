@@ -1,9 +1,9 @@
 // The demo operator as a library, for its tests and the `npm start` launcher.
 export { WebAppOperator } from './operator.js';
-export type { OperatorOptions, OperatorSettings } from './operator.js';
+export type { OperatorSettings } from './operator.js';
 export { parseOperatorFlags, OPERATOR_USAGE } from './operator-flags.js';
 export type { OperatorFlags } from './operator-flags.js';
-export { registerOperator } from './register.js';
+export { REPORTING_CONTROLLER, registerOperator } from './register.js';
 export type { RegisterOperatorOptions } from './register.js';
 export { OPERATOR_FLAGS, OPERATOR_LOGGER, WEBAPP_OPERATOR } from './tokens.js';
 export { TextLogger } from './text-logger.js';

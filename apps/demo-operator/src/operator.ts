@@ -2,19 +2,17 @@ import type { Clientset } from '@k/clientset';
 import type { Deployment } from '@k/clientset/apps/v1';
 import type { ConfigMap, Service } from '@k/clientset/core/v1';
 import {
-  EventRecorder,
-  Manager,
   SILENT_LOGGER,
   finalStateOf,
   requestFor,
   type Controller,
+  type EventRecorder,
   type Informer,
   type Logger,
-  type MetricsSink,
-  type ServerAddress,
+  type Manager,
 } from '@k/runtime';
 import { createWebappsClient, type WebApp } from './generated/web-app-v1alpha1.js';
-import { FIELD_MANAGER, LEASE_NAME, MANAGED_BY_LABEL, REGISTRY_NAME } from './names.js';
+import { FIELD_MANAGER, MANAGED_BY_LABEL, REGISTRY_NAME } from './names.js';
 import { WebAppReconciler } from './reconcile/webapp-reconciler.js';
 import { WebAppRegistry } from './reconcile/webapp-registry.js';
 
@@ -37,22 +35,14 @@ export interface OperatorSettings {
   retryPeriodMs?: number;
 }
 
-/** OperatorOptions are the operator's collaborators besides the clientset. */
-export interface OperatorOptions {
-  logger?: Logger;
-  metrics?: MetricsSink;
-  /** onListening is told where the health and metrics server listens. */
-  onListening?: (address: ServerAddress) => void;
-}
-
 /**
- * WebAppOperator is the WebApp controller in a @k/runtime {@link Manager}: shared informers on
+ * WebAppOperator is the WebApp controller in a @k/runtime `Manager`: shared informers on
  * WebApps, on the Deployments and Services it manages (selected by the
  * `app.kubernetes.io/managed-by` label, so the cache holds only its own) and on the registry
  * ConfigMap; the controller (`for(webapps).owns(deployments).owns(services)`, and registry
- * changes enqueue the WebApps whose entry is missing); leader election on a Lease, so only one
- * replica reconciles while the others keep a warm cache; Events on the WebApps
- * (events.k8s.io/v1, sent in the background); `/healthz`, `/readyz` and `/metrics`.
+ * changes enqueue the WebApps whose entry is missing); Events on the WebApps. The Manager
+ * (see `registerOperator`) adds leader election on a Lease, so only one replica reconciles while
+ * the others keep a warm cache, and `/healthz`, `/readyz` and `/metrics`.
  */
 export class WebAppOperator {
   readonly settings: OperatorSettings;
@@ -65,30 +55,21 @@ export class WebAppOperator {
   readonly controller: Controller;
   readonly events: EventRecorder;
 
-  constructor(clientset: Clientset, settings: OperatorSettings, options: OperatorOptions = {}) {
+  /**
+   * The operator adds its informers and its controller to `manager` (which runs them), writes
+   * through `clientset` and tells what it did through `events`.
+   */
+  constructor(
+    manager: Manager,
+    clientset: Clientset,
+    events: EventRecorder,
+    settings: OperatorSettings,
+    logger: Logger = SILENT_LOGGER,
+  ) {
     this.settings = settings;
-    const logger = options.logger ?? SILENT_LOGGER;
+    this.manager = manager;
+    this.events = events;
     const namespace = settings.watchNamespace;
-    this.manager = new Manager({
-      port: settings.serve === false ? false : settings.serve.port,
-      ...(settings.serve !== false && settings.serve.host ? { host: settings.serve.host } : {}),
-      ...(options.onListening ? { onListening: options.onListening } : {}),
-      logger,
-      ...(options.metrics ? { metrics: options.metrics } : {}),
-      ...(settings.leaderElection
-        ? {
-            leaderElection: {
-              leases: clientset.coordinationV1.leases(settings.operatorNamespace),
-              name: LEASE_NAME,
-              identity: settings.identity,
-              ...(settings.leaseDurationMs ? { leaseDurationMs: settings.leaseDurationMs } : {}),
-              ...(settings.renewDeadlineMs ? { renewDeadlineMs: settings.renewDeadlineMs } : {}),
-              ...(settings.retryPeriodMs ? { retryPeriodMs: settings.retryPeriodMs } : {}),
-              onNewLeader: (identity: string) => logger.info('leader', { identity }),
-            },
-          }
-        : {}),
-    });
     const managed = { labelSelector: { [MANAGED_BY_LABEL]: FIELD_MANAGER } };
     this.webapps = this.manager.informerFor(createWebappsClient(clientset.rest, namespace));
     this.deployments = this.manager.informerFor(clientset.appsV1.deployments(namespace), managed);
@@ -98,12 +79,6 @@ export class WebAppOperator {
       fieldSelector: `metadata.name=${REGISTRY_NAME}`,
     });
     const registry = new WebAppRegistry(registryClient, this.registryConfigMaps.lister);
-    this.events = new EventRecorder(clientset, {
-      reportingController: 'apps.k.example/demo-operator',
-      reportingInstance: settings.identity,
-      logger,
-    });
-    this.manager.closeOnShutdown(this.events);
     this.reconciler = new WebAppReconciler(
       clientset,
       {

@@ -2,6 +2,7 @@ import 'reflect-metadata';
 import type { ResolvedConfig } from '@k/config';
 import { CLIENTSET } from '@k/clientset/di';
 import { RATE_LIMITER, REST_CLIENT } from '@k/rest/di';
+import { EVENT_RECORDER, MANAGER } from '@k/runtime/di';
 import { container } from 'tsyringe';
 import { describe, expect, it } from 'vitest';
 import { WebAppOperator } from './operator.js';
@@ -37,6 +38,9 @@ describe('registerOperator', () => {
     expect(operator).toBeInstanceOf(WebAppOperator);
     expect(child.resolve(WEBAPP_OPERATOR)).toBe(operator);
     expect(operator.settings).toBe(flags.settings);
+    expect(operator.manager).toBe(child.resolve(MANAGER));
+    expect(operator.events).toBe(child.resolve(EVENT_RECORDER));
+    expect(operator.manager.elector?.name).toBe('demo-operator');
     expect(operator.webapps.resource).toBe('webapps.apps.k.example in namespace web');
     expect(operator.registryConfigMaps.resource).toBe('configmaps in namespace ops');
     const clientset = child.resolve(CLIENTSET);

@@ -2,9 +2,11 @@ import type { ResolvedConfig } from '@k/config';
 import { CLIENTSET, registerClientset } from '@k/clientset/di';
 import { registerRest, withKubeconfigPersister } from '@k/rest/di';
 import { registerTransport } from '@k/transport/di';
-import type { Logger } from '@k/runtime';
+import type { Logger, MetricsSink } from '@k/runtime';
+import { EVENT_RECORDER, MANAGER, registerRuntime } from '@k/runtime/di';
 import type { DependencyContainer } from 'tsyringe';
 import type { OperatorFlags } from './operator-flags.js';
+import { LEASE_NAME } from './names.js';
 import { WebAppOperator } from './operator.js';
 import { OPERATOR_FLAGS, OPERATOR_LOGGER, WEBAPP_OPERATOR } from './tokens.js';
 
@@ -13,7 +15,11 @@ export interface RegisterOperatorOptions {
   config: ResolvedConfig;
   flags: OperatorFlags;
   logger: Logger;
+  metrics?: MetricsSink;
 }
+
+/** REPORTING_CONTROLLER names the operator in its Events. */
+export const REPORTING_CONTROLLER = 'apps.k.example/demo-operator';
 
 function once<T>(create: (container: DependencyContainer) => T) {
   let made: { value: T } | undefined;
@@ -23,27 +29,60 @@ function once<T>(create: (container: DependencyContainer) => T) {
 /**
  * registerOperator wires the whole stack into `container`, one layer at a time: @k/transport
  * for `config` with the operator's user agent (`demo-operator/<identity>`), @k/rest over it with
- * one token bucket at the flags' QPS and burst, @k/clientset over that, then `OPERATOR_FLAGS`,
- * `OPERATOR_LOGGER` and `WEBAPP_OPERATOR`, each made once.
+ * one token bucket at the flags' QPS and burst, @k/clientset over that, @k/runtime (the Manager
+ * with its server and, unless turned off, leader election on the Lease `demo-operator` of the
+ * operator's namespace; the EventRecorder), then `OPERATOR_FLAGS`, `OPERATOR_LOGGER` and
+ * `WEBAPP_OPERATOR`, each made once. Resolve `WEBAPP_OPERATOR` before starting its `manager`.
  */
 export function registerOperator(
   container: DependencyContainer,
-  { config, flags, logger }: RegisterOperatorOptions,
+  { config, flags, logger, metrics }: RegisterOperatorOptions,
 ): DependencyContainer {
+  const { settings } = flags;
   registerTransport(container, {
     config,
     ...withKubeconfigPersister(config, { userAgent: `demo-operator/${flags.settings.identity}` }),
   });
   registerRest(container, { throttle: { qps: flags.qps, burst: flags.burst } });
   registerClientset(container);
+  registerRuntime(container, {
+    name: REPORTING_CONTROLLER,
+    manager:
+      settings.serve === false
+        ? { port: false }
+        : {
+            port: settings.serve.port,
+            ...(settings.serve.host ? { host: settings.serve.host } : {}),
+          },
+    ...(settings.leaderElection
+      ? {
+          leaderElection: {
+            namespace: settings.operatorNamespace,
+            name: LEASE_NAME,
+            identity: settings.identity,
+            ...(settings.leaseDurationMs ? { leaseDurationMs: settings.leaseDurationMs } : {}),
+            ...(settings.renewDeadlineMs ? { renewDeadlineMs: settings.renewDeadlineMs } : {}),
+            ...(settings.retryPeriodMs ? { retryPeriodMs: settings.retryPeriodMs } : {}),
+            onNewLeader: (identity: string) => logger.info('leader', { identity }),
+          },
+        }
+      : {}),
+    events: { reportingInstance: settings.identity },
+    logger,
+    ...(metrics ? { metrics } : {}),
+  });
   container.register(OPERATOR_FLAGS, { useValue: flags });
   container.register(OPERATOR_LOGGER, { useValue: logger });
   container.register(WEBAPP_OPERATOR, {
     useFactory: once(
       (resolver) =>
-        new WebAppOperator(resolver.resolve(CLIENTSET), resolver.resolve(OPERATOR_FLAGS).settings, {
-          logger: resolver.resolve(OPERATOR_LOGGER),
-        }),
+        new WebAppOperator(
+          resolver.resolve(MANAGER),
+          resolver.resolve(CLIENTSET),
+          resolver.resolve(EVENT_RECORDER),
+          resolver.resolve(OPERATOR_FLAGS).settings,
+          resolver.resolve(OPERATOR_LOGGER),
+        ),
     ),
   });
   return container;
