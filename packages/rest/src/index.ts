@@ -58,39 +58,5 @@ export type {
   WarningLoggerOptions,
 } from './response/warning-handler.js';
 
-// Errors and Status (all of them, with the Status helpers: `@k/rest/errors`).
-export {
-  ApiError,
-  ConnectionError,
-  RequestBuildError,
-  RequestTimeoutError,
-  ResponseDecodeError,
-  RestConfigurationError,
-  RestUsageError,
-  WatchDecodeError,
-  WebSocketError,
-  isAlreadyExists,
-  isBadRequest,
-  isConflict,
-  isForbidden,
-  isGone,
-  isInternalError,
-  isInvalid,
-  isNotFound,
-  isResourceExpired,
-  isServerTimeout,
-  isServiceUnavailable,
-  isTimeout,
-  isTooManyRequests,
-  isUnauthorized,
-  reasonForError,
-  suggestsClientDelay,
-} from './errors.js';
-export type {
-  ApiErrorCode,
-  ApiErrorRequest,
-  KRestErrorCode,
-  RequestTimeoutErrorCode,
-  WebSocketErrorCode,
-} from './errors.js';
-export type { Status, StatusCause, StatusDetails, StatusReason } from './status.js';
+// Errors and Status (with the Status helpers: `@k/rest/errors`).
+export * from './error-surface.js';

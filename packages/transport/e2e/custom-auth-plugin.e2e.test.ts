@@ -3,6 +3,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadKubeconfig, resolveConfig } from '@k/config';
+import { singleContextKubeconfig } from '@k/test-utils';
 import { controlPlane } from '@k/testenv/vitest';
 import { container } from 'tsyringe';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -21,32 +22,15 @@ describe('a custom auth plugin registered through DI, against the real API serve
   beforeAll(() => {
     const { server, caPem } = controlPlane();
     kubeconfigPath = join(mkdtempSync(join(tmpdir(), 'k-plugin-')), 'kubeconfig');
-    // JSON is YAML: a kubeconfig whose user is served by the `env-token` plugin.
+    // A user served by the `env-token` plugin.
     writeFileSync(
       kubeconfigPath,
-      JSON.stringify({
-        apiVersion: 'v1',
-        kind: 'Config',
-        clusters: [
-          {
-            name: 'testenv',
-            cluster: {
-              server,
-              'certificate-authority-data': Buffer.from(caPem).toString('base64'),
-            },
-          },
-        ],
-        users: [
-          {
-            name: 'plugin-user',
-            user: {
-              'auth-provider': { name: 'env-token', config: { variable: 'K_EXAMPLE_TOKEN' } },
-            },
-          },
-        ],
-        contexts: [{ name: 'plugin', context: { cluster: 'testenv', user: 'plugin-user' } }],
-        'current-context': 'plugin',
-      }),
+      singleContextKubeconfig(
+        { server, caPem },
+        'plugin-user',
+        { 'auth-provider': { name: 'env-token', config: { variable: 'K_EXAMPLE_TOKEN' } } },
+        'plugin',
+      ),
     );
   });
 

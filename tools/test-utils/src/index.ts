@@ -25,3 +25,5 @@ export { respondJson, startTestServer } from './test-server.js';
 export type { TestServer, TestServerArrival, TestServerHandler } from './test-server.js';
 export { createTestCertificates } from './test-certificates.js';
 export type { TestCertificates } from './test-certificates.js';
+export { singleContextKubeconfig } from './single-context-kubeconfig.js';
+export type { KubeconfigCluster } from './single-context-kubeconfig.js';

@@ -5,6 +5,7 @@ import {
   installPackedPackages,
   MODULE_KINDS,
   runCommand,
+  singleContextKubeconfig,
   WORKSPACE_ROOT,
   type CommandResult,
   type InstalledProject,
@@ -186,32 +187,15 @@ describe.each(MODULE_KINDS)(
     it('clientset/custom-auth-plugin authenticates through its plugin, by hand and by DI', async () => {
       const { server, caPem, users } = controlPlane();
       const kubeconfig = join(await mkdtemp(join(scratch, 'plugin-')), 'config');
-      // JSON is YAML: a kubeconfig whose user is served by the example's `env-token` plugin.
+      // A user served by the example's `env-token` plugin.
       await writeFile(
         kubeconfig,
-        JSON.stringify({
-          apiVersion: 'v1',
-          kind: 'Config',
-          clusters: [
-            {
-              name: 'testenv',
-              cluster: {
-                server,
-                'certificate-authority-data': Buffer.from(caPem).toString('base64'),
-              },
-            },
-          ],
-          users: [
-            {
-              name: 'plugin-user',
-              user: {
-                'auth-provider': { name: 'env-token', config: { variable: 'K_EXAMPLE_TOKEN' } },
-              },
-            },
-          ],
-          contexts: [{ name: 'plugin', context: { cluster: 'testenv', user: 'plugin-user' } }],
-          'current-context': 'plugin',
-        }),
+        singleContextKubeconfig(
+          { server, caPem },
+          'plugin-user',
+          { 'auth-provider': { name: 'env-token', config: { variable: 'K_EXAMPLE_TOKEN' } } },
+          'plugin',
+        ),
       );
       const env = { K_EXAMPLE_TOKEN: users.tester.token };
       for (const args of [[], ['--di']]) {

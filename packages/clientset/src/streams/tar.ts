@@ -1,12 +1,12 @@
 import { ClientsetError } from '../errors.js';
 
 /** BLOCK is the tar block size; headers and bodies are padded to it. */
-export const BLOCK = 512;
+const BLOCK = 512;
 /** RECORD is GNU tar's default record (20 blocks); archives end padded to it. */
 const RECORD = 20 * BLOCK;
 
 /** TarEntryType is what an entry is (the types `kubectl cp` handles; others are `other`). */
-export type TarEntryType = 'file' | 'directory' | 'symlink' | 'hardlink' | 'other';
+type TarEntryType = 'file' | 'directory' | 'symlink' | 'hardlink' | 'other';
 
 /** TarHeader is one entry's header, with GNU long names and pax paths already applied. */
 export interface TarHeader {

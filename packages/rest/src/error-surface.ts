@@ -1,0 +1,36 @@
+// The errors, their predicates and the Status types: in the root and in `@k/rest/errors` alike.
+export {
+  ApiError,
+  ConnectionError,
+  RequestBuildError,
+  RequestTimeoutError,
+  ResponseDecodeError,
+  RestConfigurationError,
+  RestUsageError,
+  WatchDecodeError,
+  WebSocketError,
+  isAlreadyExists,
+  isBadRequest,
+  isConflict,
+  isForbidden,
+  isGone,
+  isInternalError,
+  isInvalid,
+  isNotFound,
+  isResourceExpired,
+  isServerTimeout,
+  isServiceUnavailable,
+  isTimeout,
+  isTooManyRequests,
+  isUnauthorized,
+  reasonForError,
+  suggestsClientDelay,
+} from './errors.js';
+export type {
+  ApiErrorCode,
+  ApiErrorRequest,
+  KRestErrorCode,
+  RequestTimeoutErrorCode,
+  WebSocketErrorCode,
+} from './errors.js';
+export type { Status, StatusCause, StatusDetails, StatusReason } from './status.js';
