@@ -97,7 +97,9 @@ describe('two operator processes', () => {
     expect(leaderMetrics).toMatch(
       /^rest_client_requests_total\{code="200",method="PATCH",host="127\.0\.0\.1:\d+"\} [1-9]/m,
     );
-    expect(leaderMetrics).toMatch(/^workqueue_adds_total\{name="webapp",controller="webapp"\} [1-9]/m);
+    expect(leaderMetrics).toMatch(
+      /^workqueue_adds_total\{name="webapp",controller="webapp"\} [1-9]/m,
+    );
     expect(await scrape(standby)).toMatch(
       /^leader_election_master_status\{name="demo-operator"\} 0$/m,
     );
