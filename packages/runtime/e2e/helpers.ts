@@ -1,5 +1,3 @@
-import { readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
 import { inferClientset, type Clientset, type KubernetesObject, type Watch } from '@k/clientset';
 import { controlPlane } from '@k/testenv/vitest';
 import type { ListerWatcher } from '../src/index.js';
@@ -62,26 +60,6 @@ export class CountingSource<T extends KubernetesObject> implements ListerWatcher
     this.watches.push(sent);
     return this.#inner.watch(sent);
   }
-}
-
-/**
- * compactEtcd compacts the control plane's etcd up to its current revision (etcd's own
- * `/v3/kv/compaction` endpoint): watches of resources the API server does not cache (core
- * Events) at older resourceVersions then get a real 410 Gone.
- */
-export async function compactEtcd(): Promise<void> {
-  const state = JSON.parse(
-    readFileSync(join(dirname(controlPlane().kubeconfigPath), 'control-plane.json'), 'utf8'),
-  ) as { ports: { etcd: number } };
-  const base = `http://127.0.0.1:${state.ports.etcd}/v3/kv`;
-  const status = (await (
-    await fetch(`${base}/range`, { method: 'POST', body: JSON.stringify({ key: 'AA==' }) })
-  ).json()) as { header: { revision: string } };
-  const response = await fetch(`${base}/compaction`, {
-    method: 'POST',
-    body: JSON.stringify({ revision: status.header.revision, physical: true }),
-  });
-  if (!response.ok) throw new Error(`etcd compaction failed: ${response.status}`);
 }
 
 /**

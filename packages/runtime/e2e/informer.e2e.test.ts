@@ -1,5 +1,5 @@
 import { isForbidden, type Clientset } from '@k/clientset';
-import type { ConfigMap, Event as CoreEvent } from '@k/clientset/core/v1';
+import type { ConfigMap } from '@k/clientset/core/v1';
 import { useTestNamespace } from '@k/testenv/vitest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -9,14 +9,7 @@ import {
   objectKey,
   type EventHandler,
 } from '../src/index.js';
-import {
-  CountingSource,
-  GatedSource,
-  clientsetFor,
-  compactEtcd,
-  eventually,
-  inParallel,
-} from './helpers.js';
+import { CountingSource, clientsetFor, eventually, inParallel } from './helpers.js';
 
 const namespace = useTestNamespace({ prefix: 'runtime-informer' });
 let cs: Clientset;
@@ -148,66 +141,6 @@ describe.each([
       await informer.stop();
     }
     expect(informer.health().state).toBe('stopped');
-  });
-});
-
-describe('an informer whose resourceVersion was compacted away', () => {
-  it('gets 410 Gone from the real server, relists, and delivers a tombstone for the delete it missed', async () => {
-    // Core Events are not in the API server's watch cache: their watches are served by etcd,
-    // so after a compaction a watch at an older resourceVersion gets 410 Gone.
-    const events = cs.coreV1.events(namespace.name);
-    const event = (name: string): CoreEvent => ({
-      apiVersion: 'v1',
-      kind: 'Event',
-      metadata: { name },
-      involvedObject: { kind: 'ConfigMap', name: 'x', namespace: namespace.name },
-      reason: 'Testing',
-      message: 'an informer test',
-      type: 'Normal',
-    });
-    await events.create(event('first'));
-    await events.create(event('second'));
-    const source = new GatedSource(events);
-    const informer = new Informer<CoreEvent>(source, { watchList: false });
-    const deleted: (CoreEvent | DeletedFinalStateUnknown<CoreEvent>)[] = [];
-    const added: string[] = [];
-    informer.addEventHandler({
-      onAdd: (object) => added.push(object.metadata.name!),
-      onDelete: (object) => deleted.push(object),
-    });
-    informer.start();
-    try {
-      await informer.waitForSync(AbortSignal.timeout(30_000));
-      expect(informer.lister.size).toBe(2);
-      const watchedFrom = informer.health().resourceVersion;
-      await new Promise((resolve) => setTimeout(resolve, 1100)); // not a "very short watch"
-      source.pause();
-      // Missed while the watch is down: a delete and a create; then etcd forgets the history.
-      await events.delete('first');
-      await events.create(event('third'));
-      await compactEtcd();
-      source.resume();
-
-      await eventually(() => expect(informer.health().relists).toBe(1));
-      await eventually(() =>
-        expect(informer.lister.keys().sort()).toEqual([
-          `${namespace.name}/second`,
-          `${namespace.name}/third`,
-        ]),
-      );
-      // The watch reopened at the compacted resourceVersion; the relist was at that same one.
-      expect(source.watches.at(-2)?.resourceVersion).toBe(watchedFrom);
-      expect(source.lists.at(-1)?.resourceVersion).toBe(watchedFrom);
-      expect(deleted).toHaveLength(1);
-      expect(deleted[0]).toBeInstanceOf(DeletedFinalStateUnknown);
-      expect((deleted[0] as DeletedFinalStateUnknown<CoreEvent>).key).toBe(
-        `${namespace.name}/first`,
-      );
-      expect(added).toEqual(['first', 'second', 'third']);
-      expect(informer.health()).toMatchObject({ ready: true, failures: 0 });
-    } finally {
-      await informer.stop();
-    }
   });
 });
 
