@@ -1,4 +1,4 @@
-import { kubeRequest } from '@k/testenv';
+import { kubeRequest, type ControlPlaneConnection } from '@k/testenv';
 import { controlPlane } from '@k/testenv/vitest';
 import type { Readable } from 'node:stream';
 import { expect } from 'vitest';
@@ -11,8 +11,9 @@ export async function kwokObject(
   kind: 'Exec' | 'Attach' | 'PortForward' | 'Logs',
   name: string,
   spec: unknown,
+  connection: ControlPlaneConnection = controlPlane(),
 ): Promise<void> {
-  const { server, caPem, users } = controlPlane();
+  const { server, caPem, users } = connection;
   const plural = { Exec: 'execs', Attach: 'attaches', PortForward: 'portforwards', Logs: 'logs' }[
     kind
   ];
@@ -27,17 +28,22 @@ export async function kwokObject(
   expect(response.status, response.body).toBe(201);
 }
 
-/** runningPod creates a one-container Pod (container `main` unless named) and waits until it runs. */
+/**
+ * runningPod creates a Pod (one container `main` unless named; on `nodeName` when given, for a
+ * plane without a scheduler) and waits until it runs.
+ */
 export async function runningPod(
   cs: Clientset,
   namespace: string,
   name: string,
   containers: readonly string[] = ['main'],
+  nodeName?: string,
 ): Promise<void> {
   const pods = cs.coreV1.pods(namespace);
   await pods.create({
     metadata: { name },
     spec: {
+      ...(nodeName ? { nodeName } : {}),
       containers: containers.map((container) => ({
         name: container,
         image: 'registry.invalid/app:1',

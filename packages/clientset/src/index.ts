@@ -84,6 +84,7 @@ export type {
 
 export type { CopyFromPodResult, CopyOptions } from './streams/copy.js';
 export type { SkippedEntry } from './streams/extract-tar.js';
+export type { LogLine, LogLinesOptions, LogReconnect } from './streams/log-lines.js';
 
 // Discovery and the REST mapper.
 export { DiscoveryClient } from './discovery/discovery-client.js';

@@ -35,6 +35,12 @@ import {
   type RemoteCommandSession,
 } from '../streams/remote-command.js';
 import {
+  logContainers,
+  logLines,
+  type LogLine,
+  type LogLinesOptions,
+} from '../streams/log-lines.js';
+import {
   copyFromPod,
   copyToPod,
   type CopyFromPodResult,
@@ -597,6 +603,34 @@ export class ResourceClient<
     return startPortForwarder(mappings, options, (remote) =>
       this.portForwardStream(name, remote, options.signal ? { signal: options.signal } : {}),
     );
+  }
+
+  /**
+   * logLines yields the lines of a pod's log with their timestamps and container: one container
+   * (`container`, or the pod's only one), or `allContainers` (init, regular, ephemeral; one after
+   * the other, or interleaved when following). With `follow`, a connection that breaks is
+   * reopened from the last line's timestamp without repeating lines (`reconnect`); the lines
+   * end when the server ends the log (the container stopped) or the signal aborts. A refusal
+   * (403, the pod or container is unknown) is the server's `ApiError`.
+   */
+  logLines(name: string, options: LogLinesOptions = {}): AsyncIterable<LogLine> {
+    this.#check('get', 'log');
+    this.#arguments.name(name, 'log lines');
+    this.#arguments.streamOptions(options, 'log lines');
+    const open = (request: LogOptions): Promise<Readable> => this.logs(name, request);
+    const containersOf = async (): Promise<(string | undefined)[]> =>
+      options.container && !options.allContainers
+        ? [options.container]
+        : logContainers(
+            await this.get(name, options.signal ? { signal: options.signal } : {}),
+            options.allContainers ?? false,
+          );
+    return {
+      [Symbol.asyncIterator]: () =>
+        (async function* () {
+          yield* logLines(open, await containersOf(), options);
+        })(),
+    };
   }
 
   /**

@@ -28,6 +28,7 @@ import type {
   RemoteCommandSession,
 } from '../streams/remote-command.js';
 import type { CopyFromPodResult, CopyOptions } from '../streams/copy.js';
+import type { LogLine, LogLinesOptions } from '../streams/log-lines.js';
 import type {
   PortForwarder,
   PortForwardOptions,
@@ -98,7 +99,10 @@ export interface ScaleMethods {
 
 /** LogMethods are the methods of the pods' `log` subresource. */
 export interface LogMethods {
-  get: { logs(name: string, options?: LogOptions): Promise<Readable> };
+  get: {
+    logs(name: string, options?: LogOptions): Promise<Readable>;
+    logLines(name: string, options?: LogLinesOptions): AsyncIterable<LogLine>;
+  };
 }
 
 /** ExecMethods are the methods of the pods' `exec` subresource (a WebSocket, a GET). */

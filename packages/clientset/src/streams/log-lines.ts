@@ -1,0 +1,212 @@
+import type { Readable } from 'node:stream';
+import { ApiError, sleep, systemClock } from '@k/rest';
+import type { LogOptions } from '../resource/request-options.js';
+
+/** LogLine is one line of a container's log. */
+export interface LogLine {
+  /** container is the container that wrote it (`''` when the server chose it). */
+  container: string;
+  /** timestamp is the kubelet's RFC 3339 timestamp of the line (nanoseconds, UTC). */
+  timestamp: string;
+  /** text is the line without its newline (and without the timestamp). */
+  text: string;
+}
+
+/** LogReconnect tunes how a followed log is reopened after its connection broke. */
+export interface LogReconnect {
+  /** maxAttempts bounds the reopenings in a row that fail (default 10; reset by a line read). */
+  maxAttempts?: number;
+  /** delayMs is the wait before reopening, doubled per failure up to 30 s (default 500). */
+  delayMs?: number;
+}
+
+/** LogLinesOptions are the options of `pods(ns).logLines()`. */
+export interface LogLinesOptions extends Omit<LogOptions, 'timestamps' | 'container' | 'stream'> {
+  /** container names one container (required for a pod of several unless `allContainers`). */
+  container?: string;
+  /** allContainers reads every container of the pod: init, regular and ephemeral ones. */
+  allContainers?: boolean;
+  /**
+   * reconnect reopens a followed log whose connection broke (not one the server ended: the
+   * container stopped) from the last line's timestamp, without repeating lines. Default on
+   * with `follow`; `false` turns it off.
+   */
+  reconnect?: boolean | LogReconnect;
+}
+
+/** The open function of one container's log (the resource client's `logs`). */
+export type OpenLog = (options: LogOptions) => Promise<Readable>;
+
+/** A timestamp as a sortable key: the fraction padded to nanoseconds (RFC3339Nano trims zeros). */
+function timestampKey(timestamp: string): string {
+  const match = /^(.*?T\d\d:\d\d:\d\d)(?:\.(\d+))?Z$/.exec(timestamp);
+  if (!match) return timestamp;
+  return `${match[1]}.${(match[2] ?? '').padEnd(9, '0')}Z`;
+}
+
+/** toSeconds cuts a timestamp to whole seconds, what `sinceTime` keeps on its way to the kubelet. */
+function toSeconds(timestamp: string): string {
+  return timestamp.replace(/\.\d+Z$/, 'Z');
+}
+
+/**
+ * followContainer yields the lines of one container's log. It always asks for timestamps, so
+ * after a broken connection it can reopen with `sinceTime` at the last line's second and drop
+ * what it already gave: lines older than the last one, and as many lines with exactly the last
+ * timestamp as it had seen.
+ */
+async function* containerLines(
+  open: OpenLog,
+  container: string | undefined,
+  options: LogLinesOptions,
+): AsyncGenerator<LogLine> {
+  const reconnect =
+    options.follow && options.reconnect !== false
+      ? typeof options.reconnect === 'object'
+        ? options.reconnect
+        : {}
+      : undefined;
+  const maxAttempts = reconnect?.maxAttempts ?? 10;
+  const baseDelayMs = reconnect?.delayMs ?? 500;
+  let lastKey: string | undefined;
+  let lastTimestamp: string | undefined;
+  let seenAtLast = 0;
+  let failures = 0;
+  for (;;) {
+    const request: LogOptions = {
+      ...(container ? { container } : {}),
+      timestamps: true,
+      ...(options.follow ? { follow: true } : {}),
+      ...(options.previous ? { previous: true } : {}),
+      ...(options.signal ? { signal: options.signal } : {}),
+      ...(options.insecureSkipTLSVerifyBackend ? { insecureSkipTLSVerifyBackend: true } : {}),
+    };
+    if (lastTimestamp === undefined) {
+      // The first request: the caller's selection as given.
+      if (options.sinceTime !== undefined) request.sinceTime = options.sinceTime;
+      if (options.sinceSeconds !== undefined) request.sinceSeconds = options.sinceSeconds;
+      if (options.tailLines !== undefined) request.tailLines = options.tailLines;
+      if (options.limitBytes !== undefined) request.limitBytes = options.limitBytes;
+    } else {
+      request.sinceTime = toSeconds(lastTimestamp);
+    }
+    let stream: Readable;
+    let skipAtLast = seenAtLast;
+    try {
+      stream = await open(request);
+      let partial = '';
+      for await (const chunk of stream) {
+        const text = partial + String(chunk);
+        const lines = text.split('\n');
+        partial = lines.pop() ?? '';
+        for (const line of lines) {
+          const space = line.indexOf(' ');
+          const timestamp = space === -1 ? line : line.slice(0, space);
+          const key = timestampKey(timestamp);
+          if (lastKey !== undefined && key < lastKey) continue;
+          if (key === lastKey && skipAtLast > 0) {
+            skipAtLast -= 1;
+            continue;
+          }
+          if (key === lastKey) seenAtLast += 1;
+          else {
+            lastKey = key;
+            seenAtLast = 1;
+            skipAtLast = 0;
+          }
+          lastTimestamp = timestamp;
+          failures = 0;
+          yield {
+            container: container ?? '',
+            timestamp,
+            text: space === -1 ? '' : line.slice(space + 1),
+          };
+        }
+      }
+      // The server ended it: the container stopped, or the log was not followed.
+      if (partial !== '') {
+        const space = partial.indexOf(' ');
+        yield {
+          container: container ?? '',
+          timestamp: space === -1 ? partial : partial.slice(0, space),
+          text: space === -1 ? '' : partial.slice(space + 1),
+        };
+      }
+      return;
+    } catch (error) {
+      // A refusal (the pod is gone, 403) or an abort is final; a broken connection is not.
+      if (!reconnect || error instanceof ApiError || options.signal?.aborted) throw error;
+      failures += 1;
+      if (failures > maxAttempts) throw error;
+      const delay = Math.min(baseDelayMs * 2 ** (failures - 1), 30_000);
+      await sleep(systemClock, delay, options.signal);
+    }
+  }
+}
+
+/**
+ * mergeLines yields the lines of several containers as they come (for followed logs), each
+ * source read one line ahead at most.
+ */
+async function* mergeLines(sources: AsyncGenerator<LogLine>[]): AsyncGenerator<LogLine> {
+  const pending = new Map<number, Promise<{ index: number; next: IteratorResult<LogLine> }>>();
+  const pull = (index: number): void => {
+    const source = sources[index] as AsyncGenerator<LogLine>;
+    pending.set(
+      index,
+      source.next().then((next) => ({ index, next })),
+    );
+  };
+  sources.forEach((_source, index) => pull(index));
+  try {
+    while (pending.size > 0) {
+      const { index, next } = await Promise.race(pending.values());
+      if (next.done) {
+        pending.delete(index);
+        continue;
+      }
+      pull(index);
+      yield next.value;
+    }
+  } finally {
+    await Promise.all(sources.map((source) => source.return(undefined)));
+  }
+}
+
+/**
+ * logLines yields the lines of `containers`' logs: one after the other when not following (as
+ * `kubectl logs --all-containers`), interleaved as they arrive when following.
+ */
+export async function* logLines(
+  open: OpenLog,
+  containers: readonly (string | undefined)[],
+  options: LogLinesOptions,
+): AsyncGenerator<LogLine> {
+  if (options.follow && containers.length > 1) {
+    yield* mergeLines(containers.map((container) => containerLines(open, container, options)));
+    return;
+  }
+  for (const container of containers) yield* containerLines(open, container, options);
+}
+
+type PodContainers = Partial<
+  Record<'containers' | 'initContainers' | 'ephemeralContainers', readonly { name: string }[]>
+>;
+
+/**
+ * logContainers names the containers whose logs to read from a pod: all of them (init,
+ * regular, ephemeral), or its only container (`undefined` when it has several: the server then
+ * answers that one must be chosen).
+ */
+export function logContainers(pod: unknown, all: boolean): (string | undefined)[] {
+  const spec = (pod as { spec?: PodContainers }).spec ?? {};
+  if (all) {
+    return [
+      ...(spec.initContainers ?? []),
+      ...(spec.containers ?? []),
+      ...(spec.ephemeralContainers ?? []),
+    ].map((container) => container.name);
+  }
+  const containers = spec.containers ?? [];
+  return containers.length === 1 ? [containers[0]?.name] : [undefined];
+}
