@@ -119,8 +119,8 @@ describe('two operator processes', () => {
         expect((await webapps.get(name)).status?.observedGeneration).toBe(1);
       }
     }, 30_000);
-    // Within the lease duration plus a few retry periods.
-    expect(Date.now() - killedAt).toBeLessThan(4000 + 6000);
+    // Within the lease duration (4 s) plus retry periods, with room for a loaded machine.
+    expect(Date.now() - killedAt).toBeLessThan(15_000);
     expect(
       (await cs.coordinationV1.leases(namespace.name).get(LEASE_NAME)).spec?.holderIdentity,
     ).toBe(standbyName);
