@@ -86,6 +86,24 @@ describe('two operator processes', () => {
         expect((await webapps.get(name)).status?.observedGeneration).toBe(1);
       }
     });
+    // /metrics: controller-runtime's and client-go's names, and who leads.
+    const scrape = async (child: Child) =>
+      (await fetch(`${urls[child === first ? 0 : 1]}/metrics`)).text();
+    const leaderMetrics = await scrape(leader);
+    expect(leaderMetrics).toMatch(/^leader_election_master_status\{name="demo-operator"\} 1$/m);
+    expect(leaderMetrics).toMatch(
+      /^controller_runtime_reconcile_total\{controller="webapp",result="success"\} [1-9]/m,
+    );
+    expect(leaderMetrics).toMatch(
+      /^rest_client_requests_total\{code="200",method="PATCH",host="127\.0\.0\.1:\d+"\} [1-9]/m,
+    );
+    expect(leaderMetrics).toMatch(
+      /^workqueue_adds_total\{name="webapp",controller="webapp"\} [1-9]/m,
+    );
+    expect(await scrape(standby)).toMatch(
+      /^leader_election_master_status\{name="demo-operator"\} 0$/m,
+    );
+
     const before = await writesBy([leaderName, standbyName]);
     expect(before.length).toBeGreaterThan(0);
     expect(new Set(before)).toEqual(new Set([leaderName]));

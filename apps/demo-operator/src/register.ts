@@ -4,6 +4,7 @@ import { registerRest, withKubeconfigPersister } from '@k/rest/di';
 import { registerTransport } from '@k/transport/di';
 import type { Logger, MetricsSink } from '@k/runtime';
 import { EVENT_RECORDER, MANAGER, registerRuntime } from '@k/runtime/di';
+import { PrometheusMetrics, restClientMetricsInterceptor } from '@k/runtime/prometheus';
 import type { DependencyContainer } from 'tsyringe';
 import type { OperatorFlags } from './operator-flags.js';
 import { LEASE_NAME } from './names.js';
@@ -15,6 +16,7 @@ export interface RegisterOperatorOptions {
   config: ResolvedConfig;
   flags: OperatorFlags;
   logger: Logger;
+  /** metrics is where everything is measured (default: a new prom-client registry, served at `/metrics`). */
   metrics?: MetricsSink;
 }
 
@@ -31,7 +33,8 @@ function once<T>(create: (container: DependencyContainer) => T) {
  * for `config` with the operator's user agent (`demo-operator/<identity>`), @k/rest over it with
  * one token bucket at the flags' QPS and burst, @k/clientset over that, @k/runtime (the Manager
  * with its server and, unless turned off, leader election on the Lease `demo-operator` of the
- * operator's namespace; the EventRecorder), then `OPERATOR_FLAGS`, `OPERATOR_LOGGER` and
+ * operator's namespace; the EventRecorder), all measuring into one Prometheus registry (the
+ * runtime's metrics and client-go's `rest_client_*` of every request), then `OPERATOR_FLAGS`, `OPERATOR_LOGGER` and
  * `WEBAPP_OPERATOR`, each made once. Resolve `WEBAPP_OPERATOR` before starting its `manager`.
  */
 export function registerOperator(
@@ -39,9 +42,13 @@ export function registerOperator(
   { config, flags, logger, metrics }: RegisterOperatorOptions,
 ): DependencyContainer {
   const { settings } = flags;
+  const sink = metrics ?? new PrometheusMetrics();
   registerTransport(container, {
     config,
-    ...withKubeconfigPersister(config, { userAgent: `demo-operator/${flags.settings.identity}` }),
+    ...withKubeconfigPersister(config, {
+      userAgent: `demo-operator/${settings.identity}`,
+      interceptors: [restClientMetricsInterceptor(sink)],
+    }),
   });
   registerRest(container, { throttle: { qps: flags.qps, burst: flags.burst } });
   registerClientset(container);
@@ -69,7 +76,7 @@ export function registerOperator(
       : {}),
     events: { reportingInstance: settings.identity },
     logger,
-    ...(metrics ? { metrics } : {}),
+    metrics: sink,
   });
   container.register(OPERATOR_FLAGS, { useValue: flags });
   container.register(OPERATOR_LOGGER, { useValue: logger });

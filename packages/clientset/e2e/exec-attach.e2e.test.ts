@@ -171,6 +171,20 @@ describe('exec', () => {
     expect(isForbidden(error)).toBe(true);
     expect((error as { statusCode: number }).statusCode).toBe(403);
   });
+
+  it('goes through the transport’s impersonation like every request: admin as alice is refused', async () => {
+    await execPod('impersonated');
+    const asAlice = await clientsetFor('admin', { overrides: { impersonate: 'alice' } });
+    try {
+      const error = await caught(
+        asAlice.coreV1.pods(namespace.name).exec('impersonated', { command: ['true'] }),
+      );
+      expect(isForbidden(error)).toBe(true);
+      expect((error as Error).message).toContain('User "alice"');
+    } finally {
+      await asAlice.close();
+    }
+  });
 });
 
 describe('attach', () => {

@@ -1,0 +1,108 @@
+import type { Clientset } from '@k/clientset';
+import { readAuditLog, type AuditRecord } from '@k/testenv';
+import { controlPlane, useTestNamespace } from '@k/testenv/vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createWebappsClient } from '../src/generated/web-app-v1alpha1.js';
+import { REGISTRY_NAME } from '../src/names.js';
+import { clientsetFor, eventually, installCrd, startOperator, webApp } from './helpers.js';
+
+const COUNT = 200;
+const namespace = useTestNamespace({ prefix: 'demo-operator-scale' });
+let cs: Clientset;
+
+beforeAll(async () => {
+  cs = await clientsetFor();
+  await installCrd(cs);
+});
+
+afterAll(async () => {
+  await cs?.close();
+});
+
+/** The operator's requests as the API server logged them (its user agent names its identity). */
+function operatorRequests(identity: string): Promise<AuditRecord[]> {
+  return readAuditLog(controlPlane().auditLogPath, {
+    userAgent: `demo-operator/${identity}`,
+  });
+}
+
+const isWrite = (record: AuditRecord) => /^(create|update|patch|delete)$/.test(record.verb);
+const kindOf = (record: AuditRecord) =>
+  `${record.verb} ${record.resource}${record.subresource ? `/${record.subresource}` : ''}`;
+
+describe(`${COUNT} WebApps at once`, () => {
+  it('are all reconciled with the writes each needs; then, with nothing changing, the operator sends nothing but Lease renewals', async () => {
+    const identity = `e2e-${namespace.name}`;
+    const running = await startOperator(namespace.name, [
+      '--leader-elect=true',
+      '--max-concurrent-reconciles=8',
+    ]);
+    try {
+      const webapps = createWebappsClient(cs.rest, namespace.name);
+      const names = Array.from(
+        { length: COUNT },
+        (_, index) => `app-${String(index).padStart(3, '0')}`,
+      );
+      // No Pods (replicas 0), so the count is about the operator, not the scheduler and kwok.
+      await Promise.all(names.map((name) => webapps.create(webApp(name, { replicas: 0 }))));
+      await eventually(async () => {
+        const list = await webapps.list();
+        const done = list.items.filter(
+          (item) =>
+            item.status?.observedGeneration === 1 &&
+            item.status.conditions?.some(
+              (condition) => condition.type === 'Available' && condition.status === 'True',
+            ),
+        );
+        expect(done.length).toBe(COUNT);
+      }, 120_000);
+      expect((await cs.appsV1.deployments(namespace.name).list()).items).toHaveLength(COUNT);
+      expect((await cs.coreV1.services(namespace.name).list()).items).toHaveLength(COUNT);
+      expect(
+        Object.keys((await cs.coreV1.configMaps(namespace.name).get(REGISTRY_NAME)).data ?? {}),
+      ).toHaveLength(COUNT);
+
+      // Let the last status writes settle, then watch for a while.
+      let quietSince = Date.now();
+      let seen = (await operatorRequests(identity)).length;
+      while (Date.now() - quietSince < 3000) {
+        await new Promise((resolve) => setTimeout(resolve, 500));
+        const now = (await operatorRequests(identity)).filter(
+          (record) => record.resource !== 'leases',
+        ).length;
+        if (now !== seen) [seen, quietSince] = [now, Date.now()];
+      }
+      const before = await operatorRequests(identity);
+      const writes = before
+        .filter(isWrite)
+        .filter((record) => !['leases', 'events'].includes(record.resource));
+      const byKind = new Map<string, number>();
+      for (const record of writes)
+        byKind.set(kindOf(record), (byKind.get(kindOf(record)) ?? 0) + 1);
+      // One finalizer, one registry entry, one Deployment and one Service each (a few repeats when
+      // a reconcile ran before the cache had the operator's own write), and the status writes.
+      expect(byKind.get('patch webapps')).toBe(COUNT);
+      expect(byKind.get('patch deployments')).toBeGreaterThanOrEqual(COUNT);
+      expect(byKind.get('patch deployments')).toBeLessThanOrEqual(COUNT * 1.1);
+      expect(byKind.get('patch services')).toBe(COUNT);
+      expect(
+        (byKind.get('patch configmaps') ?? 0) + (byKind.get('create configmaps') ?? 0),
+      ).toBeLessThanOrEqual(COUNT * 1.1);
+      expect(byKind.get('patch webapps/status')).toBeLessThanOrEqual(COUNT * 3);
+      console.log(`writes for ${COUNT} WebApps: ${JSON.stringify(Object.fromEntries(byKind))}`);
+
+      const idleMs = 20_000;
+      await new Promise((resolve) => setTimeout(resolve, idleMs));
+      const after = await operatorRequests(identity);
+      const known = new Set(before.map((record) => record.auditID));
+      const idle = after.filter((record) => !known.has(record.auditID));
+      expect(idle.filter((record) => record.resource !== 'leases').map(kindOf)).toEqual([]);
+      // Renewals every retry period (2 s): a get and an update each.
+      expect(
+        idle.filter((record) => record.verb === 'update' && record.resource === 'leases').length,
+      ).toBeGreaterThanOrEqual(idleMs / 2000 - 2);
+    } finally {
+      await running.stop();
+    }
+  }, 300_000);
+});
