@@ -23,10 +23,11 @@
 import { spawn, fork } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
-import { cpus, loadavg } from 'node:os';
+import { cpus } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { generatePki } from '@k/testenv';
+import { format, loadAverage, median } from './figures.js';
 
 const here = (name: string): string => fileURLToPath(new URL(name, import.meta.url));
 
@@ -109,20 +110,10 @@ async function runProgram(file: string, env: NodeJS.ProcessEnv, pods: number): P
   return { wallMs, firstRequestMs: report.firstRequestMs, cpuMs: report.cpuMs };
 }
 
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[sorted.length >> 1] ?? Number.NaN;
-}
-
-const format = (value: number, digits = 1): string =>
-  value.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
-
 async function main(): Promise<void> {
   const rounds = Number(process.env.BENCH_ROUNDS ?? 15);
   const pods = Number(process.env.BENCH_LIST_PODS ?? 5000);
-  const startLoad = loadavg()
-    .map((value) => value.toFixed(2))
-    .join(' ');
+  const startLoad = loadAverage();
   // Programs live inside the workspace so `@k/*` and the peers resolve as for any project.
   const workDir = here('./.tmp-whole-process/');
   rmSync(workDir, { recursive: true, force: true });

@@ -116,6 +116,28 @@ describe('port-forward', () => {
     }
   });
 
+  it('stops listening when its signal aborts', async () => {
+    await forwardingPod('aborted');
+    const pods = tester.coreV1.pods(namespace.name);
+    await eventually(async () => {
+      expect(await request(await pods.portForwardStream('aborted', 8080), '/probe')).toContain(
+        'web answers',
+      );
+    });
+    const controller = new AbortController();
+    const forwarder = await pods.portForward('aborted', [{ local: 0, remote: 8080 }], {
+      signal: controller.signal,
+    });
+    const url = `http://127.0.0.1:${forwarder.ports[0]!.local}/before`;
+    expect(await (await fetch(url)).text()).toBe('web answers /before');
+    controller.abort();
+    await eventually(async () => {
+      expect(await caught(fetch(url, { headers: { connection: 'close' } }))).toBeInstanceOf(
+        TypeError,
+      );
+    }, 5_000);
+  });
+
   it('surfaces the error stream as a PortForwardError naming the port', async () => {
     await forwardingPod('nothing-on-7070');
     const pods = tester.coreV1.pods(namespace.name);

@@ -168,9 +168,11 @@ export async function startPortForwarder(
   const sockets = new Set<Socket>();
   const ready = new Map<number, PortForwardStream>();
   let closed = false;
+  const closing: (() => void)[] = [];
   const close = async (): Promise<void> => {
     if (closed) return;
     closed = true;
+    for (const release of closing) release();
     for (const stream of ready.values()) stream.destroy();
     for (const socket of sockets) socket.destroy();
     await Promise.all(
@@ -197,9 +199,14 @@ export async function startPortForwarder(
       await once(server, 'listening');
       ports.push({ local: (server.address() as AddressInfo).port, remote: mapping.remote });
     }
-    const forwarder: PortForwarder = { address, ports, close };
-    options.signal?.addEventListener('abort', () => void close(), { once: true });
-    return forwarder;
+    const signal = options.signal;
+    if (signal) {
+      const onAbort = (): void => void close();
+      signal.addEventListener('abort', onAbort, { once: true });
+      closing.push(() => signal.removeEventListener('abort', onAbort));
+      if (signal.aborted) await close();
+    }
+    return { address, ports, close };
   } catch (error) {
     await close();
     throw error;

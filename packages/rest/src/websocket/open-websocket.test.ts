@@ -129,6 +129,23 @@ describe('openWebSocket and WebSocketConnection (local raw-frame server)', () =>
     expect(sent).toContainEqual([OPCODE.close, '\u0003\u00e8']);
   });
 
+  it('pings the server while the session is quiet', async () => {
+    const peer = await startPeer((socket, _request, accept) => socket.write(switching(accept)));
+    const connection = await client(peer.url)
+      .get()
+      .resource('pods')
+      .name('p')
+      .subresource('exec')
+      .webSocket({ protocols: ['v5.channel.k8s.io'], pingIntervalMs: 20 });
+    await new Promise((resolve) => setTimeout(resolve, 120));
+    const pings = peer.received.filter((item) => item.opcode === OPCODE.ping).length;
+    const ending = closed(connection);
+    connection.close();
+    peer.sockets[0]?.end(frame(0x88, Buffer.of(0x03, 0xe8)));
+    await ending;
+    expect(pings).toBeGreaterThanOrEqual(2);
+  });
+
   it('holds messages back while paused and delivers them in order on resume', async () => {
     const peer = await startPeer((socket, _request, accept) => {
       socket.write(switching(accept));

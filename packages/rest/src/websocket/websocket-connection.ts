@@ -20,10 +20,16 @@ export interface WebSocketConnectionOptions {
   maxMessageBytes?: number;
   /** closeTimeoutMs is how long {@link WebSocketConnection.close} waits for the server's close frame (5 s). */
   closeTimeoutMs?: number;
+  /**
+   * pingIntervalMs is how often a ping is sent, so proxies and load balancers with an idle
+   * timeout keep a quiet session (an exec waiting for input) open; 0 sends none (default 30 s).
+   */
+  pingIntervalMs?: number;
 }
 
 const DEFAULT_MAX_MESSAGE_BYTES = 64 * 1024 * 1024;
 const DEFAULT_CLOSE_TIMEOUT_MS = 5_000;
+const DEFAULT_PING_INTERVAL_MS = 30_000;
 // Close codes that end a connection normally: normal, going away, and no code given.
 const CLEAN_CLOSE_CODES = new Set([1000, 1001, 1005]);
 
@@ -31,7 +37,8 @@ const CLEAN_CLOSE_CODES = new Set([1000, 1001, 1005]);
  * WebSocketConnection is an RFC 6455 client connection on a socket that the transport upgraded
  * (its TLS, credentials, impersonation and proxy are the transport's). It sends whole binary
  * (or text) messages, masked; it answers pings, reassembles fragmented messages and runs the
- * close handshake. There is no extension (no compression).
+ * close handshake, and pings the server every `pingIntervalMs`. There is no extension (no
+ * compression).
  *
  * Back-pressure both ways: {@link send} returns false when the socket's buffer is full (wait for
  * `'drain'`), and {@link pause} stops reading from the socket — messages already read wait in
@@ -59,6 +66,7 @@ export class WebSocketConnection extends EventEmitter {
   #closeReceived: { code: number; reason: string } | undefined;
   #failure: WebSocketError | undefined;
   #closeTimer: NodeJS.Timeout | undefined;
+  #pingTimer: NodeJS.Timeout | undefined;
   #ended = false;
   #socketClosed = false;
 
@@ -91,6 +99,13 @@ export class WebSocketConnection extends EventEmitter {
     });
     socket.on('close', () => this.#onSocketClose());
     socket.resume();
+    const pingIntervalMs = options.pingIntervalMs ?? DEFAULT_PING_INTERVAL_MS;
+    if (pingIntervalMs > 0) {
+      // The socket holds the process while the session is open; the timer never does.
+      this.#pingTimer = setInterval(() => {
+        if (!this.closed) socket.write(encodeFrame(OPCODE.ping, []));
+      }, pingIntervalMs).unref();
+    }
   }
 
   /** closed is true once the close handshake started or the socket ended. */
@@ -267,6 +282,7 @@ export class WebSocketConnection extends EventEmitter {
   #onSocketClose(): void {
     this.#socketClosed = true;
     clearTimeout(this.#closeTimer);
+    clearInterval(this.#pingTimer);
     // Messages read before the close are still delivered (in order) to a paused consumer.
     if (this.#pending.length > 0 && !this.#failure) return;
     this.#finish();
