@@ -14,29 +14,18 @@ import {
 } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ClientsetError, type Clientset } from '../src/index.js';
-import { clientsetFor, eventually } from './helpers.js';
+import { afterAll, describe, expect, it } from 'vitest';
+import { ClientsetError } from '../src/index.js';
+import { eventually, useUserClientsets } from './helpers.js';
 import { finish, kwokObject, runningPod } from './pod-streams-helpers.js';
 
 // kubectl cp's tar over exec, through kube-apiserver to kwok, which runs the container's `tar`
 // on this machine in the Exec object's workDir (the "container's filesystem" is that directory).
 const namespace = useTestNamespace({ prefix: 'clientset-copy' });
 const scratch = await mkdtemp(join(tmpdir(), 'clientset-copy-'));
-let admin: Clientset;
-let tester: Clientset;
-let alice: Clientset;
-
-beforeAll(async () => {
-  [admin, tester, alice] = await Promise.all([
-    clientsetFor('admin'),
-    clientsetFor('tester'),
-    clientsetFor('alice'),
-  ]);
-});
+const users = useUserClientsets();
 
 afterAll(async () => {
-  await Promise.all([admin?.close(), tester?.close(), alice?.close()]);
   await rm(scratch, { recursive: true, force: true });
 });
 
@@ -48,10 +37,10 @@ async function copyPod(
 ) {
   await mkdir(workDir, { recursive: true });
   await kwokObject(namespace.name, 'Exec', name, { execs: [{ local: { workDir, envs } }] });
-  await runningPod(admin, namespace.name, name);
+  await runningPod(users.admin, namespace.name, name);
   await eventually(async () => {
     const output = await finish(
-      await tester.coreV1.pods(namespace.name).exec(name, { command: ['true'] }),
+      await users.tester.coreV1.pods(namespace.name).exec(name, { command: ['true'] }),
     );
     expect(output.error).toBeUndefined();
   });
@@ -71,7 +60,7 @@ describe('copy', () => {
     const longName = `${'n'.repeat(120)}.txt`;
     await writeFile(join(local, 'site', 'nested', 'deeper', longName), 'a long name\n');
     await symlink('index.html', join(local, 'site', 'current'));
-    const pods = tester.coreV1.pods(namespace.name);
+    const pods = users.tester.coreV1.pods(namespace.name);
 
     await pods.copyToPod('files', join(local, 'site'), 'srv/www');
     expect(await readFile(join(container, 'srv', 'www', 'index.html'), 'utf8')).toBe(
@@ -104,7 +93,7 @@ describe('copy', () => {
   it('reports a failing container tar as ERR_CLIENTSET_COPY with its message', async () => {
     const container = join(scratch, 'failing');
     await copyPod('failing', container);
-    const pods = tester.coreV1.pods(namespace.name);
+    const pods = users.tester.coreV1.pods(namespace.name);
     const from = await caught(pods.copyFromPod('failing', 'no/such/file', join(scratch, 'x')));
     expect(from).toBeInstanceOf(ClientsetError);
     expect((from as ClientsetError).code).toBe('ERR_CLIENTSET_COPY');
@@ -148,7 +137,7 @@ describe('copy', () => {
 
     const destination = join(scratch, 'landing', 'loot');
     await mkdir(join(scratch, 'landing'));
-    const result = await tester.coreV1
+    const result = await users.tester.coreV1
       .pods(namespace.name)
       .copyFromPod('hostile', 'loot', destination);
     const skipped = Object.fromEntries(result.skipped.map((entry) => [entry.path, entry.reason]));
@@ -171,7 +160,7 @@ describe('copy', () => {
   it('is refused for alice with a typed 403', async () => {
     await copyPod('guarded', join(scratch, 'guarded'));
     await writeFile(join(scratch, 'two.txt'), 'two\n');
-    const pods = alice.coreV1.pods(namespace.name);
+    const pods = users.alice.coreV1.pods(namespace.name);
     expect(
       isForbidden(await caught(pods.copyToPod('guarded', join(scratch, 'two.txt'), 'two.txt'))),
     ).toBe(true);

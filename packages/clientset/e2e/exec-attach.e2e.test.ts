@@ -3,10 +3,10 @@ import { useTestNamespace } from '@k/testenv/vitest';
 import { appendFile, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RemoteCommandError, type Clientset } from '../src/index.js';
+import { afterAll, describe, expect, it } from 'vitest';
+import { RemoteCommandError } from '../src/index.js';
 import { caught } from '@k/test-utils';
-import { clientsetFor, eventually } from './helpers.js';
+import { clientsetFor, eventually, useUserClientsets } from './helpers.js';
 import { finish, kwokObject, readAll, runningPod } from './pod-streams-helpers.js';
 
 // exec and attach over WebSockets: client → kube-apiserver (v5: its WebSocket-to-SPDY
@@ -14,20 +14,9 @@ import { finish, kwokObject, readAll, runningPod } from './pod-streams-helpers.j
 // in the Exec object's workDir, or streams the Attach object's file.
 const namespace = useTestNamespace({ prefix: 'clientset-exec' });
 const scratch = await mkdtemp(join(tmpdir(), 'clientset-exec-'));
-let admin: Clientset;
-let tester: Clientset;
-let alice: Clientset;
-
-beforeAll(async () => {
-  [admin, tester, alice] = await Promise.all([
-    clientsetFor('admin'),
-    clientsetFor('tester'),
-    clientsetFor('alice'),
-  ]);
-});
+const users = useUserClientsets();
 
 afterAll(async () => {
-  await Promise.all([admin?.close(), tester?.close(), alice?.close()]);
   await rm(scratch, { recursive: true, force: true });
 });
 
@@ -35,11 +24,11 @@ async function execPod(name: string): Promise<void> {
   await kwokObject(namespace.name, 'Exec', name, {
     execs: [{ local: { workDir: scratch, envs: [{ name: 'GREETING', value: 'hello' }] } }],
   });
-  await runningPod(admin, namespace.name, name);
+  await runningPod(users.admin, namespace.name, name);
   // kwok picks the object up within about a second: the first exec is retried until it runs.
   await eventually(async () => {
     const output = await finish(
-      await tester.coreV1.pods(namespace.name).exec(name, { command: ['true'] }),
+      await users.tester.coreV1.pods(namespace.name).exec(name, { command: ['true'] }),
     );
     expect(output.error).toBeUndefined();
   });
@@ -48,7 +37,7 @@ async function execPod(name: string): Promise<void> {
 describe('exec', () => {
   it('runs echo, feeds stdin to a command and reports stdout, stderr and success (v5)', async () => {
     await execPod('shell');
-    const pods = tester.coreV1.pods(namespace.name);
+    const pods = users.tester.coreV1.pods(namespace.name);
 
     const echo = await pods.exec('shell', {
       command: ['sh', '-c', 'echo "$GREETING from $(pwd)"'],
@@ -76,7 +65,7 @@ describe('exec', () => {
   it('passes a large stdin through and back with back-pressure (cat of 8 MiB)', async () => {
     await execPod('big');
     const size = 8 * 1024 * 1024;
-    const session = await tester.coreV1
+    const session = await users.tester.coreV1
       .pods(namespace.name)
       .exec('big', { command: ['head', '-c', String(size)], stdin: true, stderr: false });
     const chunk = Buffer.alloc(256 * 1024, 'k');
@@ -99,7 +88,7 @@ describe('exec', () => {
 
   it('reports a failing command as a RemoteCommandError with the Status from the error channel', async () => {
     await execPod('failing');
-    const session = await tester.coreV1
+    const session = await users.tester.coreV1
       .pods(namespace.name)
       .exec('failing', { command: ['sh', '-c', 'echo partial; exit 3'] });
     const output = await finish(session);
@@ -116,7 +105,7 @@ describe('exec', () => {
 
   it('falls back to v4.channel.k8s.io where only that is offered', async () => {
     await execPod('old');
-    const session = await tester.coreV1.pods(namespace.name).exec('old', {
+    const session = await users.tester.coreV1.pods(namespace.name).exec('old', {
       command: ['sh', '-c', 'head -c 3; echo; echo to stderr >&2'],
       stdin: true,
       protocols: ['v4.channel.k8s.io'],
@@ -131,7 +120,7 @@ describe('exec', () => {
 
   it('gives a tty the terminal size and resizes it (channel 4)', async () => {
     await execPod('terminal');
-    const session = await tester.coreV1.pods(namespace.name).exec('terminal', {
+    const session = await users.tester.coreV1.pods(namespace.name).exec('terminal', {
       command: ['sh', '-c', 'sleep 0.5; stty size; read line; stty size; sleep 0.3'],
       stdin: true,
       tty: true,
@@ -153,7 +142,7 @@ describe('exec', () => {
   it('ends the session when the signal aborts, with the reason', async () => {
     await execPod('sleeper');
     const controller = new AbortController();
-    const session = await tester.coreV1
+    const session = await users.tester.coreV1
       .pods(namespace.name)
       .exec('sleeper', { command: ['sleep', '30'], signal: controller.signal });
     const reason = new Error('stop now');
@@ -166,7 +155,7 @@ describe('exec', () => {
   it('is refused for alice with a typed 403', async () => {
     await execPod('guarded');
     const error = await caught(
-      alice.coreV1.pods(namespace.name).exec('guarded', { command: ['true'] }),
+      users.alice.coreV1.pods(namespace.name).exec('guarded', { command: ['true'] }),
     );
     expect(isForbidden(error)).toBe(true);
     expect((error as { statusCode: number }).statusCode).toBe(403);
@@ -194,8 +183,8 @@ describe('attach', () => {
     await kwokObject(namespace.name, 'Attach', 'attached', {
       attaches: [{ containers: ['main'], logsFile: file }],
     });
-    await runningPod(admin, namespace.name, 'attached');
-    const pods = tester.coreV1.pods(namespace.name);
+    await runningPod(users.admin, namespace.name, 'attached');
+    const pods = users.tester.coreV1.pods(namespace.name);
     const text = await eventually(async () => {
       const session = await pods.attach('attached', { container: 'main', stderr: false });
       expect(session.protocol).toBe('v5.channel.k8s.io');
@@ -217,8 +206,8 @@ describe('attach', () => {
       return received;
     });
     expect(text).toContain('line from the container\n');
-    expect(isForbidden(await caught(alice.coreV1.pods(namespace.name).attach('attached')))).toBe(
-      true,
-    );
+    expect(
+      isForbidden(await caught(users.alice.coreV1.pods(namespace.name).attach('attached'))),
+    ).toBe(true);
   });
 });

@@ -1,4 +1,7 @@
 import { controlPlane } from '@k/testenv/vitest';
+import { afterAll, beforeAll } from 'vitest';
+
+export { eventually, inParallel } from '@k/test-utils';
 import { inferClientset, type Clientset, type InferClientsetOptions } from '../src/index.js';
 
 /**
@@ -17,29 +20,28 @@ export function clientsetFor(
   });
 }
 
-/** inParallel runs `task` for every item, at most `concurrency` at a time. */
-export async function inParallel<T>(
-  items: readonly T[],
-  concurrency: number,
-  task: (item: T) => Promise<unknown>,
-): Promise<void> {
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: Math.min(concurrency, items.length) }, async () => {
-      while (next < items.length) await task(items[next++] as T);
-    }),
-  );
+/** UserClientsets are clientsets for the control plane's three users. */
+export interface UserClientsets {
+  admin: Clientset;
+  tester: Clientset;
+  alice: Clientset;
 }
 
-/** eventually retries `check` until it stops throwing or `timeoutMs` passes. */
-export async function eventually<T>(check: () => Promise<T>, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      return await check();
-    } catch (error) {
-      if (Date.now() > deadline) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 200));
-    }
-  }
+/**
+ * useUserClientsets makes the suite's clientsets for `admin`, `tester` (ClusterRole `edit`) and
+ * `alice` (no rights) before its tests and closes them after; read them inside tests.
+ */
+export function useUserClientsets(): UserClientsets {
+  const users = {} as UserClientsets;
+  beforeAll(async () => {
+    [users.admin, users.tester, users.alice] = await Promise.all([
+      clientsetFor('admin'),
+      clientsetFor('tester'),
+      clientsetFor('alice'),
+    ]);
+  });
+  afterAll(async () => {
+    await Promise.all([users.admin?.close(), users.tester?.close(), users.alice?.close()]);
+  });
+  return users;
 }

@@ -7,27 +7,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inferClientset, type Clientset, type LogLine } from '../src/index.js';
-import { clientsetFor, eventually } from './helpers.js';
+import { eventually, useUserClientsets } from './helpers.js';
 import { kwokObject, runningPod } from './pod-streams-helpers.js';
 
 // Pod logs through kube-apiserver from kwok, which serves each container's file (CRI log
 // format, as a kubelet reads them) as a Logs object names it.
 const namespace = useTestNamespace({ prefix: 'clientset-logs' });
 const scratch = await mkdtemp(join(tmpdir(), 'clientset-logs-'));
-let admin: Clientset;
-let tester: Clientset;
-let alice: Clientset;
-
-beforeAll(async () => {
-  [admin, tester, alice] = await Promise.all([
-    clientsetFor('admin'),
-    clientsetFor('tester'),
-    clientsetFor('alice'),
-  ]);
-});
+const users = useUserClientsets();
 
 afterAll(async () => {
-  await Promise.all([admin?.close(), tester?.close(), alice?.close()]);
   await rm(scratch, { recursive: true, force: true });
 });
 
@@ -69,7 +58,7 @@ describe('logLines', () => {
         { containers: ['sidecar'], logsFile: files.sidecar },
       ],
     });
-    const pods = admin.coreV1.pods(namespace.name);
+    const pods = users.admin.coreV1.pods(namespace.name);
     await pods.create({
       metadata: { name: 'multi' },
       spec: {
@@ -84,7 +73,7 @@ describe('logLines', () => {
       async () => expect((await pods.get('multi')).status?.phase).toBe('Running'),
       60_000,
     );
-    const logs = tester.coreV1.pods(namespace.name);
+    const logs = users.tester.coreV1.pods(namespace.name);
     const every = await eventually(async () => {
       const lines = await allLines(logs.logLines('multi', { allContainers: true }));
       expect(lines).toHaveLength(5);
@@ -128,8 +117,8 @@ describe('logLines', () => {
     await kwokObject(namespace.name, 'Logs', 'follower', {
       logs: [{ containers: ['main'], logsFile: file, follow: true }],
     });
-    await runningPod(admin, namespace.name, 'follower');
-    const pods = tester.coreV1.pods(namespace.name);
+    await runningPod(users.admin, namespace.name, 'follower');
+    const pods = users.tester.coreV1.pods(namespace.name);
     await eventually(async () => {
       expect((await allLines(pods.logLines('follower'))).map((line) => line.text)).toEqual([
         'before',
@@ -147,7 +136,9 @@ describe('logLines', () => {
       await lines.return?.(undefined);
     }
     expect(
-      isForbidden(await caught(allLines(alice.coreV1.pods(namespace.name).logLines('follower')))),
+      isForbidden(
+        await caught(allLines(users.alice.coreV1.pods(namespace.name).logLines('follower'))),
+      ),
     ).toBe(true);
   });
 });

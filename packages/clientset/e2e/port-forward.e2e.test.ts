@@ -4,18 +4,16 @@ import { useTestNamespace } from '@k/testenv/vitest';
 import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PortForwardError, type Clientset, type PortForwardStream } from '../src/index.js';
-import { clientsetFor, eventually } from './helpers.js';
+import { afterAll, describe, expect, it } from 'vitest';
+import { PortForwardError, type PortForwardStream } from '../src/index.js';
+import { eventually, useUserClientsets } from './helpers.js';
 import { kwokObject, runningPod } from './pod-streams-helpers.js';
 
 // port-forward over WebSockets: client → kube-apiserver (which proxies the v4 channel protocol
 // as it is) → kwok's kubelet API, which dials the PortForward object's target: here an HTTP
 // server of this test on 127.0.0.1.
 const namespace = useTestNamespace({ prefix: 'clientset-forward' });
-let admin: Clientset;
-let tester: Clientset;
-let alice: Clientset;
+const users = useUserClientsets();
 const servers: Server[] = [];
 
 async function httpServer(name: string): Promise<number> {
@@ -32,16 +30,7 @@ async function httpServer(name: string): Promise<number> {
   return (server.address() as AddressInfo).port;
 }
 
-beforeAll(async () => {
-  [admin, tester, alice] = await Promise.all([
-    clientsetFor('admin'),
-    clientsetFor('tester'),
-    clientsetFor('alice'),
-  ]);
-});
-
-afterAll(async () => {
-  await Promise.all([admin?.close(), tester?.close(), alice?.close()]);
+afterAll(() => {
   for (const server of servers) {
     server.closeAllConnections();
     server.close();
@@ -57,7 +46,7 @@ async function forwardingPod(name: string): Promise<void> {
       { ports: [9090], target: { port: api, address: '127.0.0.1' } },
     ],
   });
-  await runningPod(admin, namespace.name, name);
+  await runningPod(users.admin, namespace.name, name);
 }
 
 async function request(stream: PortForwardStream, path: string): Promise<string> {
@@ -74,7 +63,7 @@ async function request(stream: PortForwardStream, path: string): Promise<string>
 describe('port-forward', () => {
   it('forwards local listeners on several ports to the pod, like kubectl port-forward', async () => {
     await forwardingPod('web');
-    const pods = tester.coreV1.pods(namespace.name);
+    const pods = users.tester.coreV1.pods(namespace.name);
     // kwok picks the object up within about a second: retry until a request goes through.
     await eventually(async () => {
       expect(await request(await pods.portForwardStream('web', 8080), '/probe')).toContain(
@@ -118,7 +107,7 @@ describe('port-forward', () => {
 
   it('stops listening when its signal aborts', async () => {
     await forwardingPod('aborted');
-    const pods = tester.coreV1.pods(namespace.name);
+    const pods = users.tester.coreV1.pods(namespace.name);
     await eventually(async () => {
       expect(await request(await pods.portForwardStream('aborted', 8080), '/probe')).toContain(
         'web answers',
@@ -140,7 +129,7 @@ describe('port-forward', () => {
 
   it('surfaces the error stream as a PortForwardError naming the port', async () => {
     await forwardingPod('nothing-on-7070');
-    const pods = tester.coreV1.pods(namespace.name);
+    const pods = users.tester.coreV1.pods(namespace.name);
     const error = await eventually(async () => {
       const stream = await pods.portForwardStream('nothing-on-7070', 7070);
       stream.resume();
@@ -155,7 +144,7 @@ describe('port-forward', () => {
 
   it('is refused for alice with a typed 403, before anything listens', async () => {
     await forwardingPod('guarded');
-    const pods = alice.coreV1.pods(namespace.name);
+    const pods = users.alice.coreV1.pods(namespace.name);
     expect(isForbidden(await caught(pods.portForwardStream('guarded', 8080)))).toBe(true);
     expect(isForbidden(await caught(pods.portForward('guarded', [{ remote: 8080 }])))).toBe(true);
   });
