@@ -125,13 +125,11 @@ export function controllerManagerFlags(
   extra: readonly string[] = [],
 ): string[] {
   return [
-    `--kubeconfig=${kubeconfigPath}`,
-    `--authentication-kubeconfig=${kubeconfigPath}`,
-    `--authorization-kubeconfig=${kubeconfigPath}`,
-    '--leader-elect=false',
-    '--bind-address=127.0.0.1',
-    `--secure-port=${ports.controllerManager}`,
-    `--cert-dir=${join(runDir, 'controller-manager-certs')}`,
+    ...kubeClientComponentFlags(
+      kubeconfigPath,
+      ports.controllerManager,
+      join(runDir, 'controller-manager-certs'),
+    ),
     `--service-account-private-key-file=${pki.serviceAccountKeyPath}`,
     `--root-ca-file=${pki.caCertPath}`,
     `--cluster-signing-cert-file=${pki.caCertPath}`,
@@ -139,7 +137,6 @@ export function controllerManagerFlags(
     `--service-cluster-ip-range=${SERVICE_CLUSTER_IP_RANGE}`,
     '--use-service-account-credentials=false',
     '--controllers=*',
-    '--profiling=false',
     ...extra,
   ];
 }
@@ -156,15 +153,30 @@ export function schedulerFlags(
   extra: readonly string[] = [],
 ): string[] {
   return [
+    ...kubeClientComponentFlags(kubeconfigPath, ports.scheduler, join(runDir, 'scheduler-certs')),
+    ...extra,
+  ];
+}
+
+/**
+ * kubeClientComponentFlags are what kube-controller-manager and kube-scheduler share: the admin
+ * kubeconfig for their client and delegated authentication, no leader election (one replica),
+ * health on 127.0.0.1 at `securePort` with a self-signed serving certificate in `certDir`.
+ */
+function kubeClientComponentFlags(
+  kubeconfigPath: string,
+  securePort: number,
+  certDir: string,
+): string[] {
+  return [
     `--kubeconfig=${kubeconfigPath}`,
     `--authentication-kubeconfig=${kubeconfigPath}`,
     `--authorization-kubeconfig=${kubeconfigPath}`,
     '--leader-elect=false',
     '--bind-address=127.0.0.1',
-    `--secure-port=${ports.scheduler}`,
-    `--cert-dir=${join(runDir, 'scheduler-certs')}`,
+    `--secure-port=${securePort}`,
+    `--cert-dir=${certDir}`,
     '--profiling=false',
-    ...extra,
   ];
 }
 
