@@ -2,6 +2,7 @@ import 'reflect-metadata';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { inferClientset, type Clientset } from '@k/clientset';
+import { eventually as retryUntil } from '@k/test-utils';
 import { controlPlane } from '@k/testenv/vitest';
 import { createWebappsClient, type WebApp } from '../src/generated/web-app-v1alpha1.js';
 import { inferConfig } from '@k/config';
@@ -34,17 +35,9 @@ export async function installCrd(cs: Clientset): Promise<void> {
   await cs.applyManifests(CRD_YAML, { fieldManager: 'demo-operator-e2e', force: true });
 }
 
-/** eventually retries `check` until it stops throwing or `timeoutMs` passes. */
-export async function eventually<T>(check: () => T | Promise<T>, timeoutMs = 60_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      return await check();
-    } catch (error) {
-      if (Date.now() > deadline) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 200));
-    }
-  }
+/** eventually retries `check` until it stops throwing, for up to a minute (a rollout on kwok's nodes). */
+export function eventually<T>(check: () => T | Promise<T>, timeoutMs = 60_000): Promise<T> {
+  return retryUntil(check, timeoutMs);
 }
 
 /** webApp is a WebApp named `name` running `image`. */

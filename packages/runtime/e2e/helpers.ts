@@ -2,36 +2,11 @@ import { inferClientset, type Clientset, type KubernetesObject, type Watch } fro
 import { controlPlane } from '@k/testenv/vitest';
 import type { ListerWatcher } from '../src/index.js';
 
+export { eventually, inParallel } from '@k/test-utils';
+
 /** clientsetFor builds a clientset for the run's control plane, unthrottled so suites stay fast. */
 export function clientsetFor(context = 'admin'): Promise<Clientset> {
   return inferClientset({ kubeconfig: controlPlane().kubeconfigPath, context, throttle: 'off' });
-}
-
-/** inParallel runs `task` for every item, at most `concurrency` at a time. */
-export async function inParallel<T>(
-  items: readonly T[],
-  concurrency: number,
-  task: (item: T) => Promise<unknown>,
-): Promise<void> {
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: Math.min(concurrency, items.length) }, async () => {
-      while (next < items.length) await task(items[next++] as T);
-    }),
-  );
-}
-
-/** eventually retries `check` until it stops throwing or `timeoutMs` passes. */
-export async function eventually<T>(check: () => T | Promise<T>, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      return await check();
-    } catch (error) {
-      if (Date.now() > deadline) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-  }
 }
 
 /** CountingSource wraps a real client and records every list and watch the informer sends. */

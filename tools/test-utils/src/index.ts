@@ -21,6 +21,7 @@ export type {
   RunCommandOptions,
 } from './installed-project.js';
 export { caught } from './caught.js';
+export { eventually, inParallel } from './eventually.js';
 export { respondJson, startTestServer } from './test-server.js';
 export type { TestServer, TestServerArrival, TestServerHandler } from './test-server.js';
 export { createTestCertificates } from './test-certificates.js';
