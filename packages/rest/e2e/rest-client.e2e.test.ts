@@ -345,6 +345,58 @@ describe('RestClient against the real API server', () => {
     ).toMatch(/^\d+$/);
   });
 
+  it('decodes watch events without managedFields when asked (omitManagedFields)', async () => {
+    const applied = await client
+      .apply({ fieldManager: 'omit-test' })
+      .namespace(namespace.name)
+      .resource('configmaps')
+      .name('omitted')
+      .body(configMap('omitted', { a: '1' }))
+      .execute<ConfigMap>();
+    expect(applied.metadata.managedFields?.map((field) => field.manager)).toEqual(['omit-test']);
+    // The streaming list (gzip-compressed when the transport asks, as it does by default) …
+    const initial = async (omitManagedFields: boolean): Promise<ConfigMap | undefined> => {
+      const watch = await configMaps()
+        .params({
+          sendInitialEvents: true,
+          resourceVersionMatch: 'NotOlderThan',
+          timeoutSeconds: 30,
+        })
+        .watch<ConfigMap>({ allowWatchBookmarks: true, omitManagedFields });
+      let found: ConfigMap | undefined;
+      for await (const event of watch) {
+        if (event.object.metadata.name === 'omitted') found = event.object;
+        if (event.type === 'BOOKMARK') break;
+      }
+      return found;
+    };
+    const [kept, omitted] = await Promise.all([initial(false), initial(true)]);
+    expect(kept?.metadata.managedFields).toHaveLength(1);
+    const metadata = { ...kept!.metadata };
+    delete metadata.managedFields;
+    expect(omitted).toEqual({ ...kept, metadata });
+    // … and a plain watch of changes.
+    const watch = await configMaps()
+      .params({ resourceVersion: applied.metadata.resourceVersion, timeoutSeconds: 30 })
+      .watch<ConfigMap>({ omitManagedFields: true });
+    await client
+      .patch('merge')
+      .namespace(namespace.name)
+      .resource('configmaps')
+      .name('omitted')
+      .body({ data: { a: '2' } })
+      .execute();
+    let changed: WatchEvent<ConfigMap> | undefined;
+    for await (const event of watch) {
+      changed = event;
+      break;
+    }
+    expect(changed?.type).toBe('MODIFIED');
+    expect(changed?.object.data).toEqual({ a: '2' });
+    expect(changed?.object.metadata.managedFields).toBeUndefined();
+    expect(changed?.object.metadata.resourceVersion).toMatch(/^\d+$/);
+  });
+
   it('fails a watch and a read from a too-old resourceVersion with an isGone error (410 Expired)', async () => {
     // A fresh CRD's watch cache starts at the current revision, so revision 1 is too old for it
     // whatever the cluster's age; kube-apiserver compacts etcd every 5 minutes, and compacting now

@@ -98,6 +98,12 @@ describe('plain JavaScript misuse of @k/rest', () => {
     await buildError(() => client.get().resource('pods').timeout(untyped('5s')).execute());
     await buildError(() => client.get().resource('pods').watch(untyped('bookmarks')));
     await buildError(() => client.get().resource('pods').watch({ idleTimeoutMs: -1 }));
+    await buildError(() =>
+      client
+        .get()
+        .resource('pods')
+        .watch({ omitManagedFields: untyped('yes') }),
+    );
   });
 
   it('limiter and retry settings of the wrong type', () => {

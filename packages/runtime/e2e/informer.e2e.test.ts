@@ -113,6 +113,8 @@ describe.each([
       }
       const watch = source.watches.at(-1)!;
       expect(watch.allowWatchBookmarks).toBe(true);
+      // The default transform drops managedFields, so the watch skips them while decoding.
+      expect(source.watches.every((options) => options?.omitManagedFields === true)).toBe(true);
       expect(watch.timeoutSeconds).toBeGreaterThanOrEqual(300);
       expect(watch.timeoutSeconds).toBeLessThan(600);
 
@@ -141,6 +143,60 @@ describe.each([
       await informer.stop();
     }
     expect(informer.health().state).toBe('stopped');
+  });
+});
+
+describe('an informer whose transform keeps managedFields', () => {
+  it.each([
+    { mode: 'streaming list', watchList: true },
+    { mode: 'LIST', watchList: false },
+  ])('hands them to the transform and the cache ($mode)', async ({ watchList }) => {
+    const labels = { test: `informer-managed-${watchList ? 'stream' : 'list'}` };
+    const configMaps = cs.coreV1.configMaps(namespace.name);
+    const name = `managed-${watchList ? 'stream' : 'list'}`;
+    await configMaps.apply(
+      { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, labels }, data: { v: '0' } },
+      { fieldManager: 'informer-e2e' },
+    );
+    const managers = (object: ConfigMap | undefined) =>
+      object?.metadata?.managedFields?.map((entry) => entry.manager);
+    const transformed: ((string | undefined)[] | undefined)[] = [];
+    const custom = new CountingSource(configMaps);
+    const withTransform = new Informer<ConfigMap>(custom, {
+      watchList,
+      labelSelector: labels,
+      transform: (object) => {
+        transformed.push(managers(object));
+        return object;
+      },
+    });
+    const kept = new CountingSource(configMaps);
+    const untransformed = new Informer<ConfigMap>(kept, {
+      watchList,
+      labelSelector: labels,
+      transform: false,
+    });
+    withTransform.start();
+    untransformed.start();
+    try {
+      await withTransform.waitForSync(AbortSignal.timeout(30_000));
+      await untransformed.waitForSync(AbortSignal.timeout(30_000));
+      await configMaps.patch(name, 'merge', { data: { v: '1' } }, { fieldManager: 'patcher' });
+      const key = `${namespace.name}/${name}`;
+      await eventually(() => {
+        expect(managers(untransformed.lister.get(key))).toEqual(['informer-e2e', 'patcher']);
+        expect(managers(withTransform.lister.get(key))).toEqual(['informer-e2e', 'patcher']);
+      });
+      // The initial object and the update both reached the transform with managedFields.
+      expect(transformed).toEqual([['informer-e2e'], ['informer-e2e', 'patcher']]);
+      for (const source of [custom, kept]) {
+        expect(source.watches.length).toBeGreaterThan(0);
+        expect(source.watches.some((options) => options?.omitManagedFields)).toBe(false);
+      }
+    } finally {
+      await withTransform.stop();
+      await untransformed.stop();
+    }
   });
 });
 

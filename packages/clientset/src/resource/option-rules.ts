@@ -50,6 +50,7 @@ export const REQUEST_OPTION_RULES: Readonly<Record<string, ArgumentRule>> = {
   allowWatchBookmarks: BOOLEAN,
   sendInitialEvents: BOOLEAN,
   idleTimeoutMs: NON_NEGATIVE_NUMBER,
+  omitManagedFields: BOOLEAN,
   // Writes: `dryRun: false` would still be sent as dryRun=All, so only the values that mean it pass.
   dryRun: oneOf('All', true),
   fieldManager: NON_EMPTY_STRING,

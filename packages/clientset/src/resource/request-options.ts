@@ -57,6 +57,11 @@ export interface WatchOptions extends ListSelection, RequestOptions {
   sendInitialEvents?: boolean;
   /** idleTimeoutMs closes the watch when nothing arrives for this long (default: the client's, 5 minutes). */
   idleTimeoutMs?: number;
+  /**
+   * omitManagedFields decodes events without `metadata.managedFields`, skipping those bytes
+   * instead of parsing them (for caches that drop them anyway; the server still sends them).
+   */
+  omitManagedFields?: boolean;
 }
 
 /** CreateOptions are the parameters of a create (`metav1.CreateOptions`). */

@@ -206,6 +206,23 @@ describe('the HTTP mapping of the typed clients (client-go table H1–H6, record
     );
   });
 
+  it('watch decodes objects without managedFields when asked', async () => {
+    const metadata = { name: 'a', managedFields: [{ manager: 'm', fieldsV1: { 'f:data': {} } }] };
+    server = await startRecordingServer((_request, response) => {
+      response.writeHead(200, { 'content-type': 'application/json' });
+      response.end(`${JSON.stringify({ type: 'ADDED', object: { metadata } })}\n`);
+    });
+    const configMaps = createCoreV1Client(server.client).configMaps('ns');
+    const objects = async (options: { omitManagedFields?: boolean }) => {
+      const seen: unknown[] = [];
+      for await (const event of await configMaps.watch(options)) seen.push(event.object);
+      return seen;
+    };
+    expect(await objects({ omitManagedFields: true })).toEqual([{ metadata: { name: 'a' } }]);
+    expect(await objects({})).toEqual([{ metadata }]);
+    expect(last().url).toBe('/api/v1/namespaces/ns/configmaps?watch=true');
+  });
+
   it('listAll follows continue tokens with the page size as limit', async () => {
     server = await startRecordingServer((request, response) => {
       const page = new URL(request.url, 'http://x').searchParams.get('continue');
@@ -451,6 +468,12 @@ describe('ResourceClient arguments from plain JavaScript (recording fake server)
       (c) => c.watch!({ timeoutSeconds: -1 }),
       'ERR_CLIENTSET_INVALID_ARGUMENT',
       /^configmaps watch: options.timeoutSeconds must be an integer of 0 or more, got a number$/,
+    ],
+    [
+      'watch with omitManagedFields as text',
+      (c) => c.watch!({ omitManagedFields: 'yes' }),
+      'ERR_CLIENTSET_INVALID_ARGUMENT',
+      /^configmaps watch: options.omitManagedFields must be/,
     ],
     [
       'create of nothing',

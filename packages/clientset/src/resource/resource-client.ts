@@ -328,6 +328,7 @@ export class ResourceClient<
     return builder.watch<T>({
       ...(options.allowWatchBookmarks ? { allowWatchBookmarks: true } : {}),
       ...(options.idleTimeoutMs !== undefined ? { idleTimeoutMs: options.idleTimeoutMs } : {}),
+      ...(options.omitManagedFields ? { omitManagedFields: true } : {}),
     });
   }
 

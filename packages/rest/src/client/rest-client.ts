@@ -267,6 +267,7 @@ export class RestClient implements RequestRunner {
     watch = new WatchStream<T>(response.body, {
       request: { method: request.method, path: request.path },
       idleTimeoutMs: options.idleTimeoutMs ?? this.options.watchIdleTimeoutMs,
+      omitManagedFields: options.omitManagedFields ?? false,
       signal: request.signal,
       onClose: () => {
         forget();

@@ -473,6 +473,12 @@ export class RequestBuilder {
         `watch idleTimeoutMs must be a finite number of milliseconds ≥ 0, got ${describeValue(idle)}`,
       );
     }
+    const omit = options.omitManagedFields;
+    if (omit !== undefined && typeof omit !== 'boolean') {
+      throw new RequestBuildError(
+        `watch omitManagedFields must be a boolean, got ${describeValue(omit)}`,
+      );
+    }
     const extra: [string, string][] = [['watch', 'true']];
     if (options.allowWatchBookmarks) extra.push(['allowWatchBookmarks', 'true']);
     return runner.watch<T>(this.build(extra), options);

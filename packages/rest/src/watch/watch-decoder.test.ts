@@ -85,4 +85,36 @@ describe('WatchDecoder', () => {
       /exceeds 16 bytes/,
     );
   });
+
+  it('decodes objects without metadata.managedFields when asked, however the bytes are split', () => {
+    const managed = [{ manager: 'kubectl', fieldsV1: { 'f:data': { 'f:x': {} } } }];
+    const withManaged = frames.map((frame) =>
+      frame.type === 'ERROR'
+        ? frame
+        : {
+            ...frame,
+            object: {
+              ...frame.object,
+              metadata: { ...frame.object.metadata, managedFields: managed },
+            },
+          },
+    );
+    const bytes = Buffer.from(withManaged.map((frame) => `${JSON.stringify(frame)}\n`).join(''));
+    for (const chunkSize of [1, 5, 64, bytes.length]) {
+      const decoder = new WatchDecoder({ omitManagedFields: true });
+      const events: DecodedWatchEvent[] = [];
+      for (let start = 0; start < bytes.length; start += chunkSize) {
+        events.push(...decoder.push(bytes.subarray(start, start + chunkSize)));
+      }
+      expect(events).toEqual(frames);
+    }
+    expect(new WatchDecoder().push(bytes)).toEqual(withManaged);
+  });
+
+  it('still rejects a malformed frame when omitting managedFields', () => {
+    const decoder = new WatchDecoder({ omitManagedFields: true });
+    expect(() =>
+      decoder.push(Buffer.from('{"type":"ADDED","object":{"metadata":{"managedFields":[]},}}\n')),
+    ).toThrow(WatchDecodeError);
+  });
 });

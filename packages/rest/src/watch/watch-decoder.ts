@@ -1,5 +1,6 @@
 import { WatchDecodeError } from '../errors.js';
 import { isStatus, type Status } from '../status.js';
+import { managedFieldsMember } from './managed-fields-member.js';
 
 /** DecodedWatchEvent is one frame of a watch stream: a change, a bookmark, or an ERROR Status. */
 export type DecodedWatchEvent =
@@ -20,20 +21,32 @@ function isBlank(buffer: Buffer, start: number, end: number): boolean {
   return true;
 }
 
+/** WatchDecoderOptions configure a {@link WatchDecoder}. */
+export interface WatchDecoderOptions {
+  /** maxEventBytes bounds one buffered, incomplete event (default 64 MiB). */
+  maxEventBytes?: number;
+  /** omitManagedFields cuts `object.metadata.managedFields` from each line before it is parsed. */
+  omitManagedFields?: boolean;
+}
+
 /**
  * WatchDecoder turns the bytes of a watch response into events as they arrive. The API server
  * writes one JSON object `{"type": …, "object": …}` per line; the decoder keeps an incomplete
- * line until its newline comes and parses each complete line once with `JSON.parse`. An unknown
- * type throws client-go's `got invalid watch event type: <t>`, bad JSON a `WatchDecodeError`.
- * One decoder per stream; not for concurrent use.
+ * line until its newline comes and parses each complete line once with `JSON.parse`. With
+ * `omitManagedFields`, the bytes of `object.metadata.managedFields` are skipped, never parsed
+ * (often half of an object, see {@link managedFieldsMember}). An unknown type throws
+ * client-go's `got invalid watch event type: <t>`, bad JSON a `WatchDecodeError`. One decoder
+ * per stream; not for concurrent use.
  */
 export class WatchDecoder {
   #pending: Buffer[] = [];
   #pendingBytes = 0;
   readonly #maxEventBytes: number;
+  readonly #omitManagedFields: boolean;
 
-  constructor(options: { maxEventBytes?: number } = {}) {
+  constructor(options: WatchDecoderOptions = {}) {
     this.#maxEventBytes = options.maxEventBytes ?? DEFAULT_MAX_EVENT_BYTES;
+    this.#omitManagedFields = options.omitManagedFields ?? false;
   }
 
   /** bufferedBytes is the size of the incomplete event held so far. */
@@ -51,12 +64,12 @@ export class WatchDecoder {
       const line = Buffer.concat(this.#pending, this.#pendingBytes + newline);
       this.#pending = [];
       this.#pendingBytes = 0;
-      if (!isBlank(line, 0, line.length)) events.push(decodeLine(line, 0, line.length));
+      if (!isBlank(line, 0, line.length)) events.push(this.#decodeLine(line, 0, line.length));
       start = newline + 1;
       newline = chunk.indexOf(NEWLINE, start);
     }
     while (newline !== -1) {
-      if (!isBlank(chunk, start, newline)) events.push(decodeLine(chunk, start, newline));
+      if (!isBlank(chunk, start, newline)) events.push(this.#decodeLine(chunk, start, newline));
       start = newline + 1;
       newline = chunk.indexOf(NEWLINE, start);
     }
@@ -84,17 +97,47 @@ export class WatchDecoder {
     this.#pendingBytes = 0;
     if (isBlank(line, 0, line.length)) return { events: [], incompleteBytes: 0 };
     try {
-      return { events: [decodeLine(line, 0, line.length)], incompleteBytes: 0 };
+      return { events: [this.#decodeLine(line, 0, line.length)], incompleteBytes: 0 };
     } catch {
       return { events: [], incompleteBytes: line.length };
     }
   }
+
+  #decodeLine(buffer: Buffer, start: number, end: number): DecodedWatchEvent {
+    return decodeFrame(
+      this.#omitManagedFields
+        ? textWithout(buffer, start, end)
+        : buffer.toString('utf8', start, end),
+    );
+  }
 }
 
-function decodeLine(buffer: Buffer, start: number, end: number): DecodedWatchEvent {
+// Lines up to this size are joined around the cut in one reused buffer, so cutting managedFields
+// costs one string, not three (two pieces and their join, which JSON.parse would copy again).
+const MAX_SCRATCH_BYTES = 1024 * 1024;
+let scratch = Buffer.allocUnsafe(0);
+
+/** textWithout is the line's text without `object.metadata.managedFields` (cut at ASCII bytes). */
+function textWithout(buffer: Buffer, start: number, end: number): string {
+  const cut = managedFieldsMember(buffer, start, end);
+  if (!cut) return buffer.toString('utf8', start, end);
+  const head = cut[0] - start;
+  const length = head + end - cut[1];
+  if (length > MAX_SCRATCH_BYTES) {
+    return buffer.toString('utf8', start, cut[0]) + buffer.toString('utf8', cut[1], end);
+  }
+  if (scratch.length < length) {
+    scratch = Buffer.allocUnsafe(Math.min(MAX_SCRATCH_BYTES, Math.max(length, 2 * scratch.length)));
+  }
+  buffer.copy(scratch, 0, start, cut[0]);
+  buffer.copy(scratch, head, cut[1], end);
+  return scratch.toString('utf8', 0, length);
+}
+
+function decodeFrame(text: string): DecodedWatchEvent {
   let frame: unknown;
   try {
-    frame = JSON.parse(buffer.toString('utf8', start, end));
+    frame = JSON.parse(text);
   } catch (error) {
     throw new WatchDecodeError(
       `unable to decode an event from the watch stream: ${error instanceof Error ? error.message : String(error)}`,

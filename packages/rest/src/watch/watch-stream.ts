@@ -20,6 +20,8 @@ export interface WatchStreamSettings {
   request: ApiErrorRequest;
   /** idleTimeoutMs: see `WatchStreamOptions.idleTimeoutMs` (0 disables). */
   idleTimeoutMs: number;
+  /** omitManagedFields: see `WatchStreamOptions.omitManagedFields`. */
+  omitManagedFields?: boolean;
   signal?: AbortSignal | undefined;
   /** onClose runs once when the stream is closed for any reason. */
   onClose?: () => void;
@@ -85,7 +87,9 @@ export class WatchStream<T> implements Watch<T> {
   async *#events(): AsyncGenerator<WatchEvent<T>, void, undefined> {
     const { request, idleTimeoutMs, signal } = this.#options;
     const body = this.#body;
-    const decoder = new WatchDecoder();
+    const decoder = new WatchDecoder({
+      omitManagedFields: this.#options.omitManagedFields ?? false,
+    });
     let idleError: RequestTimeoutError | undefined;
     // Idle bookkeeping is a timestamp per chunk, not a timer reset per event: the timer wakes
     // when the timeout could have passed and re-arms for the rest if something arrived meanwhile.

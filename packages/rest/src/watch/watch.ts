@@ -29,4 +29,10 @@ export interface WatchStreamOptions {
    * the client's `watchIdleTimeoutMs` (5 minutes); 0 disables it.
    */
   idleTimeoutMs?: number;
+  /**
+   * omitManagedFields decodes each event's object without `metadata.managedFields`: the decoder
+   * skips those bytes instead of parsing them (server-side apply bookkeeping, often half of an
+   * object). For caches that drop managedFields anyway, such as an informer's default transform.
+   */
+  omitManagedFields?: boolean;
 }

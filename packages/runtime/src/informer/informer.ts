@@ -7,6 +7,7 @@ import {
 import { systemClock, type Clock } from '@k/rest';
 import { IndexedStore, type IndexFunction, type Lister } from '../cache/indexed-store.js';
 import { DeletedFinalStateUnknown, objectKey } from '../cache/object-key.js';
+import { StringInterner } from '../cache/string-interner.js';
 import { InformerError } from '../errors.js';
 import { SILENT_LOGGER, type Logger } from '../logger.js';
 import type { MetricsSink } from '../metrics/metrics-sink.js';
@@ -83,21 +84,26 @@ function describeSource(source: unknown): string | undefined {
 }
 
 /**
- * withTypeMeta adds the resource's `apiVersion` and `kind` to objects that arrive without them
- * (the items of a list do), so cached objects can always be referred to (events, owner references).
+ * cacheTransform is what the reflector runs on each received object: for objects of a
+ * @k/clientset resource client (fresh from `JSON.parse`), it first shares their repeated strings
+ * ({@link StringInterner}); then the informer's transform; then it adds the resource's
+ * `apiVersion` and `kind` to objects that arrive without them (the items of a list do), so
+ * cached objects can always be referred to (events, owner references).
  */
-function withTypeMeta<T extends KubernetesObject>(
+function cacheTransform<T extends KubernetesObject>(
   descriptor: ResourceDescriptor | undefined,
   transform: ((object: T) => T) | undefined,
 ): ((object: T) => T) | undefined {
-  if (!descriptor?.kind) return transform;
+  if (!descriptor) return transform;
+  const interner = new StringInterner();
   const apiVersion = descriptor.group
     ? `${descriptor.group}/${descriptor.version}`
     : descriptor.version;
   const { kind } = descriptor;
   return (received) => {
-    const object = transform ? transform(received) : received;
-    if (object.kind === undefined) {
+    const shared = interner.internTree(received);
+    const object = transform ? transform(shared) : shared;
+    if (kind && object.kind === undefined) {
       (object as { kind?: string }).kind = kind;
       (object as { apiVersion?: string }).apiVersion ??= apiVersion;
     }
@@ -137,10 +143,9 @@ export class Informer<T extends KubernetesObject = KubernetesObject> implements 
     this.#store = new IndexedStore<T>(options.indexers);
     const clock = options.clock ?? systemClock;
     this.#handlers = new HandlerSet<T>(this.#store, this.#logger, this.resource);
-    const transform = withTypeMeta<T>(
-      this.descriptor,
-      options.transform === false ? undefined : (options.transform ?? dropManagedFields),
-    );
+    const ownTransform =
+      options.transform === false ? undefined : (options.transform ?? dropManagedFields);
+    const transform = cacheTransform<T>(this.descriptor, ownTransform);
     const labelSelector = labelSelectorText(options.labelSelector);
     this.#reflector = new Reflector<T>(source, this, {
       description: this.resource,
@@ -151,6 +156,7 @@ export class Informer<T extends KubernetesObject = KubernetesObject> implements 
       ...(labelSelector ? { labelSelector } : {}),
       ...(options.fieldSelector ? { fieldSelector: options.fieldSelector } : {}),
       ...(transform ? { transform } : {}),
+      ...(ownTransform === dropManagedFields ? { omitManagedFields: true } : {}),
       ...(options.watchList !== undefined ? { watchList: options.watchList } : {}),
       ...(options.pageSize !== undefined ? { pageSize: options.pageSize } : {}),
       ...(options.watchIdleTimeoutMs !== undefined

@@ -50,6 +50,11 @@ export interface ReflectorOptions<T> {
   watchList?: boolean;
   /** transform runs on every object before it reaches the sink. */
   transform?: (object: T) => T;
+  /**
+   * omitManagedFields asks watches to decode objects without `metadata.managedFields` (set when
+   * the transform drops them anyway: the bytes are skipped instead of parsed).
+   */
+  omitManagedFields?: boolean;
   /** watchIdleTimeoutMs replaces a watch that received nothing for this long (default: the client's). */
   watchIdleTimeoutMs?: number;
   backoff?: Backoff;
@@ -223,6 +228,7 @@ export class Reflector<T extends KubernetesObject> {
       timeoutSeconds,
       signal,
       ...this.#selection(),
+      ...(this.#options.omitManagedFields ? { omitManagedFields: true } : {}),
       ...(this.#options.watchIdleTimeoutMs !== undefined
         ? { idleTimeoutMs: this.#options.watchIdleTimeoutMs }
         : {}),
