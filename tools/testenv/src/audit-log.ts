@@ -34,6 +34,8 @@ export interface AuditRecord {
   readonly name: string;
   /** The response code (0 while a watch is still open). */
   readonly code: number;
+  /** When kube-apiserver received the request, in milliseconds since the epoch (microsecond precision). */
+  readonly receivedAt: number;
 }
 
 /** AuditFilter selects records; every given field must match (a RegExp tests, a string equals). */
@@ -61,6 +63,7 @@ interface RawAuditEvent {
     name?: string;
   };
   responseStatus?: { code?: number };
+  requestReceivedTimestamp?: string;
 }
 
 /**
@@ -98,6 +101,7 @@ export async function readAuditLog(path: string, filter: AuditFilter = {}): Prom
       namespace: event.objectRef?.namespace ?? '',
       name: event.objectRef?.name ?? '',
       code: event.responseStatus?.code ?? 0,
+      receivedAt: event.requestReceivedTimestamp ? Date.parse(event.requestReceivedTimestamp) : 0,
     });
   }
   return [...byId.values()].filter((record) => matches(record, filter));
