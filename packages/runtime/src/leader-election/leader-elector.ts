@@ -252,7 +252,15 @@ export class LeaderElector {
         );
         this.#observe(created);
         return true;
-      } catch {
+      } catch (error) {
+        // Logged: a create that always fails (no RBAC for it, say) would otherwise look like a
+        // candidate that silently never leads.
+        if (!signal.aborted) {
+          this.#logger.warn('failed to create the lease', {
+            lease: this.#name,
+            error: String(error),
+          });
+        }
         return false;
       }
     }
