@@ -17,7 +17,7 @@ export { ALL_NAMESPACES } from './group/group-version-client.js';
 
 // Resource clients.
 export { ResourceClient } from './resource/resource-client.js';
-export type { MetadataClient } from './resource/resource-client.js';
+export type { MetadataClient } from './resource/metadata-client.js';
 export type { DeleteResult } from './resource/delete-result.js';
 export { labelSelectorText } from './resource/request-params.js';
 export type { ResourceClientFor } from './resource/typed-resource-client.js';

@@ -37,7 +37,7 @@ import type {
   PortMapping,
 } from '../streams/port-forward.js';
 import type { ResourceDescriptor } from './resource-descriptor.js';
-import type { MetadataClient } from './resource-client.js';
+import type { MetadataClient } from './metadata-client.js';
 
 /** VerbMethods are the methods each verb of a resource brings (`patch` brings `patch` and `apply`). */
 export interface VerbMethods<T extends KubernetesObject, L> {

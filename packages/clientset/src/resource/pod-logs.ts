@@ -1,0 +1,48 @@
+import type { Readable } from 'node:stream';
+import {
+  logContainers,
+  logLines,
+  type LogLine,
+  type LogLinesOptions,
+} from '../streams/log-lines.js';
+import type { LogOptions } from './request-options.js';
+import { logParams } from './request-params.js';
+import type { SubresourceTarget } from './subresource-target.js';
+
+/** openPodLog opens the log of pod `name` as a byte stream (`pods/log`); see `ResourceClient.logs`. */
+export async function openPodLog(
+  target: SubresourceTarget,
+  name: string,
+  options: LogOptions,
+): Promise<Readable> {
+  target.check('get', 'log');
+  return target.get(name, 'log', options).params(logParams(options)).stream();
+}
+
+/**
+ * podLogLines yields the log lines of pod `name`'s containers; see `ResourceClient.logLines`.
+ * The arguments are checked at the call, before the first line is asked for.
+ */
+export function podLogLines(
+  target: SubresourceTarget,
+  name: string,
+  options: LogLinesOptions,
+): AsyncIterable<LogLine> {
+  target.check('get', 'log');
+  target.arguments.name(name, 'log lines');
+  target.arguments.streamOptions(options, 'log lines');
+  const open = (request: LogOptions): Promise<Readable> => openPodLog(target, name, request);
+  const containersOf = async (): Promise<(string | undefined)[]> =>
+    options.container && !options.allContainers
+      ? [options.container]
+      : logContainers(
+          await target.read(name, options.signal ? { signal: options.signal } : {}),
+          options.allContainers ?? false,
+        );
+  return {
+    [Symbol.asyncIterator]: () =>
+      (async function* () {
+        yield* logLines(open, await containersOf(), options);
+      })(),
+  };
+}

@@ -1,0 +1,41 @@
+import {
+  openRemoteCommand,
+  remoteCommandParams,
+  type AttachOptions,
+  type ExecOptions,
+  type RemoteCommandSession,
+} from '../streams/remote-command.js';
+import type { SubresourceTarget } from './subresource-target.js';
+
+/**
+ * execInPod runs `options.command` in the container of pod `name` (`pods/exec`), after checking
+ * the verb and the arguments; see `ResourceClient.exec`.
+ */
+export async function execInPod(
+  target: SubresourceTarget,
+  name: string,
+  options: ExecOptions,
+): Promise<RemoteCommandSession> {
+  target.check('get', 'exec');
+  target.arguments.name(name, 'exec');
+  target.arguments.streamOptions(options, 'exec');
+  target.arguments.command(options.command, 'exec');
+  const request = target.get(name, 'exec', { signal: options.signal });
+  return openRemoteCommand(request.params(remoteCommandParams(options, options.command)), options);
+}
+
+/**
+ * attachToPod connects to the streams of pod `name`'s running container (`pods/attach`); see
+ * `ResourceClient.attach`.
+ */
+export async function attachToPod(
+  target: SubresourceTarget,
+  name: string,
+  options: AttachOptions,
+): Promise<RemoteCommandSession> {
+  target.check('get', 'attach');
+  target.arguments.name(name, 'attach');
+  target.arguments.streamOptions(options, 'attach');
+  const request = target.get(name, 'attach', { signal: options.signal });
+  return openRemoteCommand(request.params(remoteCommandParams(options, undefined)), options);
+}

@@ -1,0 +1,20 @@
+import type { RequestBuilder } from '@k/rest';
+import type { KubernetesObject } from './object-types.js';
+import type { GetOptions, RequestOptions } from './request-options.js';
+import type { ResourceArguments } from './resource-arguments.js';
+
+/**
+ * SubresourceTarget is what the pod stream calls (logs, exec, attach, copy, port-forward) need of
+ * the `ResourceClient` they belong to, without reaching into its private state: its argument
+ * checks, its verb check, and requests aimed at one object's subresource in its namespace.
+ * Internal; made by the client for each call.
+ */
+export interface SubresourceTarget {
+  readonly arguments: ResourceArguments;
+  /** check throws `ERR_CLIENTSET_VERB_NOT_SUPPORTED` when the descriptor does not list `verb` on `subresource`. */
+  check(verb: string, subresource: string): void;
+  /** get starts a GET of `name`'s `subresource` carrying the request options (signal, timeout, retries). */
+  get(name: string, subresource: string, options: RequestOptions): RequestBuilder;
+  /** read reads the object `name` itself (a pod, for the containers of its log). */
+  read(name: string, options: GetOptions): Promise<KubernetesObject>;
+}
