@@ -5,6 +5,7 @@ import {
   type LogLine,
   type LogLinesOptions,
 } from '../streams/log-lines.js';
+import { LOG_LINES_OPTIONS, LOG_OPTIONS } from './option-rules.js';
 import type { LogOptions } from './request-options.js';
 import { logParams } from './request-params.js';
 import type { SubresourceTarget } from './subresource-target.js';
@@ -16,6 +17,8 @@ export async function openPodLog(
   options: LogOptions,
 ): Promise<Readable> {
   target.check('get', 'log');
+  target.arguments.name(name, 'logs');
+  target.arguments.options(options, 'logs', LOG_OPTIONS);
   return target.get(name, 'log', options).params(logParams(options)).stream();
 }
 
@@ -30,7 +33,7 @@ export function podLogLines(
 ): AsyncIterable<LogLine> {
   target.check('get', 'log');
   target.arguments.name(name, 'log lines');
-  target.arguments.streamOptions(options, 'log lines');
+  target.arguments.options(options, 'log lines', LOG_LINES_OPTIONS);
   const open = (request: LogOptions): Promise<Readable> => openPodLog(target, name, request);
   const containersOf = async (): Promise<(string | undefined)[]> =>
     options.container && !options.allContainers

@@ -546,22 +546,28 @@ export class ResourceClient<
   }
 
   /**
-   * logLines yields the lines of a pod's log with their timestamps and container: one container
-   * (`container`, or the pod's only one), or `allContainers` (init, regular, ephemeral; one after
-   * the other, or interleaved when following). With `follow`, a connection that breaks is
-   * reopened from the last line's timestamp without repeating lines (`reconnect`); the lines
-   * end when the server ends the log (the container stopped) or the signal aborts. A refusal
-   * (403, the pod or container is unknown) is the server's `ApiError`.
+   * logLines is the log to read line by line — what `kubectl logs` shows: each {@link LogLine}
+   * carries its container and timestamp. One container (`container`, or the pod's only one), or
+   * `allContainers` (init, regular, ephemeral; one after the other, or interleaved when
+   * following). With `follow`, a connection that breaks is reopened from the last line's
+   * timestamp without repeating lines (`reconnect`); the lines end when the server ends the log
+   * (the container stopped), the signal aborts, or the clientset closes. A refusal (403, the pod
+   * or container is unknown) is the server's `ApiError`. It returns an iterable, not a promise:
+   * a verb or argument it refuses is thrown at the call.
    */
   logLines(name: string, options: LogLinesOptions = {}): AsyncIterable<LogLine> {
     return podLogLines(this.#subresources(), name, options);
   }
 
   /**
-   * logs streams the log of a pod's container (GET …/pods/<name>/log) once the server answered;
-   * with `follow` it stays open as the container writes. The caller owns the stream: read it to
-   * the end or `destroy()` it to stop early and free the connection (quietly: no error event). The
-   * request sends the Accept header kubectl sends (JSON, then anything); the log itself is text.
+   * logs streams the raw bytes of one container's log (GET …/pods/<name>/log) once the server
+   * answered — for piping it somewhere as it is; to read lines, all containers, or a followed log
+   * that survives a broken connection, use {@link logLines}. With `follow` the stream stays open
+   * as the container writes; a broken connection ends it with a `ConnectionError` and is not
+   * reopened. The caller owns the stream: read it to the end or `destroy()` it to stop early and
+   * free the connection (quietly: no error event); closing the clientset destroys it too (a
+   * `for await` over it then throws `ERR_STREAM_PREMATURE_CLOSE`). The request sends the Accept
+   * header kubectl sends (JSON, then anything); the log itself is text.
    */
   async logs(name: string, options: LogOptions = {}): Promise<Readable> {
     return openPodLog(this.#subresources(), name, options);

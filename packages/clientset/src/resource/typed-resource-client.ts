@@ -100,7 +100,9 @@ export interface ScaleMethods {
 /** LogMethods are the methods of the pods' `log` subresource. */
 export interface LogMethods {
   get: {
+    /** logs is one container's log as raw bytes, never reopened (see `ResourceClient.logs`). */
     logs(name: string, options?: LogOptions): Promise<Readable>;
+    /** logLines is the log line by line, of one or all containers, reopened when following (see `ResourceClient.logLines`). */
     logLines(name: string, options?: LogLinesOptions): AsyncIterable<LogLine>;
   };
 }
