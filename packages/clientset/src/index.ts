@@ -83,6 +83,7 @@ export type {
 } from './streams/port-forward.js';
 
 export type { CopyFromPodResult, CopyOptions } from './streams/copy.js';
+export type { KeepAliveOptions } from './streams/keep-alive.js';
 export type { SkippedEntry } from './streams/extract-tar.js';
 export type { LogLine, LogLinesOptions, LogReconnect } from './streams/log-lines.js';
 

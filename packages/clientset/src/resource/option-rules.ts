@@ -75,6 +75,18 @@ export const APPLY_OPTIONS: OptionRules = {
 };
 
 /**
+ * STREAM_OPTIONS are the rules of the WebSocket calls' options (exec, attach, copy,
+ * port-forward): the request options and the keep-alive.
+ */
+export const STREAM_OPTIONS: OptionRules = {
+  rules: {
+    ...REQUEST_OPTION_RULES,
+    pingIntervalMs: NON_NEGATIVE_NUMBER,
+    pongTimeoutMs: NON_NEGATIVE_NUMBER,
+  },
+};
+
+/**
  * LOG_OPTIONS are the rules of `logs()`: the request options and `corev1.PodLogOptions`, so
  * that plain JavaScript's `follow: 'false'` is refused rather than sent as `follow=true`.
  */

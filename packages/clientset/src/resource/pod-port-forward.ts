@@ -7,6 +7,7 @@ import {
   type PortForwardStreamOptions,
   type PortMapping,
 } from '../streams/port-forward.js';
+import { keepAliveOf } from '../streams/keep-alive.js';
 import type { SubresourceTarget } from './subresource-target.js';
 
 /**
@@ -45,6 +46,9 @@ export async function forwardPodPorts(
   target.arguments.streamOptions(options, 'port-forward');
   const mappings = target.arguments.portMappings(ports, 'port-forward');
   return startPortForwarder(mappings, options, (remote) =>
-    openPodPortForward(target, name, remote, options.signal ? { signal: options.signal } : {}),
+    openPodPortForward(target, name, remote, {
+      ...(options.signal ? { signal: options.signal } : {}),
+      ...keepAliveOf(options),
+    }),
   );
 }

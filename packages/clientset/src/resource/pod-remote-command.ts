@@ -4,8 +4,18 @@ import {
   type AttachOptions,
   type ExecOptions,
   type RemoteCommandSession,
+  type RemoteCommandStreams,
 } from '../streams/remote-command.js';
+import type { RequestOptions } from './request-options.js';
 import type { SubresourceTarget } from './subresource-target.js';
+
+/** handshakeOptions are what bounds opening the session: its signal and `timeoutMs`. */
+function handshakeOptions(options: RemoteCommandStreams): RequestOptions {
+  return {
+    ...(options.signal ? { signal: options.signal } : {}),
+    ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
+  };
+}
 
 /**
  * execInPod runs `options.command` in the container of pod `name` (`pods/exec`), after checking
@@ -20,7 +30,7 @@ export async function execInPod(
   target.arguments.name(name, 'exec');
   target.arguments.streamOptions(options, 'exec');
   target.arguments.command(options.command, 'exec');
-  const request = target.get(name, 'exec', { signal: options.signal });
+  const request = target.get(name, 'exec', handshakeOptions(options));
   return openRemoteCommand(request.params(remoteCommandParams(options, options.command)), options);
 }
 
@@ -36,6 +46,6 @@ export async function attachToPod(
   target.check('get', 'attach');
   target.arguments.name(name, 'attach');
   target.arguments.streamOptions(options, 'attach');
-  const request = target.get(name, 'attach', { signal: options.signal });
+  const request = target.get(name, 'attach', handshakeOptions(options));
   return openRemoteCommand(request.params(remoteCommandParams(options, undefined)), options);
 }

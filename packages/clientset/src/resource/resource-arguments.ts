@@ -1,6 +1,6 @@
 import type { KubernetesObject, NamedPatchType } from './object-types.js';
 import type { PortMapping } from '../streams/port-forward.js';
-import { APPLY_OPTIONS, OPTIONS } from './option-rules.js';
+import { APPLY_OPTIONS, OPTIONS, STREAM_OPTIONS } from './option-rules.js';
 import { resourceName } from './resource-descriptor.js';
 import {
   isPlainObject,
@@ -114,9 +114,13 @@ export class ResourceArguments {
     checkOptions(options, rules, this.#context(call));
   }
 
-  /** streamOptions checks the options of exec, attach, port-forward and copy: an object. */
+  /**
+   * streamOptions checks the options of exec, attach, port-forward and copy: an object, whose
+   * request and keep-alive options have their types.
+   */
   streamOptions(options: unknown, call: string): void {
     checkArgument(options, PLAIN_OBJECT, 'options', this.#context(call));
+    checkOptions(options, STREAM_OPTIONS, this.#context(call));
   }
 
   /** command checks the command of an exec. */

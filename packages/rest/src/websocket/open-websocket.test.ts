@@ -7,7 +7,7 @@ import { caught } from '@k/test-utils';
 import { Agent } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
 import { RestClient } from '../client/rest-client.js';
-import { ApiError, ConnectionError, WebSocketError } from '../errors.js';
+import { ApiError, ConnectionError, RequestBuildError, WebSocketError } from '../errors.js';
 import { TokenBucket } from '../throttle/token-bucket.js';
 import { FrameParser, OPCODE, type WebSocketFrame } from './websocket-frames.js';
 import type { WebSocketClose, WebSocketConnection } from './websocket-connection.js';
@@ -144,6 +144,89 @@ describe('openWebSocket and WebSocketConnection (local raw-frame server)', () =>
     peer.sockets[0]?.end(frame(0x88, Buffer.of(0x03, 0xe8)));
     await ending;
     expect(pings).toBeGreaterThanOrEqual(2);
+  });
+
+  it('gives up on a server that stops answering pings (pong deadline)', async () => {
+    // The peer accepts, then never writes again: a dead process or a dropped network.
+    const peer = await startPeer((socket, _request, accept) => socket.write(switching(accept)));
+    const connection = await client(peer.url)
+      .get()
+      .resource('pods')
+      .name('p')
+      .subresource('exec')
+      .webSocket({ protocols: ['v5.channel.k8s.io'], pingIntervalMs: 20, pongTimeoutMs: 80 });
+    const started = Date.now();
+    const close = await closed(connection);
+    expect(close.code).toBe(1006);
+    expect(close.error).toBeInstanceOf(WebSocketError);
+    expect(close.error?.code).toBe('ERR_REST_WEBSOCKET_PONG_TIMEOUT');
+    expect(close.error?.message).toBe(
+      'websocket /api/v1/pods/p/exec: the server sent nothing for 80 ms after a ping (no pong): the connection is dead',
+    );
+    // The first ping goes out after 20 ms, the deadline 80 ms later.
+    expect(Date.now() - started).toBeGreaterThanOrEqual(95);
+    // The TCP connection itself is given up: the peer sees this side end it.
+    const socket = peer.sockets[0] as Socket;
+    if (!socket.readableEnded) await once(socket, 'end');
+  });
+
+  it('keeps a connection whose server answers the pings', async () => {
+    const peer = await startPeer((socket, _request, accept) => {
+      socket.write(switching(accept));
+      const parser = new FrameParser(1 << 20);
+      socket.on('data', (chunk: Buffer) => {
+        for (const item of parser.push(chunk)) {
+          if (item.opcode === OPCODE.ping) socket.write(frame(0x8a, item.payload));
+        }
+      });
+    });
+    const connection = await client(peer.url)
+      .get()
+      .resource('pods')
+      .name('p')
+      .subresource('exec')
+      .webSocket({ protocols: ['v5.channel.k8s.io'], pingIntervalMs: 20, pongTimeoutMs: 50 });
+    let ended: WebSocketClose | undefined;
+    connection.once('close', (close: WebSocketClose) => (ended = close));
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    expect(ended).toBeUndefined();
+    expect(peer.received.filter((item) => item.opcode === OPCODE.ping).length).toBeGreaterThan(5);
+    const ending = closed(connection);
+    connection.close();
+    peer.sockets[0]?.end(frame(0x88, Buffer.of(0x03, 0xe8)));
+    expect((await ending).error).toBeUndefined();
+  });
+
+  it('does not count the time this side paused reading against the server', async () => {
+    // The server is silent, but so would be a live one whose pong waits behind unread data.
+    const peer = await startPeer((socket, _request, accept) => socket.write(switching(accept)));
+    const connection = await client(peer.url)
+      .get()
+      .resource('pods')
+      .name('p')
+      .subresource('exec')
+      .webSocket({ protocols: ['v5.channel.k8s.io'], pingIntervalMs: 20, pongTimeoutMs: 60 });
+    connection.pause();
+    let ended: WebSocketClose | undefined;
+    connection.once('close', (close: WebSocketClose) => (ended = close));
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(ended).toBeUndefined();
+    const ending = closed(connection);
+    connection.resume();
+    expect((await ending).error?.code).toBe('ERR_REST_WEBSOCKET_PONG_TIMEOUT');
+  });
+
+  it('refuses keep-alive settings that are not durations, before sending', async () => {
+    const peer = await startPeer((socket) => socket.destroy());
+    const builder = client(peer.url).get().resource('pods').name('p').subresource('exec');
+    const error = await caught(
+      builder.webSocket({ protocols: ['v5.channel.k8s.io'], pongTimeoutMs: -1 }),
+    );
+    expect(error).toBeInstanceOf(RequestBuildError);
+    expect((error as Error).message).toBe(
+      'webSocket options.pongTimeoutMs must be a number of 0 or more, got number -1',
+    );
+    expect(peer.sockets).toHaveLength(0);
   });
 
   it('holds messages back while paused and delivers them in order on resume', async () => {
