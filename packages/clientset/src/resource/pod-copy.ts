@@ -5,7 +5,7 @@ import {
   type CopyOptions,
 } from '../streams/copy.js';
 import { execInPod } from './pod-remote-command.js';
-import type { SubresourceTarget } from './subresource-target.js';
+import { checkStreamCall, type SubresourceTarget } from './subresource-target.js';
 
 function checkCopy(
   target: SubresourceTarget,
@@ -15,11 +15,9 @@ function checkCopy(
   options: CopyOptions,
   call: string,
 ): void {
-  target.check('get', 'exec');
-  target.arguments.name(name, call);
+  checkStreamCall(target, 'exec', call, name, options);
   target.arguments.path(source, 'source', call);
   target.arguments.path(destination, 'destination', call);
-  target.arguments.streamOptions(options, call);
 }
 
 /**

@@ -8,7 +8,7 @@ import {
 import { LOG_LINES_OPTIONS, LOG_OPTIONS } from './option-rules.js';
 import type { LogOptions } from './request-options.js';
 import { logParams } from './request-params.js';
-import type { SubresourceTarget } from './subresource-target.js';
+import { checkStreamCall, type SubresourceTarget } from './subresource-target.js';
 
 /** openPodLog opens the log of pod `name` as a byte stream (`pods/log`); see `ResourceClient.logs`. */
 export async function openPodLog(
@@ -16,9 +16,7 @@ export async function openPodLog(
   name: string,
   options: LogOptions,
 ): Promise<Readable> {
-  target.check('get', 'log');
-  target.arguments.name(name, 'logs');
-  target.arguments.options(options, 'logs', LOG_OPTIONS);
+  checkStreamCall(target, 'log', 'logs', name, options, LOG_OPTIONS);
   return target.get(name, 'log', options).params(logParams(options)).stream();
 }
 
@@ -31,9 +29,7 @@ export function podLogLines(
   name: string,
   options: LogLinesOptions,
 ): AsyncIterable<LogLine> {
-  target.check('get', 'log');
-  target.arguments.name(name, 'log lines');
-  target.arguments.options(options, 'log lines', LOG_LINES_OPTIONS);
+  checkStreamCall(target, 'log', 'log lines', name, options, LOG_LINES_OPTIONS);
   const open = (request: LogOptions): Promise<Readable> => openPodLog(target, name, request);
   const containersOf = async (): Promise<(string | undefined)[]> =>
     options.container && !options.allContainers

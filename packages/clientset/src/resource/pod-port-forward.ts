@@ -8,7 +8,7 @@ import {
   type PortMapping,
 } from '../streams/port-forward.js';
 import { keepAliveOf } from '../streams/keep-alive.js';
-import type { SubresourceTarget } from './subresource-target.js';
+import { checkStreamCall, type SubresourceTarget } from './subresource-target.js';
 
 /**
  * openPodPortForward opens one connection to `port` of pod `name` (`pods/portforward`); see
@@ -20,10 +20,8 @@ export async function openPodPortForward(
   port: number,
   options: PortForwardStreamOptions,
 ): Promise<PortForwardStream> {
-  target.check('get', 'portforward');
-  target.arguments.name(name, 'port-forward');
+  checkStreamCall(target, 'portforward', 'port-forward', name, options);
   target.arguments.port(port, 'port-forward');
-  target.arguments.streamOptions(options, 'port-forward');
   return openPortForwardStream(
     target.get(name, 'portforward', { signal: options.signal }),
     port,
@@ -41,9 +39,7 @@ export async function forwardPodPorts(
   ports: readonly (number | PortMapping)[],
   options: PortForwardOptions,
 ): Promise<PortForwarder> {
-  target.check('get', 'portforward');
-  target.arguments.name(name, 'port-forward');
-  target.arguments.streamOptions(options, 'port-forward');
+  checkStreamCall(target, 'portforward', 'port-forward', name, options);
   const mappings = target.arguments.portMappings(ports, 'port-forward');
   return startPortForwarder(mappings, options, (remote) =>
     openPodPortForward(target, name, remote, {

@@ -7,7 +7,7 @@ import {
   type RemoteCommandStreams,
 } from '../streams/remote-command.js';
 import type { RequestOptions } from './request-options.js';
-import type { SubresourceTarget } from './subresource-target.js';
+import { checkStreamCall, type SubresourceTarget } from './subresource-target.js';
 
 /** handshakeOptions are what bounds opening the session: its signal and `timeoutMs`. */
 function handshakeOptions(options: RemoteCommandStreams): RequestOptions {
@@ -26,9 +26,7 @@ export async function execInPod(
   name: string,
   options: ExecOptions,
 ): Promise<RemoteCommandSession> {
-  target.check('get', 'exec');
-  target.arguments.name(name, 'exec');
-  target.arguments.streamOptions(options, 'exec');
+  checkStreamCall(target, 'exec', 'exec', name, options);
   target.arguments.command(options.command, 'exec');
   const request = target.get(name, 'exec', handshakeOptions(options));
   return openRemoteCommand(request.params(remoteCommandParams(options, options.command)), options);
@@ -43,9 +41,7 @@ export async function attachToPod(
   name: string,
   options: AttachOptions,
 ): Promise<RemoteCommandSession> {
-  target.check('get', 'attach');
-  target.arguments.name(name, 'attach');
-  target.arguments.streamOptions(options, 'attach');
+  checkStreamCall(target, 'attach', 'attach', name, options);
   const request = target.get(name, 'attach', handshakeOptions(options));
   return openRemoteCommand(request.params(remoteCommandParams(options, undefined)), options);
 }

@@ -115,12 +115,12 @@ export class ResourceArguments {
   }
 
   /**
-   * streamOptions checks the options of exec, attach, port-forward and copy: an object, whose
-   * request and keep-alive options have their types.
+   * streamOptions checks the options of a pod stream call: an object whose fields follow `rules`
+   * (default: the request and keep-alive options of exec, attach, port-forward and copy).
    */
-  streamOptions(options: unknown, call: string): void {
+  streamOptions(options: unknown, call: string, rules: OptionRules = STREAM_OPTIONS): void {
     checkArgument(options, PLAIN_OBJECT, 'options', this.#context(call));
-    checkOptions(options, STREAM_OPTIONS, this.#context(call));
+    checkOptions(options, rules, this.#context(call));
   }
 
   /** command checks the command of an exec. */

@@ -1,4 +1,5 @@
 import type { RequestBuilder } from '@k/rest';
+import type { OptionRules } from '../validation/check-arguments.js';
 import type { KubernetesObject } from './object-types.js';
 import type { GetOptions, RequestOptions } from './request-options.js';
 import type { ResourceArguments } from './resource-arguments.js';
@@ -17,4 +18,22 @@ export interface SubresourceTarget {
   get(name: string, subresource: string, options: RequestOptions): RequestBuilder;
   /** read reads the object `name` itself (a pod, for the containers of its log). */
   read(name: string, options: GetOptions): Promise<KubernetesObject>;
+}
+
+/**
+ * checkStreamCall checks a pod stream call before anything is sent: the descriptor lists `get`
+ * on `subresource`, `name` is a name and `options` follow `rules` (the stream options unless
+ * given); `call` names the call in the error.
+ */
+export function checkStreamCall(
+  target: SubresourceTarget,
+  subresource: string,
+  call: string,
+  name: unknown,
+  options: unknown,
+  rules?: OptionRules,
+): void {
+  target.check('get', subresource);
+  target.arguments.name(name, call);
+  target.arguments.streamOptions(options, call, rules);
 }
