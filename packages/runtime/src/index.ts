@@ -111,6 +111,18 @@ export type {
   StatusCondition,
 } from './conditions/status-conditions.js';
 
+// Finalizers: controller-runtime's controllerutil helpers, and guarded patches against the server.
+export {
+  addFinalizer,
+  addFinalizerPatch,
+  containsFinalizer,
+  removeFinalizer,
+  removeFinalizerPatch,
+} from './finalizers/finalizers.js';
+export type { FinalizedObject } from './finalizers/finalizers.js';
+export { addFinalizerOnServer, removeFinalizerOnServer } from './finalizers/patch-finalizers.js';
+export type { FinalizerClient, FinalizerPatchOptions } from './finalizers/patch-finalizers.js';
+
 // Logging: a small structured interface; the default drops everything.
 export { SILENT_LOGGER } from './logger.js';
 export type { LogFields, Logger } from './logger.js';
