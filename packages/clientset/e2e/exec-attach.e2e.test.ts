@@ -297,11 +297,11 @@ describe('attach', () => {
         stdin.write('typed into the container\n', (error) => (error ? reject(error) : resolve())),
       );
       await appendFile(file, criLine('after input'));
-      await eventually(async () => expect(output()).toContain('after input\n'), 10_000);
+      await eventually(() => expect(output()).toContain('after input\n'), 10_000);
       // end() sends v5's close signal ([255, 0]); on v4 nothing can be sent.
       await new Promise<void>((resolve) => stdin.end(resolve));
       await appendFile(file, criLine('after the end of stdin'));
-      await eventually(async () => expect(output()).toContain('after the end of stdin\n'), 10_000);
+      await eventually(() => expect(output()).toContain('after the end of stdin\n'), 10_000);
       session.close();
       await session.result.catch(() => undefined);
       const attaches = (
@@ -325,7 +325,7 @@ describe('attach', () => {
     session.stdout!.on('data', (chunk) => (received += String(chunk)));
     for (const line of ['one', 'two', 'three']) {
       session.stdin!.write(`${line}\n`);
-      await eventually(async () => expect(received).toContain(`got ${line}\n`), 10_000);
+      await eventually(() => expect(received).toContain(`got ${line}\n`), 10_000);
     }
     expect(received).toBe('got one\ngot two\ngot three\n');
     session.close();
