@@ -95,6 +95,22 @@ export type {
   RecordedEvent,
 } from './events/event-correlator.js';
 
+// Status conditions: metav1.Condition semantics (apimachinery's meta.SetStatusCondition and friends).
+export {
+  conditionTime,
+  findStatusCondition,
+  isStatusConditionFalse,
+  isStatusConditionPresentAndEqual,
+  isStatusConditionTrue,
+  removeStatusCondition,
+  setStatusCondition,
+} from './conditions/status-conditions.js';
+export type {
+  ConditionLike,
+  ConditionUpdate,
+  StatusCondition,
+} from './conditions/status-conditions.js';
+
 // Logging: a small structured interface; the default drops everything.
 export { SILENT_LOGGER } from './logger.js';
 export type { LogFields, Logger } from './logger.js';
