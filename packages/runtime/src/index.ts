@@ -77,15 +77,14 @@ export type {
 export type { ServerAddress } from './manager/manager-server.js';
 export type { HealthCheck } from './manager/health-checks.js';
 
-// Events: events.k8s.io/v1 with client-go's aggregation, series and spam filter.
+// Events: events.k8s.io/v1 (or core v1) with client-go's aggregation, series and spam filter.
 export { EventRecorder, referenceOf } from './events/event-recorder.js';
 export type {
   EventOptions,
   EventRecorderOptions,
   EventRecorderStats,
-  EventsClient,
-  EventsClientSource,
 } from './events/event-recorder.js';
+export type { CoreEventsClient, EventsClient, EventsClientSource } from './events/event-sinks.js';
 export { COMBINED_PREFIX, EventCorrelator } from './events/event-correlator.js';
 export type {
   Correlation,
