@@ -60,7 +60,7 @@ function request(path: string, signal?: AbortSignal): RestRequest {
 function send(path: string, signal?: AbortSignal) {
   const scope = new RequestScope(request(path, signal), 0);
   const handler = new BufferingHandler(scope, LIMIT);
-  client.dispatch({ method: 'GET', path, signal: scope.dispatchSignal }, handler);
+  client.dispatch({ method: 'GET', path }, handler);
   return handler.promise.finally(() => scope.release());
 }
 
