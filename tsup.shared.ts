@@ -74,10 +74,11 @@ interface PackageBuildOptions extends Options {
   extraEntries?: Record<string, string>;
   /**
    * oneSharedChunk puts all shared code in one chunk: for packages whose subpaths split the API,
-   * not the load (the root loads nearly everything anyway). Leave it off where a subpath exists to
-   * load less, like @k/clientset's API groups.
+   * not the load (the root loads nearly everything anyway). `except` names entries that exist to
+   * load less (like @k/rest's `errors`): their code stays in a chunk of its own. Leave it off
+   * where most subpaths are for loading less, like @k/clientset's API groups.
    */
-  oneSharedChunk?: boolean;
+  oneSharedChunk?: boolean | { except: readonly string[] };
 }
 
 /**
@@ -91,6 +92,10 @@ export function packageBuild(
   { extraEntries = {}, oneSharedChunk = false, ...overrides }: PackageBuildOptions = {},
 ): Options {
   const exportEntries = packageEntries(directory);
+  const apart = typeof oneSharedChunk === 'object' ? oneSharedChunk.except : [];
+  const joined = Object.entries(exportEntries)
+    .filter(([name]) => !apart.includes(name))
+    .map(([, source]) => path.join(directory, source));
   return {
     entry: { ...exportEntries, ...extraEntries },
     format: ['esm', 'cjs'],
@@ -99,13 +104,7 @@ export function packageBuild(
     clean: true,
     target: 'node20',
     splitting: true,
-    esbuildPlugins: oneSharedChunk
-      ? [
-          oneSharedChunkPlugin(
-            Object.values(exportEntries).map((source) => path.join(directory, source)),
-          ),
-        ]
-      : [],
+    esbuildPlugins: oneSharedChunk ? [oneSharedChunkPlugin(joined)] : [],
     ...overrides,
   };
 }
