@@ -8,7 +8,13 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { RemoteCommandError, type AttachOptions, type RemoteCommandSession } from '../src/index.js';
 import { caught } from '@k/test-utils';
 import { clientsetFor, eventually, useUserClientsets } from './helpers.js';
-import { finish, kwokObject, readAll, runningPod } from './pod-streams-helpers.js';
+import {
+  execPod as execPodIn,
+  finish,
+  kwokObject,
+  readAll,
+  runningPod,
+} from './pod-streams-helpers.js';
 
 // exec and attach over WebSockets: client → kube-apiserver (v5: its WebSocket-to-SPDY
 // translator; v4: proxied as it is) → kwok's kubelet API, which runs the command on this machine
@@ -21,17 +27,11 @@ afterAll(async () => {
   await rm(scratch, { recursive: true, force: true });
 });
 
-async function execPod(name: string): Promise<void> {
-  await kwokObject(namespace.name, 'Exec', name, {
-    execs: [{ local: { workDir: scratch, envs: [{ name: 'GREETING', value: 'hello' }] } }],
-  });
-  await runningPod(users.admin, namespace.name, name);
-  // kwok picks the object up within about a second: the first exec is retried until it runs.
-  await eventually(async () => {
-    const output = await finish(
-      await users.tester.coreV1.pods(namespace.name).exec(name, { command: ['true'] }),
-    );
-    expect(output.error).toBeUndefined();
+function execPod(name: string): Promise<void> {
+  return execPodIn(users.admin, namespace.name, name, {
+    workDir: scratch,
+    envs: [{ name: 'GREETING', value: 'hello' }],
+    readyFor: users.tester,
   });
 }
 

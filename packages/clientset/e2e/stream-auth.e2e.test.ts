@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { inferClientset } from '../src/index.js';
 import { eventually, useUserClientsets } from './helpers.js';
-import { finish, kwokObject, runningPod, type Output } from './pod-streams-helpers.js';
+import { execPod, finish, type Output } from './pod-streams-helpers.js';
 
 // The WebSocket upgrade of exec goes through @k/transport's connection setup like every other
 // request: no second auth path. Each test writes a kubeconfig with one way of authenticating (or
@@ -43,15 +43,8 @@ async function kubeconfigWith(
 }
 
 /** shellPod makes pod `shell` in the test namespace, whose exec runs commands on this machine. */
-async function shellPod(): Promise<void> {
-  await kwokObject(namespace.name, 'Exec', 'shell', { execs: [{ local: { workDir: scratch } }] });
-  await runningPod(users.admin, namespace.name, 'shell');
-  await eventually(async () => {
-    const output = await finish(
-      await users.admin.coreV1.pods(namespace.name).exec('shell', { command: ['true'] }),
-    );
-    expect(output.error).toBeUndefined();
-  });
+function shellPod(): Promise<void> {
+  return execPod(users.admin, namespace.name, 'shell', { workDir: scratch });
 }
 
 /** execWith runs `echo <text>` in pod `shell` with a clientset made from `kubeconfig`. */

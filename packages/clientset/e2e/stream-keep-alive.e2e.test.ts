@@ -10,7 +10,13 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inferClientset, PortForwardError, type Clientset } from '../src/index.js';
 import { eventually, useUserClientsets } from './helpers.js';
-import { finish, kwokObject, readAll, runningPod } from './pod-streams-helpers.js';
+import {
+  execPod as execPodIn,
+  finish,
+  kwokObject,
+  readAll,
+  runningPod,
+} from './pod-streams-helpers.js';
 
 // Dead-peer detection through the real API server. The fault proxy of tools/testenv sits between
 // the client and the run's kube-apiserver and relays the TLS bytes; `stall()` freezes the open
@@ -41,14 +47,10 @@ afterAll(async () => {
   await rm(scratch, { recursive: true, force: true });
 });
 
-async function execPod(name: string): Promise<void> {
-  await kwokObject(namespace.name, 'Exec', name, { execs: [{ local: { workDir: scratch } }] });
-  await runningPod(users.admin, namespace.name, name);
-  await eventually(async () => {
-    const output = await finish(
-      await throughProxy.coreV1.pods(namespace.name).exec(name, { command: ['true'] }),
-    );
-    expect(output.error).toBeUndefined();
+function execPod(name: string): Promise<void> {
+  return execPodIn(users.admin, namespace.name, name, {
+    workDir: scratch,
+    readyFor: throughProxy,
   });
 }
 

@@ -201,6 +201,20 @@ describe('openWebSocket and WebSocketConnection (local raw-frame server)', () =>
     expect((await ending).error?.code).toBe('ERR_REST_WEBSOCKET_PONG_TIMEOUT');
   });
 
+  it('does not fail a close it started because the server then stays silent', async () => {
+    const peer = await startPeer((socket, _request, accept) => socket.write(switching(accept)));
+    const connection = await open(peer.url, undefined, {
+      pingIntervalMs: 20,
+      pongTimeoutMs: 60,
+      closeTimeoutMs: 200,
+    });
+    await new Promise((resolve) => setTimeout(resolve, 30)); // a ping is out, its deadline runs
+    const ending = closed(connection);
+    connection.close();
+    // The server never answers the close either: the close timeout ends it, without an error.
+    expect((await ending).error).toBeUndefined();
+  });
+
   it('refuses keep-alive settings that are not durations, before sending', async () => {
     const peer = await startPeer((socket) => socket.destroy());
     const error = await caught(open(peer.url, undefined, { pongTimeoutMs: -1 }));

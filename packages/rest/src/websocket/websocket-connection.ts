@@ -161,6 +161,8 @@ export class WebSocketConnection extends EventEmitter {
   close(code = 1000, reason = ''): void {
     if (this.#closeSent || this.#socket.destroyed) return;
     this.#closeSent = true;
+    // From here the close timeout bounds the wait; a silent server is no longer a failure.
+    this.#stopPongDeadline();
     const reasonBytes = Buffer.from(reason.slice(0, 120), 'utf8').subarray(0, 123);
     const body = Buffer.allocUnsafe(2 + reasonBytes.length);
     body.writeUInt16BE(code, 0);
