@@ -168,6 +168,7 @@ describe('Workqueue', () => {
     const clock = new FakeClock();
     const q = new Workqueue<string>({ name: 'widgets', metrics: sink, clock });
     q.add('a');
+    for (const gauge of gauges) gauge.collect?.(); // the gauges are read at scrape time
     await clock.advance(2000);
     const key = await q.get();
     await clock.advance(500);
@@ -176,9 +177,11 @@ describe('Workqueue', () => {
     q.addRateLimited('a');
     expect(recorded).toEqual([
       'workqueue_adds_total{widgets}',
-      'workqueue_depth{widgets}+',
-      'workqueue_depth{widgets}-',
+      'workqueue_depth{widgets}=1',
+      'workqueue_unfinished_work_seconds{widgets}=0',
+      'workqueue_longest_running_processor_seconds{widgets}=0',
       'workqueue_queue_duration_seconds{widgets}=2',
+      'workqueue_depth{widgets}=0',
       'workqueue_unfinished_work_seconds{widgets}=0.5',
       'workqueue_longest_running_processor_seconds{widgets}=0.5',
       'workqueue_work_duration_seconds{widgets}=0.5',
