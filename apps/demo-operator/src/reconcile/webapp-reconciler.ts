@@ -2,7 +2,11 @@ import type { ApplyConfiguration, ApplyOptions, Clientset, KubernetesObject } fr
 import type { Deployment } from '@k/clientset/apps/v1';
 import type { Service } from '@k/clientset/core/v1';
 import type { EventRecorder, ReconcileContext, Request } from '@k/runtime';
-import { createWebappsClient, type WebApp } from '../generated/web-app-v1alpha1.js';
+import {
+  createWebappsClient,
+  type WebApp,
+  type WebAppStatus,
+} from '../generated/web-app-v1alpha1.js';
 import { CONFIG_HASH_ANNOTATION, FIELD_MANAGER, FINALIZER } from '../names.js';
 import { desiredDeployment, desiredService } from './desired-state.js';
 import { isApplied } from './is-applied.js';
@@ -99,31 +103,13 @@ export class WebAppReconciler {
         'removed the registry entry; the finalizer goes next',
       );
       // Applying no finalizers gives up the one this field manager owns.
-      this.#caches.webapps.remember(
-        await webapps.apply(
-          {
-            apiVersion: 'apps.k.example/v1alpha1',
-            kind: 'WebApp',
-            metadata: { name: request.name },
-          },
-          options,
-        ),
-      );
+      await this.#applyWebApp(webapps, request.name, { finalizers: [] }, options);
       writes.push('finalizer-removed');
       return writes;
     }
 
     if (!finalizers.includes(FINALIZER)) {
-      this.#caches.webapps.remember(
-        await webapps.apply(
-          {
-            apiVersion: 'apps.k.example/v1alpha1',
-            kind: 'WebApp',
-            metadata: { name: request.name, finalizers: [FINALIZER] },
-          },
-          options,
-        ),
-      );
+      await this.#applyWebApp(webapps, request.name, { finalizers: [FINALIZER] }, options);
       writes.push('finalizer-added');
     }
     // The registry entry, the Deployment and the Service do not depend on each other: one round
@@ -172,22 +158,40 @@ export class WebAppReconciler {
       ...(failure ? { failure: failure.message } : {}),
     });
     if (!sameStatus(webapp.status, status)) {
-      this.#caches.webapps.remember(
-        await webapps.applyStatus(
-          {
-            apiVersion: 'apps.k.example/v1alpha1',
-            kind: 'WebApp',
-            metadata: { name: request.name },
-            status,
-          },
-          options,
-        ),
-      );
+      await this.#applyWebApp(webapps, request.name, { status }, options);
       writes.push('status-updated');
     }
     if (failure) throw failure;
     if (recorded.status === 'rejected') throw recorded.reason;
     return writes;
+  }
+
+  /**
+   * applyWebApp server-side applies the WebApp's fields this operator owns — its finalizers (an
+   * empty list gives its finalizer up), or its status (the status subresource) — and remembers
+   * the server's answer.
+   */
+  async #applyWebApp(
+    webapps: ReturnType<typeof createWebappsClient>,
+    name: string,
+    owned: { finalizers: string[] } | { status: WebAppStatus },
+    options: ApplyOptions,
+  ): Promise<void> {
+    const identity = { apiVersion: 'apps.k.example/v1alpha1', kind: 'WebApp' } as const;
+    this.#caches.webapps.remember(
+      'status' in owned
+        ? await webapps.applyStatus(
+            { ...identity, metadata: { name }, status: owned.status },
+            options,
+          )
+        : await webapps.apply(
+            {
+              ...identity,
+              metadata: owned.finalizers.length ? { name, finalizers: owned.finalizers } : { name },
+            },
+            options,
+          ),
+    );
   }
 
   /**
