@@ -105,7 +105,7 @@ describe('the WebApp operator on the real control plane', () => {
         expect(condition(current, 'Degraded')).toMatchObject({ status: 'False' });
         return current;
       });
-      const availableSince = condition(ready, 'Available')!.lastTransitionTime;
+      expect(condition(ready, 'Available')?.lastTransitionTime).toBeTruthy();
       await eventually(async () =>
         expect(await eventsOf('hello')).toEqual(
           expect.arrayContaining(['Normal Created: created Deployment hello and Service hello']),
@@ -120,6 +120,15 @@ describe('the WebApp operator on the real control plane', () => {
         selector: 'app.kubernetes.io/name=webapp,app.kubernetes.io/instance=hello',
       });
       await webapps.patchScale('hello', 'merge', { spec: { replicas: 3 } });
+      // At 3 replicas the default maxUnavailable (25%) rounds to 0, so the Deployment is not
+      // Available until the third Pod is ready: wait for that before the image rollout.
+      const scaled = await eventually(async () => {
+        const current = await webapps.get('hello');
+        expect(current.status).toMatchObject({ replicas: 3, readyReplicas: 3 });
+        expect(condition(current, 'Available')).toMatchObject({ status: 'True' });
+        return current;
+      });
+      const availableSince = condition(scaled, 'Available')!.lastTransitionTime;
       await webapps.patch('hello', 'merge', { spec: { image: 'nginx:1.28' } });
       await eventually(async () => {
         const current = await cs.appsV1.deployments(namespace.name).get('hello');
@@ -138,7 +147,8 @@ describe('the WebApp operator on the real control plane', () => {
           reason: 'RolloutComplete',
           observedGeneration: 3,
         });
-        // Available stayed True through the rollout: its transition time did not move.
+        // Available stayed True through the image rollout (maxUnavailable 0): its transition
+        // time did not move.
         expect(condition(current, 'Available')).toMatchObject({
           status: 'True',
           lastTransitionTime: availableSince,
