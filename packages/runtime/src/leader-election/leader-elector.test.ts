@@ -48,13 +48,7 @@ describe('LeaderElector', () => {
   it('renews the Lease it holds with one update each time, reading it only when someone else wrote it', async () => {
     const server = new LeaseServer();
     const stop = new AbortController();
-    const elector = new LeaderElector(server, {
-      name: 'demo',
-      identity: 'me',
-      leaseDurationMs: 2000,
-      renewDeadlineMs: 1500,
-      retryPeriodMs: 5,
-    });
+    const elector = quickElector(server);
     const running = elector.run(stop.signal);
     await until(() => server.updates >= 5);
     // The first look found no Lease (404) and created it; no renewal read it since.
@@ -78,13 +72,7 @@ describe('LeaderElector.release', () => {
   it('releases the Lease even when the stop cut short a renewal that still reached the server', async () => {
     const server = new LeaseServer();
     const stop = new AbortController();
-    const elector = new LeaderElector(server, {
-      name: 'demo',
-      identity: 'me',
-      leaseDurationMs: 2000,
-      renewDeadlineMs: 1500,
-      retryPeriodMs: 5,
-    });
+    const elector = quickElector(server);
     const running = elector.run(stop.signal);
     await until(() => server.updates >= 2);
     // The next renewal is written, but the stop aborts the request before its answer arrives.
@@ -148,6 +136,17 @@ class LeaseServer implements LeaseClient {
       metadata: { ...lease.metadata, resourceVersion: String(this.#version) },
     };
   }
+}
+
+/** quickElector competes as `me` for the Lease `demo`, retrying every 5 ms. */
+function quickElector(leases: LeaseClient): LeaderElector {
+  return new LeaderElector(leases, {
+    name: 'demo',
+    identity: 'me',
+    leaseDurationMs: 2000,
+    renewDeadlineMs: 1500,
+    retryPeriodMs: 5,
+  });
 }
 
 async function until(condition: () => boolean): Promise<void> {
