@@ -1,6 +1,9 @@
+import { readFile } from 'node:fs/promises';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Options } from 'tsup';
+
+type EsbuildPlugin = NonNullable<Options['esbuildPlugins']>[number];
 
 interface ExportTarget {
   '@k/source'?: string;
@@ -31,23 +34,77 @@ export function packageEntries(directory: string): Record<string, string> {
 }
 
 /**
+ * oneSharedChunkPlugin makes every entry import every other entry's source, so esbuild sees one
+ * set of entries behind each module and writes a single shared chunk instead of one per
+ * combination. Node 20's ESM loader pays about a millisecond per file: @k/transport's seven
+ * subpaths made ten chunks, all but one loaded by the root (bench/results/package-chunks.md).
+ * Tree shaking is off with it, since every module is live from every entry anyway.
+ */
+function oneSharedChunkPlugin(entrySources: readonly string[]): EsbuildPlugin {
+  const entryPaths = new Set(entrySources);
+  // Re-exported, not bare-imported: esbuild drops bare imports of a package without side effects.
+  const everyEntry = entrySources
+    .map((source, index) => `export * as entry${index} from ${JSON.stringify(source)};`)
+    .join('\n');
+  return {
+    name: 'k-one-shared-chunk',
+    setup(build) {
+      build.initialOptions.treeShaking = false;
+      build.onResolve({ filter: /^k-every-entry$/ }, () => ({
+        path: 'k-every-entry',
+        namespace: 'k-every-entry',
+        sideEffects: true,
+      }));
+      build.onLoad({ filter: /.*/, namespace: 'k-every-entry' }, () => ({
+        contents: everyEntry,
+        resolveDir: path.dirname(entrySources[0] ?? '.'),
+        loader: 'ts',
+      }));
+      build.onLoad({ filter: /\.ts$/ }, async ({ path: file }) => {
+        if (!entryPaths.has(file)) return undefined;
+        const source = await readFile(file, 'utf8');
+        return { contents: `${source}\nimport 'k-every-entry';\n`, loader: 'ts' };
+      });
+    },
+  };
+}
+
+interface PackageBuildOptions extends Options {
+  /** extraEntries are built beside the exports map's entries (e.g. a command's main). */
+  extraEntries?: Record<string, string>;
+  /**
+   * oneSharedChunk puts all shared code in one chunk: for packages whose subpaths split the API,
+   * not the load (the root loads nearly everything anyway). `except` names entries that exist to
+   * load less (like @k/rest's `errors`): their code stays in a chunk of its own. Leave it off
+   * where most subpaths are for loading less, like @k/clientset's API groups.
+   */
+  oneSharedChunk?: boolean | { except: readonly string[] };
+}
+
+/**
  * packageBuild is the build every @k library shares: ESM and CommonJS with declarations for each
- * entry of its exports map (plus `extraEntries`, e.g. a command's main), for Node 20. Shared
- * chunks keep one copy of each class across entry points, so `instanceof` and module state hold
- * whichever subpath a program imports first.
+ * entry of its exports map (plus `extraEntries`), for Node 20. Shared chunks keep one copy of each
+ * class across entry points, so `instanceof` and module state hold whichever subpath a program
+ * imports first.
  */
 export function packageBuild(
   directory: string,
-  { extraEntries = {}, ...overrides }: Options & { extraEntries?: Record<string, string> } = {},
+  { extraEntries = {}, oneSharedChunk = false, ...overrides }: PackageBuildOptions = {},
 ): Options {
+  const exportEntries = packageEntries(directory);
+  const apart = typeof oneSharedChunk === 'object' ? oneSharedChunk.except : [];
+  const joined = Object.entries(exportEntries)
+    .filter(([name]) => !apart.includes(name))
+    .map(([, source]) => path.join(directory, source));
   return {
-    entry: { ...packageEntries(directory), ...extraEntries },
+    entry: { ...exportEntries, ...extraEntries },
     format: ['esm', 'cjs'],
     dts: true,
     sourcemap: true,
     clean: true,
     target: 'node20',
     splitting: true,
+    esbuildPlugins: oneSharedChunk ? [oneSharedChunkPlugin(joined)] : [],
     ...overrides,
   };
 }

@@ -7,9 +7,9 @@
  *    round runs each target once, in rotating order, so load from other processes falls on all
  *    alike; figures are medians over the rounds. "ready" rows time import plus what it takes to
  *    hold a client that could send (`createClientset(config)`, `new Agent()`,
- *    `makeApiClient(CoreV1Api)`): @k/clientset loads @k/transport, @k/rest, undici and tsyringe
- *    only then. "over node" subtracts the median of a bare node
- *    process; the in-process column times the import statement alone (performance.now around it).
+ *    `makeApiClient(CoreV1Api)`): the generated API groups load on first use. "over node"
+ *    subtracts the median of a bare node process; the in-process column times the import
+ *    statement alone (performance.now around it).
  * 2. LIST 5,000 pods through the typed client (`clientset.coreV1.pods('default').list()` on
  *    @k/rest and @k/transport) against raw `undici.request` + `JSON.parse`, from a fake API server
  *    in its own process (bench/clientset-list-server.ts); each measurement is a child process of

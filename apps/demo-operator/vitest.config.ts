@@ -3,5 +3,7 @@ import { sharedConfig } from '../../vitest.shared.js';
 
 export default mergeConfig(
   sharedConfig,
-  defineProject({ test: { name: 'demo-operator', include: ['src/**/*.test.ts'] } }),
+  defineProject({
+    test: { name: 'demo-operator', include: ['src/**/*.test.ts', 'deploy/**/*.test.ts'] },
+  }),
 );

@@ -1,8 +1,10 @@
 import { isInvalid, isNotFound, type ApiError, type Clientset } from '@k/clientset';
-import { useTestNamespace } from '@k/testenv/vitest';
+import { readAuditLog } from '@k/testenv';
+import { controlPlane, useTestNamespace } from '@k/testenv/vitest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWebappsClient, type WebApp } from '../src/generated/web-app-v1alpha1.js';
 import { FINALIZER, REGISTRY_NAME } from '../src/names.js';
+import { sameQuantity } from '../src/reconcile/quantity.js';
 import { clientsetFor, eventually, installCrd, startOperator, webApp } from './helpers.js';
 
 const namespace = useTestNamespace({ prefix: 'demo-operator' });
@@ -103,13 +105,10 @@ describe('the WebApp operator on the real control plane', () => {
         expect(condition(current, 'Degraded')).toMatchObject({ status: 'False' });
         return current;
       });
-      const availableSince = condition(ready, 'Available')!.lastTransitionTime;
+      expect(condition(ready, 'Available')?.lastTransitionTime).toBeTruthy();
       await eventually(async () =>
         expect(await eventsOf('hello')).toEqual(
-          expect.arrayContaining([
-            'Normal Created: created Deployment hello',
-            'Normal Created: created Service hello',
-          ]),
+          expect.arrayContaining(['Normal Created: created Deployment hello and Service hello']),
         ),
       );
 
@@ -121,6 +120,15 @@ describe('the WebApp operator on the real control plane', () => {
         selector: 'app.kubernetes.io/name=webapp,app.kubernetes.io/instance=hello',
       });
       await webapps.patchScale('hello', 'merge', { spec: { replicas: 3 } });
+      // At 3 replicas the default maxUnavailable (25%) rounds to 0, so the Deployment is not
+      // Available until the third Pod is ready: wait for that before the image rollout.
+      const scaled = await eventually(async () => {
+        const current = await webapps.get('hello');
+        expect(current.status).toMatchObject({ replicas: 3, readyReplicas: 3 });
+        expect(condition(current, 'Available')).toMatchObject({ status: 'True' });
+        return current;
+      });
+      const availableSince = condition(scaled, 'Available')!.lastTransitionTime;
       await webapps.patch('hello', 'merge', { spec: { image: 'nginx:1.28' } });
       await eventually(async () => {
         const current = await cs.appsV1.deployments(namespace.name).get('hello');
@@ -139,7 +147,8 @@ describe('the WebApp operator on the real control plane', () => {
           reason: 'RolloutComplete',
           observedGeneration: 3,
         });
-        // Available stayed True through the rollout: its transition time did not move.
+        // Available stayed True through the image rollout (maxUnavailable 0): its transition
+        // time did not move.
         expect(condition(current, 'Available')).toMatchObject({
           status: 'True',
           lastTransitionTime: availableSince,
@@ -317,6 +326,9 @@ describe('the WebApp operator on the real control plane', () => {
         await rejected(webApp('reserved', { env: [{ name: 'KUBERNETES_PORT', value: 'x' }] })),
       ).toMatch(/env names starting with KUBERNETES_ are reserved/);
       expect(await rejected(webApp('no-port', { port: 70000 }))).toMatch(/spec.port/);
+      expect(
+        await rejected(webApp('bad-cpu', { resources: { requests: { cpu: 'half' } } })),
+      ).toMatch(/spec.resources.requests.cpu/);
       await webapps.create(webApp('fine', { replicas: 50 }));
       await eventually(() => cs.appsV1.deployments(namespace.name).get('fine'));
       expect(running.operator.webapps.lister.keys()).toEqual([`${namespace.name}/fine`]);
@@ -328,5 +340,109 @@ describe('the WebApp operator on the real control plane', () => {
     } finally {
       await running.stop();
     }
+  });
+
+  it('applies resources the server rewrites (0.5 → 500m, 1024Mi → 1Gi, 1000m → 1) once, and never again nor as drift', async () => {
+    const running = await startOperator(namespace.name);
+    try {
+      const webapps = createWebappsClient(cs.rest, namespace.name);
+      const deployments = cs.appsV1.deployments(namespace.name);
+      await webapps.create(
+        webApp('quantities', {
+          replicas: 1,
+          resources: {
+            requests: { cpu: '0.5', memory: '1024Mi' },
+            limits: { cpu: '1000m', memory: '2048Mi' },
+          },
+        }),
+      );
+      // The Pod starts on a kwok node: each status change of the Deployment is a reconcile.
+      await eventually(async () => {
+        const current = await webapps.get('quantities');
+        expect(current.status?.readyReplicas).toBe(1);
+        expect(condition(current, 'Available')).toMatchObject({ status: 'True' });
+      });
+      expect((await deployments.get('quantities')).spec.template.spec?.containers[0]).toMatchObject(
+        {
+          resources: {
+            requests: { cpu: '500m', memory: '1Gi' },
+            limits: { cpu: '1', memory: '2Gi' },
+          },
+        },
+      );
+      // More reconciles with nothing to change: the WebApp's and the Deployment's labels move.
+      for (const round of [1, 2, 3]) {
+        await webapps.patch('quantities', 'merge', { metadata: { labels: { round: `${round}` } } });
+        await deployments.patch(
+          'quantities',
+          'merge',
+          { metadata: { labels: { round: `${round}` } } },
+          { fieldManager: 'someone' },
+        );
+        await new Promise((resolve) => setTimeout(resolve, 1000));
+      }
+      await new Promise((resolve) => setTimeout(resolve, 2000));
+      const deploymentWrites = () =>
+        readAuditLog(controlPlane().auditLogPath, {
+          userAgent: new RegExp(`^demo-operator/e2e-${namespace.name}( |$)`),
+          resource: 'deployments',
+          name: 'quantities',
+          verb: /^(create|update|patch)$/,
+        });
+      expect(await deploymentWrites()).toHaveLength(1);
+      expect(await eventsOf('quantities')).toEqual([
+        'Normal Created: created Deployment quantities and Service quantities',
+      ]);
+
+      // A change of value is still one: 0.5 → 0.75 CPU.
+      await webapps.patch('quantities', 'merge', {
+        spec: { resources: { requests: { cpu: '0.75' } } },
+      });
+      await eventually(async () =>
+        expect(
+          (await deployments.get('quantities')).spec.template.spec?.containers[0]?.resources
+            ?.requests?.cpu,
+        ).toBe('750m'),
+      );
+      await new Promise((resolve) => setTimeout(resolve, 2000));
+      expect(await deploymentWrites()).toHaveLength(2);
+    } finally {
+      await running.stop();
+    }
+  });
+
+  it('reads quantities as the API server does: the value it stores for each form is the same quantity', async () => {
+    const forms = [
+      '0.5',
+      '.5',
+      '1.',
+      '1000m',
+      '1024Mi',
+      '0.5Gi',
+      '1073741824',
+      '2000',
+      '1e3',
+      '1E3',
+    ];
+    const pod = await cs.coreV1.pods(namespace.name).create(
+      {
+        apiVersion: 'v1',
+        kind: 'Pod',
+        metadata: { name: 'quantity-forms' },
+        spec: {
+          containers: forms.map((cpu, index) => ({
+            name: `c${index}`,
+            image: 'nginx',
+            resources: { requests: { cpu, memory: cpu } },
+          })),
+        },
+      },
+      { dryRun: 'All' },
+    );
+    const stored = pod.spec!.containers.map((container) => container.resources?.requests?.cpu);
+    // The server did rewrite them: a plain text comparison would fail for most.
+    expect(stored.filter((value, index) => value !== forms[index]).length).toBeGreaterThan(5);
+    for (const [index, form] of forms.entries())
+      expect(sameQuantity(stored[index], form)).toBe(true);
   });
 });

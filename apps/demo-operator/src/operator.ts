@@ -13,6 +13,7 @@ import {
 } from '@k/runtime';
 import { createWebappsClient, type WebApp } from './generated/web-app-v1alpha1.js';
 import { FIELD_MANAGER, MANAGED_BY_LABEL, REGISTRY_NAME } from './names.js';
+import { OwnWrites } from './reconcile/own-writes.js';
 import { WebAppReconciler } from './reconcile/webapp-reconciler.js';
 import { WebAppRegistry } from './reconcile/webapp-registry.js';
 
@@ -78,13 +79,13 @@ export class WebAppOperator {
     this.registryConfigMaps = this.manager.informerFor(registryClient, {
       fieldSelector: `metadata.name=${REGISTRY_NAME}`,
     });
-    const registry = new WebAppRegistry(registryClient, this.registryConfigMaps.lister);
+    const registry = new WebAppRegistry(registryClient, new OwnWrites(this.registryConfigMaps));
     this.reconciler = new WebAppReconciler(
       clientset,
       {
-        webapps: this.webapps.lister,
-        deployments: this.deployments.lister,
-        services: this.services.lister,
+        webapps: new OwnWrites(this.webapps),
+        deployments: new OwnWrites(this.deployments),
+        services: new OwnWrites(this.services),
       },
       registry,
       this.events,

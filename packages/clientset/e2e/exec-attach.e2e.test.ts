@@ -1,13 +1,20 @@
 import { isForbidden } from '@k/rest';
-import { useTestNamespace } from '@k/testenv/vitest';
+import { readAuditLog } from '@k/testenv';
+import { controlPlane, useTestNamespace } from '@k/testenv/vitest';
 import { appendFile, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { RemoteCommandError } from '../src/index.js';
+import { RemoteCommandError, type AttachOptions, type RemoteCommandSession } from '../src/index.js';
 import { caught } from '@k/test-utils';
 import { clientsetFor, eventually, useUserClientsets } from './helpers.js';
-import { finish, kwokObject, readAll, runningPod } from './pod-streams-helpers.js';
+import {
+  execPod as execPodIn,
+  finish,
+  kwokObject,
+  readAll,
+  runningPod,
+} from './pod-streams-helpers.js';
 
 // exec and attach over WebSockets: client → kube-apiserver (v5: its WebSocket-to-SPDY
 // translator; v4: proxied as it is) → kwok's kubelet API, which runs the command on this machine
@@ -20,17 +27,11 @@ afterAll(async () => {
   await rm(scratch, { recursive: true, force: true });
 });
 
-async function execPod(name: string): Promise<void> {
-  await kwokObject(namespace.name, 'Exec', name, {
-    execs: [{ local: { workDir: scratch, envs: [{ name: 'GREETING', value: 'hello' }] } }],
-  });
-  await runningPod(users.admin, namespace.name, name);
-  // kwok picks the object up within about a second: the first exec is retried until it runs.
-  await eventually(async () => {
-    const output = await finish(
-      await users.tester.coreV1.pods(namespace.name).exec(name, { command: ['true'] }),
-    );
-    expect(output.error).toBeUndefined();
+function execPod(name: string): Promise<void> {
+  return execPodIn(users.admin, namespace.name, name, {
+    workDir: scratch,
+    envs: [{ name: 'GREETING', value: 'hello' }],
+    readyFor: users.tester,
   });
 }
 
@@ -86,22 +87,52 @@ describe('exec', () => {
     expect((await session.result).exitCode).toBe(0);
   });
 
-  it('reports a failing command as a RemoteCommandError with the Status from the error channel', async () => {
-    await execPod('failing');
-    const session = await users.tester.coreV1
-      .pods(namespace.name)
-      .exec('failing', { command: ['sh', '-c', 'echo partial; exit 3'] });
-    const output = await finish(session);
-    expect(output.stdout).toBe('partial\n');
-    // A kubelet sends reason NonZeroExitCode with the code as a cause (a result: { exitCode: 3 });
-    // kwok wraps the exit error, so its Status is an InternalError that names the exit status.
-    expect(output.error).toBeInstanceOf(RemoteCommandError);
-    const error = output.error as RemoteCommandError;
-    expect(error.code).toBe('ERR_CLIENTSET_REMOTE_COMMAND');
-    expect(error.status.status).toBe('Failure');
-    expect(error.reason).toBe('InternalError');
-    expect(error.status.message).toContain('exit status 3');
-  });
+  // A kubelet answers `exit 3` with reason NonZeroExitCode and the code as an ExitCode cause,
+  // which the client makes a result, { exitCode: 3 } (unit-tested in remote-command.test.ts;
+  // kube-apiserver's v5 translator rebuilds that Status from client-go's CodeExitError). kwok
+  // v0.8.0 cannot send it: cri-streaming's ServeExec (v0.36.1, what kwok builds with) sends
+  // NonZeroExitCode only when the executor's error IS a k8s.io/utils/exec.ExitError (a type
+  // assertion, not errors.As). kwok's ExecInContainer returns the error of its utils/exec
+  // Command, fmt.Errorf("cmd wait: %s %s: %w", …) around os/exec's *ExitError; neither the
+  // wrapper nor *exec.ExitError (it has no ExitStatus method) is one, so ServeExec falls through
+  // to an InternalError with the text. kwok's Exec objects offer only `local` (workDir, envs,
+  // securityContext): no setting changes it. On v4 kube-apiserver passes kwok's Status on as it
+  // is; on v5 its translator gets the message back from client-go as a plain error and wraps it
+  // in a second InternalError (whose one cause is that message).
+  const KWOK_EXIT_3 =
+    'error executing command in container: cmd wait: sh -c echo partial; exit 3: exit status 3';
+  it.each([
+    [
+      'v5.channel.k8s.io',
+      `Internal error occurred: Internal error occurred: ${KWOK_EXIT_3}`,
+      [{ message: `Internal error occurred: ${KWOK_EXIT_3}` }],
+    ],
+    ['v4.channel.k8s.io', `Internal error occurred: ${KWOK_EXIT_3}`, []],
+  ] as const)(
+    'reports a failing command as the InternalError Status kwok sends (%s), not an exit code',
+    async (protocol, message, causes) => {
+      await execPod('failing');
+      const session = await users.tester.coreV1
+        .pods(namespace.name)
+        .exec('failing', { command: ['sh', '-c', 'echo partial; exit 3'], protocols: [protocol] });
+      const output = await finish(session);
+      expect(output.stdout).toBe('partial\n');
+      expect(output.result).toBeUndefined();
+      expect(output.error).toBeInstanceOf(RemoteCommandError);
+      const error = output.error as RemoteCommandError;
+      expect(error.code).toBe('ERR_CLIENTSET_REMOTE_COMMAND');
+      expect(error.reason).toBe('InternalError');
+      expect(error.status).toMatchObject({
+        status: 'Failure',
+        reason: 'InternalError',
+        code: 500,
+        message,
+      });
+      // No ExitCode cause: nothing for the client to read an exit code from.
+      expect(error.status.details?.causes ?? []).toEqual(causes);
+      expect(error.message).toBe(`remote command failed: ${message}`);
+    },
+  );
 
   it('falls back to v4.channel.k8s.io where only that is offered', async () => {
     await execPod('old');
@@ -176,38 +207,128 @@ describe('exec', () => {
   });
 });
 
+/** CRI log line for kwok's attach, which streams its Attach object's file as a container log. */
+function criLine(text: string): string {
+  return `${new Date().toISOString().replace('Z', '000000Z')} stdout F ${text}\n`;
+}
+
+/** attachedPod makes pod `name` whose attach streams a fresh file; it returns the file. */
+async function attachedPod(name: string): Promise<string> {
+  const file = join(scratch, `${name}.log`);
+  await writeFile(file, '');
+  await kwokObject(namespace.name, 'Attach', name, {
+    attaches: [{ containers: ['main'], logsFile: file }],
+  });
+  await runningPod(users.admin, namespace.name, name);
+  return file;
+}
+
+/** Attached is an attach session and what its stdout said so far. */
+interface Attached {
+  session: RemoteCommandSession;
+  output: () => string;
+}
+
+/**
+ * attachUntilStreaming attaches to `name` and appends `line` to its file until it comes out on
+ * stdout: kwok picks the Attach object up within about a second, and only then streams.
+ */
+async function attachUntilStreaming(
+  name: string,
+  file: string,
+  line: string,
+  options: AttachOptions,
+): Promise<Attached> {
+  const pods = users.tester.coreV1.pods(namespace.name);
+  return eventually(async () => {
+    const session = await pods.attach(name, { container: 'main', stderr: false, ...options });
+    let received = '';
+    session.stdout!.on('data', (chunk) => (received += String(chunk)));
+    try {
+      await eventually(async () => {
+        await appendFile(file, criLine(line));
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        expect(received).toContain(line);
+      }, 10_000);
+    } catch (error) {
+      session.close();
+      throw error;
+    }
+    return { session, output: () => received };
+  });
+}
+
 describe('attach', () => {
   it('streams what the container writes from now on; refused for alice', async () => {
-    const file = join(scratch, 'attached.log');
-    await writeFile(file, '');
-    await kwokObject(namespace.name, 'Attach', 'attached', {
-      attaches: [{ containers: ['main'], logsFile: file }],
-    });
-    await runningPod(users.admin, namespace.name, 'attached');
-    const pods = users.tester.coreV1.pods(namespace.name);
-    const text = await eventually(async () => {
-      const session = await pods.attach('attached', { container: 'main', stderr: false });
-      expect(session.protocol).toBe('v5.channel.k8s.io');
-      let received = '';
-      session.stdout!.on('data', (chunk) => (received += String(chunk)));
-      try {
-        await eventually(async () => {
-          await appendFile(
-            file,
-            `${new Date().toISOString().replace('Z', '000000Z')} stdout F line from the container\n`,
-          );
-          await new Promise((resolve) => setTimeout(resolve, 300));
-          expect(received).toContain('line from the container');
-        }, 10_000);
-      } finally {
-        session.close();
-      }
-      await session.result.catch(() => undefined);
-      return received;
-    });
-    expect(text).toContain('line from the container\n');
+    const file = await attachedPod('attached');
+    const { session, output } = await attachUntilStreaming(
+      'attached',
+      file,
+      'line from the container',
+      {},
+    );
+    expect(session.protocol).toBe('v5.channel.k8s.io');
+    expect(session.stdin).toBeNull();
+    session.close();
+    await session.result.catch(() => undefined);
+    expect(output()).toContain('line from the container\n');
     expect(
       isForbidden(await caught(users.alice.coreV1.pods(namespace.name).attach('attached'))),
     ).toBe(true);
+  });
+
+  // kwok v0.8.0 cannot show attach's stdin arriving: its AttachContainer
+  // (pkg/kwok/server/debugging_attach.go) is handed the stdin reader and never reads it; it only
+  // streams the Attach object's logsFile to stdout. What the real server does take is the
+  // stdin stream itself: kube-apiserver opens it to kwok (stdin=true), our writes and v5's
+  // close signal go through its translator without breaking the session, and output goes on.
+  it.each(['v5.channel.k8s.io', 'v4.channel.k8s.io'] as const)(
+    'opens stdin (%s): the server takes writes and the end of stdin, and output goes on',
+    async (protocol) => {
+      const file = await attachedPod('typing');
+      const { session, output } = await attachUntilStreaming('typing', file, 'before input', {
+        stdin: true,
+        protocols: [protocol],
+      });
+      expect(session.protocol).toBe(protocol);
+      const stdin = session.stdin!;
+      expect(stdin).not.toBeNull();
+      await new Promise<void>((resolve, reject) =>
+        stdin.write('typed into the container\n', (error) => (error ? reject(error) : resolve())),
+      );
+      await appendFile(file, criLine('after input'));
+      await eventually(() => expect(output()).toContain('after input\n'), 10_000);
+      // end() sends v5's close signal ([255, 0]); on v4 nothing can be sent.
+      await new Promise<void>((resolve) => stdin.end(resolve));
+      await appendFile(file, criLine('after the end of stdin'));
+      await eventually(() => expect(output()).toContain('after the end of stdin\n'), 10_000);
+      session.close();
+      await session.result.catch(() => undefined);
+      const attaches = (
+        await readAuditLog(controlPlane().auditLogPath, { name: 'typing', user: 'tester' })
+      ).filter((record) => record.subresource === 'attach');
+      expect(attaches.length).toBeGreaterThan(0);
+      for (const record of attaches) expect(record.requestURI).toContain('stdin=true');
+    },
+  );
+
+  it('stdin as attach uses it, against the closest real part: an exec that reads line by line', async () => {
+    // The same session code carries attach's and exec's stdin; kwok's exec feeds it to a real
+    // process, so here each line must come back before the next is typed.
+    await execPod('interactive');
+    const session = await users.tester.coreV1.pods(namespace.name).exec('interactive', {
+      command: ['sh', '-c', 'while read -r line; do echo "got $line"; done'],
+      stdin: true,
+      stderr: false,
+    });
+    let received = '';
+    session.stdout!.on('data', (chunk) => (received += String(chunk)));
+    for (const line of ['one', 'two', 'three']) {
+      session.stdin!.write(`${line}\n`);
+      await eventually(() => expect(received).toContain(`got ${line}\n`), 10_000);
+    }
+    expect(received).toBe('got one\ngot two\ngot three\n');
+    session.close();
+    await session.result.catch(() => undefined);
   });
 });

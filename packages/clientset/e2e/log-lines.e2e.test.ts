@@ -1,13 +1,13 @@
 import { caught } from '@k/test-utils';
 import { isForbidden } from '@k/rest';
 import { readAuditLog, startControlPlane, type ControlPlane, type FaultProxy } from '@k/testenv';
-import { useTestNamespace } from '@k/testenv/vitest';
+import { controlPlane, useTestNamespace } from '@k/testenv/vitest';
 import { appendFile, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inferClientset, type Clientset, type LogLine } from '../src/index.js';
-import { eventually, useUserClientsets } from './helpers.js';
+import { clientsetFor, eventually, useUserClientsets } from './helpers.js';
 import { kwokObject, runningPod } from './pod-streams-helpers.js';
 
 // Pod logs through kube-apiserver from kwok, which serves each container's file (CRI log
@@ -140,6 +140,45 @@ describe('logLines', () => {
         await caught(allLines(users.alice.coreV1.pods(namespace.name).logLines('follower'))),
       ),
     ).toBe(true);
+  });
+});
+
+describe('logLines and the clientset closing', () => {
+  it('ends a followed log of every container when the clientset closes, without reopening it', async () => {
+    const files = { main: join(scratch, 'close-main.log'), side: join(scratch, 'close-side.log') };
+    await writeFile(files.main, criLine(now(), 'main before'));
+    await writeFile(files.side, criLine(now(), 'side before'));
+    await kwokObject(namespace.name, 'Logs', 'closing', {
+      logs: [
+        { containers: ['main'], logsFile: files.main, follow: true },
+        { containers: ['side'], logsFile: files.side, follow: true },
+      ],
+    });
+    await runningPod(users.admin, namespace.name, 'closing', ['main', 'side']);
+    const closing = await clientsetFor('tester');
+    const pods = closing.coreV1.pods(namespace.name);
+    await eventually(async () => {
+      expect(await allLines(pods.logLines('closing', { allContainers: true }))).toHaveLength(2);
+    });
+    const logRequests = async (): Promise<number> =>
+      (await readAuditLog(controlPlane().auditLogPath, { name: 'closing', user: 'tester' })).filter(
+        (record) => record.subresource === 'log',
+      ).length;
+    const before = await logRequests();
+    const lines = pods
+      .logLines('closing', { allContainers: true, follow: true, reconnect: { delayMs: 50 } })
+      [Symbol.asyncIterator]();
+    const first = [(await lines.next()).value, (await lines.next()).value] as LogLine[];
+    expect(first.map((line) => line.text).sort()).toEqual(['main before', 'side before']);
+    const next = lines.next();
+    await eventually(async () => expect(await logRequests()).toBe(before + 2));
+    const closedAt = Date.now();
+    await closing.close();
+    expect(await next).toEqual({ done: true, value: undefined });
+    expect(Date.now() - closedAt).toBeLessThan(5_000);
+    // The two followed logs, and no reopening after the close.
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(await logRequests()).toBe(before + 2);
   });
 });
 

@@ -56,6 +56,37 @@ export async function runningPod(
   );
 }
 
+/** ExecPodOptions say where an exec pod's commands run and who checks that it is ready. */
+export interface ExecPodOptions {
+  /** workDir is where kwok runs the commands (on this machine). */
+  workDir: string;
+  /** envs are set for every command. */
+  envs?: readonly { name: string; value: string }[];
+  /** readyFor is the clientset whose first exec must go through (default: `admin`). */
+  readyFor?: Clientset;
+}
+
+/**
+ * execPod creates pod `name` (as `admin`) with a kwok Exec object that runs its commands on this
+ * machine, and waits until an exec goes through: kwok picks the object up within about a second,
+ * so the first exec is retried until it runs.
+ */
+export async function execPod(
+  admin: Clientset,
+  namespace: string,
+  name: string,
+  options: ExecPodOptions,
+): Promise<void> {
+  const local = { workDir: options.workDir, ...(options.envs ? { envs: options.envs } : {}) };
+  await kwokObject(namespace, 'Exec', name, { execs: [{ local }] });
+  await runningPod(admin, namespace, name);
+  const pods = (options.readyFor ?? admin).coreV1.pods(namespace);
+  await eventually(async () => {
+    const output = await finish(await pods.exec(name, { command: ['true'] }));
+    expect(output.error).toBeUndefined();
+  });
+}
+
 /** readAll reads a stream to its end as text. */
 export async function readAll(stream: Readable | null): Promise<string> {
   if (!stream) return '';

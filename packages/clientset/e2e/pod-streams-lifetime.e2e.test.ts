@@ -5,8 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Clientset } from '../src/index.js';
-import { clientsetFor, eventually } from './helpers.js';
-import { finish, kwokObject, runningPod } from './pod-streams-helpers.js';
+import { clientsetFor } from './helpers.js';
+import { execPod } from './pod-streams-helpers.js';
 
 // exec and port-forward in real child programs (the built packages, ESM and CommonJS): an open
 // session or listener is pending work and keeps the program alive; once it is over, nothing of
@@ -23,15 +23,8 @@ beforeAll(async () => {
 });
 
 /** shellPod makes the test namespace's pod `shell`, whose commands run in the scratch folder. */
-async function shellPod(): Promise<void> {
-  await kwokObject(namespace.name, 'Exec', 'shell', { execs: [{ local: { workDir: scratch } }] });
-  await runningPod(admin, namespace.name, 'shell');
-  await eventually(async () => {
-    const output = await finish(
-      await admin.coreV1.pods(namespace.name).exec('shell', { command: ['true'] }),
-    );
-    expect(output.error).toBeUndefined();
-  });
+function shellPod(): Promise<void> {
+  return execPod(admin, namespace.name, 'shell', { workDir: scratch });
 }
 
 afterAll(async () => {

@@ -17,7 +17,7 @@ export { ALL_NAMESPACES } from './group/group-version-client.js';
 
 // Resource clients.
 export { ResourceClient } from './resource/resource-client.js';
-export type { MetadataClient } from './resource/resource-client.js';
+export type { MetadataClient } from './resource/metadata-client.js';
 export type { DeleteResult } from './resource/delete-result.js';
 export { labelSelectorText } from './resource/request-params.js';
 export type { ResourceClientFor } from './resource/typed-resource-client.js';
@@ -83,6 +83,7 @@ export type {
 } from './streams/port-forward.js';
 
 export type { CopyFromPodResult, CopyOptions } from './streams/copy.js';
+export type { KeepAliveOptions } from './streams/keep-alive.js';
 export type { SkippedEntry } from './streams/extract-tar.js';
 export type { LogLine, LogLinesOptions, LogReconnect } from './streams/log-lines.js';
 

@@ -219,12 +219,14 @@ export type WebSocketErrorCode =
   /** The server sent a frame RFC 6455 forbids, or one over the size limit. */
   | 'ERR_REST_WEBSOCKET_PROTOCOL'
   /** The connection ended without a close handshake, or the server closed it with an error code. */
-  | 'ERR_REST_WEBSOCKET_CLOSED';
+  | 'ERR_REST_WEBSOCKET_CLOSED'
+  /** The server sent nothing for `pongTimeoutMs` after a ping: the peer or the network is dead. */
+  | 'ERR_REST_WEBSOCKET_PONG_TIMEOUT';
 
 /**
  * WebSocketError is a WebSocket connection (exec, attach, port-forward) that failed after the
- * server accepted the upgrade: a broken handshake, a bad frame, or a close without a close frame
- * (`closeCode` 1006) or with an error code. A refused upgrade is an `ApiError` (the server's
+ * server accepted the upgrade: a broken handshake, a bad frame, a close without a close frame
+ * (`closeCode` 1006) or with an error code, or a server that stopped answering pings. A refused upgrade is an `ApiError` (the server's
  * Status), a connection that never opened a `ConnectionError`.
  */
 export class WebSocketError extends KubeError {

@@ -6,8 +6,8 @@ import { COMBINED_PREFIX, EventRecorder, Informer } from '../src/index.js';
 import { clientsetFor } from './helpers.js';
 
 // Events recorded on the real API server: the Event as created, repeats counted into its series
-// (also in the core v1 view that `kubectl describe` reads), and many
-// different notes combined.
+// (also in the core v1 view that `kubectl describe` reads), and many different notes combined;
+// then the same written as core v1 Events (client-go's tools/record), read back by both APIs.
 const namespace = useTestNamespace({ prefix: 'runtime-events' });
 let cs: Clientset;
 
@@ -131,5 +131,90 @@ describe('EventRecorder on the real server', () => {
     );
     expect(events).toHaveLength(1);
     await cs.eventsV1.events('default').delete(events[0]!.metadata!.name!);
+  });
+});
+
+describe('EventRecorder writing core v1 Events on the real server', () => {
+  async function coreEventsAbout(name: string) {
+    const list = await cs.coreV1.events(namespace.name).list();
+    return list.items.filter((event) => event.involvedObject.name === name);
+  }
+
+  it('creates a core v1 Event, counts repeats into count and lastTimestamp, and both APIs read it', async () => {
+    const object = await configMap('legacy');
+    const recorder = new EventRecorder(cs, {
+      apiVersion: 'v1',
+      reportingController: 'k.example/events-e2e',
+      reportingInstance: 'events-e2e-1',
+    });
+    for (let repeat = 1; repeat <= 5; repeat += 1) {
+      recorder.normal(object, 'Synced', 'in sync with its source');
+      await recorder.flush();
+    }
+    recorder.warning(object, 'SyncFailed', 'the source is gone');
+    await recorder.close();
+    expect(recorder.stats()).toMatchObject({ created: 2, patched: 4, failed: 0, dropped: 0 });
+
+    const core = await coreEventsAbout('legacy');
+    expect(core).toHaveLength(2);
+    const synced = core.find((event) => event.reason === 'Synced')!;
+    expect(synced).toMatchObject({
+      type: 'Normal',
+      message: 'in sync with its source',
+      count: 5,
+      source: { component: 'k.example/events-e2e' },
+      reportingComponent: 'k.example/events-e2e',
+      reportingInstance: 'events-e2e-1',
+      involvedObject: {
+        kind: 'ConfigMap',
+        namespace: namespace.name,
+        name: 'legacy',
+        uid: object.metadata!.uid,
+      },
+    });
+    expect(synced.series).toBeUndefined();
+    expect(Date.parse(synced.lastTimestamp!)).toBeGreaterThanOrEqual(
+      Date.parse(synced.firstTimestamp!),
+    );
+    expect(core.find((event) => event.reason === 'SyncFailed')).toMatchObject({
+      type: 'Warning',
+      count: 1,
+    });
+
+    // The events.k8s.io/v1 view of the same Event keeps the legacy fields as deprecated*.
+    const view = await cs.eventsV1.events(namespace.name).get(synced.metadata.name!);
+    expect(view).toMatchObject({
+      regarding: { kind: 'ConfigMap', name: 'legacy' },
+      note: 'in sync with its source',
+      reason: 'Synced',
+      reportingController: 'k.example/events-e2e',
+      deprecatedCount: 5,
+      deprecatedSource: { component: 'k.example/events-e2e' },
+      deprecatedFirstTimestamp: synced.firstTimestamp,
+      deprecatedLastTimestamp: synced.lastTimestamp,
+    });
+  });
+
+  it('applies the same aggregation and spam filter', async () => {
+    const object = await configMap('legacy-noisy');
+    const recorder = new EventRecorder(cs, {
+      apiVersion: 'v1',
+      reportingController: 'k.example/events-e2e',
+    });
+    for (let attempt = 0; attempt < 14; attempt += 1) {
+      recorder.warning(object, 'ReconcileFailed', `attempt ${attempt}: conflict`);
+      await recorder.flush();
+    }
+    // 11 Events so far took 14 of the object's 25 tokens: 11 more reasons pass, the rest wait.
+    for (let reason = 0; reason < 15; reason += 1) recorder.normal(object, `Step${reason}`, 'done');
+    await recorder.close();
+    expect(recorder.stats()).toMatchObject({ spamFiltered: 4, failed: 0 });
+    const events = await coreEventsAbout('legacy-noisy');
+    const failed = events.filter((event) => event.reason === 'ReconcileFailed');
+    expect(failed).toHaveLength(11);
+    expect(failed.filter((event) => event.message?.startsWith(COMBINED_PREFIX))).toEqual([
+      expect.objectContaining({ message: `${COMBINED_PREFIX}attempt 10: conflict`, count: 4 }),
+    ]);
+    expect(events.filter((event) => event.reason?.startsWith('Step'))).toHaveLength(11);
   });
 });

@@ -17,7 +17,9 @@ export type RuntimeErrorCode =
   /** A Manager lost its leader election while running (it stops, like controller-runtime's, to restart clean). */
   | 'ERR_RUNTIME_LEADERSHIP_LOST'
   /** A Manager's runnables did not stop within its graceful shutdown timeout. */
-  | 'ERR_RUNTIME_SHUTDOWN_TIMEOUT';
+  | 'ERR_RUNTIME_SHUTDOWN_TIMEOUT'
+  /** A guarded write (a finalizer patch) lost the race to other writers on every attempt. */
+  | 'ERR_RUNTIME_CONFLICT';
 
 /**
  * RuntimeError is every failure @k/runtime itself detects (what the server answers stays an

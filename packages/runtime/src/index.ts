@@ -77,15 +77,14 @@ export type {
 export type { ServerAddress } from './manager/manager-server.js';
 export type { HealthCheck } from './manager/health-checks.js';
 
-// Events: events.k8s.io/v1 with client-go's aggregation, series and spam filter.
+// Events: events.k8s.io/v1 (or core v1) with client-go's aggregation, series and spam filter.
 export { EventRecorder, referenceOf } from './events/event-recorder.js';
 export type {
   EventOptions,
   EventRecorderOptions,
   EventRecorderStats,
-  EventsClient,
-  EventsClientSource,
 } from './events/event-recorder.js';
+export type { CoreEventsClient, EventsClient, EventsClientSource } from './events/event-sinks.js';
 export { COMBINED_PREFIX, EventCorrelator } from './events/event-correlator.js';
 export type {
   Correlation,
@@ -94,6 +93,34 @@ export type {
   EventType,
   RecordedEvent,
 } from './events/event-correlator.js';
+
+// Status conditions: metav1.Condition semantics (apimachinery's meta.SetStatusCondition and friends).
+export {
+  conditionTime,
+  findStatusCondition,
+  isStatusConditionFalse,
+  isStatusConditionPresentAndEqual,
+  isStatusConditionTrue,
+  removeStatusCondition,
+  setStatusCondition,
+} from './conditions/status-conditions.js';
+export type {
+  ConditionLike,
+  ConditionUpdate,
+  StatusCondition,
+} from './conditions/status-conditions.js';
+
+// Finalizers: controller-runtime's controllerutil helpers, and guarded patches against the server.
+export {
+  addFinalizer,
+  addFinalizerPatch,
+  containsFinalizer,
+  removeFinalizer,
+  removeFinalizerPatch,
+} from './finalizers/finalizers.js';
+export type { FinalizedObject } from './finalizers/finalizers.js';
+export { addFinalizerOnServer, removeFinalizerOnServer } from './finalizers/patch-finalizers.js';
+export type { FinalizerClient, FinalizerPatchOptions } from './finalizers/patch-finalizers.js';
 
 // Logging: a small structured interface; the default drops everything.
 export { SILENT_LOGGER } from './logger.js';

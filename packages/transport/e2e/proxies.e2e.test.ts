@@ -6,12 +6,12 @@ import { ConnectionPools } from '../src/connection.js';
 import { createTransport } from '../src/index.js';
 import { resolvedContext, sendJson, whoAmI } from './support/cluster.js';
 import { secretLeaks } from './support/secret-leaks.js';
-import { createTestCertificates } from '@k/test-utils';
 import {
+  createTestCertificates,
   startHttpConnectProxy,
   startSocks5Proxy,
   type TestProxy,
-} from './support/proxy-servers.js';
+} from '@k/test-utils';
 
 describe('proxies in front of the real API server (small node:net proxies written for the test)', () => {
   let tester: ResolvedConfig;

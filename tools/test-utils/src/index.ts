@@ -26,5 +26,7 @@ export { respondJson, startTestServer } from './test-server.js';
 export type { TestServer, TestServerArrival, TestServerHandler } from './test-server.js';
 export { createTestCertificates } from './test-certificates.js';
 export type { TestCertificates } from './test-certificates.js';
+export { startHttpConnectProxy, startSocks5Proxy } from './proxy-servers.js';
+export type { TestProxy } from './proxy-servers.js';
 export { singleContextKubeconfig } from './single-context-kubeconfig.js';
 export type { KubeconfigCluster } from './single-context-kubeconfig.js';

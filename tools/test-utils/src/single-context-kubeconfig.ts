@@ -1,7 +1,11 @@
-/** KubeconfigCluster is where a test kubeconfig points: a server and the CA that signed it. */
+/**
+ * KubeconfigCluster is where a test kubeconfig points: a server and the CA that signed it, and
+ * the proxy to reach it through (`proxy-url`), if any.
+ */
 export interface KubeconfigCluster {
   server: string;
   caPem: string;
+  proxyUrl?: string;
 }
 
 /**
@@ -24,6 +28,7 @@ export function singleContextKubeconfig(
         cluster: {
           server: cluster.server,
           'certificate-authority-data': Buffer.from(cluster.caPem).toString('base64'),
+          ...(cluster.proxyUrl ? { 'proxy-url': cluster.proxyUrl } : {}),
         },
       },
     ],

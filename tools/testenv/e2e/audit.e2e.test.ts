@@ -12,6 +12,7 @@ describe('the audit log', () => {
   it('counts exactly the requests this test sent, with user, verb, resource and code', async () => {
     const { server, caPem, users, auditLogPath } = controlPlane();
     const userAgent = `audit-test/${randomBytes(4).toString('hex')}`;
+    const startedAt = Date.now();
     const send = (path: string, init: { method?: string; body?: unknown } = {}) =>
       kubeRequest({ server, caPem, credentials: users.tester, userAgent, path, ...init });
     const configMaps = `/api/v1/namespaces/${namespace.name}/configmaps`;
@@ -45,6 +46,11 @@ describe('the audit log', () => {
         stage: 'ResponseComplete',
       });
     }
+    // In the order received, each within this test's run (the server's clock is this machine's).
+    const received = records.map((record) => record.receivedAt);
+    expect(received).toEqual([...received].sort((a, b) => a - b));
+    expect(received[0]).toBeGreaterThanOrEqual(startedAt - 1000);
+    expect(received.at(-1)).toBeLessThanOrEqual(Date.now());
     expect(await readAuditLog(auditLogPath, { userAgent, verb: 'get' })).toHaveLength(3);
     expect(await readAuditLog(auditLogPath, { userAgent: /^audit-test\/never-sent/ })).toEqual([]);
   });

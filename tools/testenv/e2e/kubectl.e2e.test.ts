@@ -30,6 +30,31 @@ describe('the shared control plane, seen through kubectl', () => {
     }
   });
 
+  it('allocates ClusterIPs from a /16, beyond the first 254 addresses', async () => {
+    const { kubeconfigPath } = controlPlane();
+    const cidrs = await kubectl(kubeconfigPath, [
+      'get',
+      'servicecidrs',
+      'kubernetes',
+      '-o',
+      'jsonpath={.spec.cidrs}',
+    ]);
+    expect(cidrs.stdout).toBe('["10.0.0.0/16"]');
+    const created = await kubectl(kubeconfigPath, [
+      'create',
+      'service',
+      'clusterip',
+      'far',
+      '--tcp=80',
+      '--clusterip=10.0.200.10',
+      `--namespace=${namespace.name}`,
+      '--dry-run=server',
+      '-o',
+      'jsonpath={.spec.clusterIP}',
+    ]);
+    expect(created).toMatchObject({ code: 0, stdout: '10.0.200.10' });
+  });
+
   it('reports the pinned release as its version', async () => {
     const { server, caPem, users } = controlPlane();
     const response = await kubeRequest({

@@ -20,8 +20,12 @@ export interface AuditRecord {
   readonly auditID: string;
   /** The last stage logged: `ResponseComplete`, or `ResponseStarted` for a watch still open. */
   readonly stage: string;
+  /** The authenticated user (with impersonation: the one who impersonates). */
   readonly user: string;
   readonly groups: readonly string[];
+  /** Who the request ran as when it impersonated (`Impersonate-User`), else `''`. */
+  readonly impersonatedUser: string;
+  readonly impersonatedGroups: readonly string[];
   readonly userAgent: string;
   /** `get`, `list`, `watch`, `create`, `update`, `patch`, `delete`, … */
   readonly verb: string;
@@ -34,11 +38,14 @@ export interface AuditRecord {
   readonly name: string;
   /** The response code (0 while a watch is still open). */
   readonly code: number;
+  /** When kube-apiserver received the request, in milliseconds since the epoch (microsecond precision). */
+  readonly receivedAt: number;
 }
 
 /** AuditFilter selects records; every given field must match (a RegExp tests, a string equals). */
 export interface AuditFilter {
   readonly user?: string | RegExp;
+  readonly impersonatedUser?: string | RegExp;
   readonly userAgent?: string | RegExp;
   readonly verb?: string | RegExp;
   readonly resource?: string | RegExp;
@@ -53,6 +60,7 @@ interface RawAuditEvent {
   requestURI: string;
   userAgent?: string;
   user?: { username?: string; groups?: string[] };
+  impersonatedUser?: { username?: string; groups?: string[] };
   objectRef?: {
     resource?: string;
     subresource?: string;
@@ -61,6 +69,7 @@ interface RawAuditEvent {
     name?: string;
   };
   responseStatus?: { code?: number };
+  requestReceivedTimestamp?: string;
 }
 
 /**
@@ -89,6 +98,8 @@ export async function readAuditLog(path: string, filter: AuditFilter = {}): Prom
       stage: event.stage,
       user: event.user?.username ?? '',
       groups: event.user?.groups ?? [],
+      impersonatedUser: event.impersonatedUser?.username ?? '',
+      impersonatedGroups: event.impersonatedUser?.groups ?? [],
       userAgent: event.userAgent ?? '',
       verb: event.verb,
       requestURI: event.requestURI,
@@ -98,6 +109,7 @@ export async function readAuditLog(path: string, filter: AuditFilter = {}): Prom
       namespace: event.objectRef?.namespace ?? '',
       name: event.objectRef?.name ?? '',
       code: event.responseStatus?.code ?? 0,
+      receivedAt: event.requestReceivedTimestamp ? Date.parse(event.requestReceivedTimestamp) : 0,
     });
   }
   return [...byId.values()].filter((record) => matches(record, filter));

@@ -81,6 +81,15 @@ describe('component flags', () => {
     expect(flag(flags, 'audit-log-mode')).toBe('blocking');
   });
 
+  it('give Services a /16 of ClusterIPs, the same range to the apiserver and the controller-manager', () => {
+    const [, apiServer, controllerManager] = every();
+    const range = flag(apiServer!, 'service-cluster-ip-range');
+    expect(range).toBe('10.0.0.0/16');
+    expect(flag(controllerManager!, 'service-cluster-ip-range')).toBe(range);
+    // Hundreds of Services from one suite (the demo operator's 200) leave room for the others.
+    expect(2 ** (32 - Number(range!.split('/')[1])) - 2).toBeGreaterThan(60_000);
+  });
+
   it('enable garbage collection and ServiceAccount admission only with a controller-manager', () => {
     const base = {
       runDir: '/run',

@@ -24,7 +24,7 @@ import { ControlPlaneError } from './errors.js';
 import { freePorts } from './free-port.js';
 import { kubeRequest, type KubeRequestCredentials } from './kube-request.js';
 import { KWOK_CRD_KINDS, splitDocuments } from './kwok-build.js';
-import { writeKubeconfig, type KubeconfigOptions } from './kubeconfig.js';
+import { planeKubeconfig, writeKubeconfig } from './kubeconfig.js';
 import { AUDIT_POLICY } from './audit-log.js';
 import { FaultProxy } from './fault-proxy.js';
 import { startManagedProcess, type ManagedProcess } from './managed-process.js';
@@ -307,17 +307,7 @@ class Run {
       tester: { token: testerToken },
     };
     const kubeconfigPath = join(runDir, 'kubeconfig');
-    const kubeconfig: KubeconfigOptions = {
-      clusterName: 'k-testenv',
-      server,
-      caPem: pki.caPem,
-      users: [
-        { name: 'admin', ...users.admin },
-        { name: 'alice', ...users.alice },
-        { name: 'tester', token: testerToken },
-      ],
-      currentContext: 'admin',
-    };
+    const kubeconfig = planeKubeconfig({ server, caPem: pki.caPem, users });
     await writeKubeconfig(kubeconfigPath, kubeconfig);
     const auditPolicyPath = join(runDir, 'audit-policy.yaml');
     const auditLogPath = join(runDir, 'audit.log');

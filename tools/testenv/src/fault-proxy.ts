@@ -1,5 +1,6 @@
 import { connect, createServer, type Server, type Socket } from 'node:net';
-import { writeKubeconfig, type KubeconfigOptions } from './kubeconfig.js';
+import type { ControlPlaneConnection } from './connection.js';
+import { planeKubeconfig, writeKubeconfig, type KubeconfigOptions } from './kubeconfig.js';
 
 /** FaultProxyMode is what the proxy does with traffic right now. */
 export type FaultProxyMode = 'pass' | 'stall' | 'refuse';
@@ -54,6 +55,19 @@ export class FaultProxy {
     listener.on('connection', (client: Socket) => proxy.accept(client));
     await writeKubeconfig(kubeconfigPath, { ...kubeconfig, server: proxy.server });
     return proxy;
+  }
+
+  /**
+   * FaultProxy.inFrontOf starts a proxy in front of the kube-apiserver of a running control plane
+   * (the run's shared one, say) and writes `kubeconfigPath` with its users and contexts, so a
+   * test gets faults without starting a plane of its own. The caller closes it.
+   */
+  static inFrontOf(
+    connection: ControlPlaneConnection,
+    kubeconfigPath: string,
+  ): Promise<FaultProxy> {
+    const port = Number(new URL(connection.server).port);
+    return FaultProxy.start(port, kubeconfigPath, planeKubeconfig(connection));
   }
 
   /** mode is `pass`, `stall` or `refuse`. */

@@ -66,6 +66,36 @@ export function renderKubeconfig(options: KubeconfigOptions): string {
   return lines.join('\n');
 }
 
+/** PlaneKubeconfigSource is what {@link planeKubeconfig} needs: where the plane is and its users. */
+export interface PlaneKubeconfigSource {
+  readonly server: string;
+  readonly caPem: string;
+  readonly users: {
+    readonly admin: { readonly certPem: string; readonly keyPem: string };
+    readonly alice: { readonly certPem: string; readonly keyPem: string };
+    readonly tester: { readonly token: string };
+  };
+}
+
+/**
+ * planeKubeconfig describes a control plane's kubeconfig: cluster `k-testenv` at `server`, and
+ * one context per user (`admin`, `alice`, `tester`), `admin` current.
+ */
+export function planeKubeconfig(source: PlaneKubeconfigSource): KubeconfigOptions {
+  const { users } = source;
+  return {
+    clusterName: 'k-testenv',
+    server: source.server,
+    caPem: source.caPem,
+    users: [
+      { name: 'admin', ...users.admin },
+      { name: 'alice', ...users.alice },
+      { name: 'tester', ...users.tester },
+    ],
+    currentContext: 'admin',
+  };
+}
+
 /** writeKubeconfig writes {@link renderKubeconfig}'s output to `path` with mode 0600 (it holds keys). */
 export async function writeKubeconfig(path: string, options: KubeconfigOptions): Promise<void> {
   await writeFile(path, renderKubeconfig(options), { mode: 0o600 });

@@ -36,8 +36,13 @@ export interface Pki {
   readonly alice: ClientIdentity & { readonly certPath: string; readonly keyPath: string };
 }
 
-/** SERVICE_CLUSTER_IP_RANGE is the service CIDR the apiserver is started with. */
-export const SERVICE_CLUSTER_IP_RANGE = '10.0.0.0/24';
+/**
+ * SERVICE_CLUSTER_IP_RANGE is the service CIDR the apiserver is started with: a /16 (65,534
+ * ClusterIPs), so suites that create hundreds of Services at once (the demo operator's scale test)
+ * leave room for every other suite sharing the control plane; a /24 held only 254. A start flag,
+ * not part of the cached build.
+ */
+export const SERVICE_CLUSTER_IP_RANGE = '10.0.0.0/16';
 /** The `kubernetes` Service IP: the first address of {@link SERVICE_CLUSTER_IP_RANGE}. */
 const SERVICE_IP = '10.0.0.1';
 

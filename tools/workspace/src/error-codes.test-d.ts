@@ -76,6 +76,7 @@ export type RestCodes = Expect<
     | 'ERR_REST_WATCH_REUSED'
     | 'ERR_REST_WEBSOCKET_CLOSED'
     | 'ERR_REST_WEBSOCKET_HANDSHAKE'
+    | 'ERR_REST_WEBSOCKET_PONG_TIMEOUT'
     | 'ERR_REST_WEBSOCKET_PROTOCOL'
   >
 >;
@@ -101,6 +102,7 @@ export type RuntimeCodes = Expect<
   Equal<
     KRuntimeErrorCode,
     | 'ERR_RUNTIME_CONFIGURATION'
+    | 'ERR_RUNTIME_CONFLICT'
     | 'ERR_RUNTIME_INFORMER_LIST'
     | 'ERR_RUNTIME_INFORMER_WATCH'
     | 'ERR_RUNTIME_INVALID_ARGUMENT'

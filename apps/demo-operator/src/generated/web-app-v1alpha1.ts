@@ -30,7 +30,9 @@ export interface WebAppSpec {
   port?: number;
   /** Replicas is how many Pods serve the WebApp (0 to 50). */
   replicas?: number;
-  /** Resources are the container's compute resource requests and limits. */
+  /**
+   * Resources are the container's compute resource requests and limits, as quantities (an integer, or a string such as 500m or 1Gi).
+   */
   resources?: WebAppSpecResources;
 }
 
@@ -53,7 +55,9 @@ export interface WebAppSpecEnv {
   value?: string;
 }
 
-/** Resources are the container's compute resource requests and limits. */
+/**
+ * Resources are the container's compute resource requests and limits, as quantities (an integer, or a string such as 500m or 1Gi).
+ */
 export interface WebAppSpecResources {
   limits?: { [key: string]: IntOrString };
   requests?: { [key: string]: IntOrString };

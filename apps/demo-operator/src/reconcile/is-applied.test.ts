@@ -57,3 +57,28 @@ describe('isApplied', () => {
     expect(isApplied({ args: ['b', 'a'] }, { args: ['a', 'b'] })).toBe(false);
   });
 });
+
+describe('isApplied with resource quantities', () => {
+  const withResources = (resources: unknown) => ({
+    spec: { template: { spec: { containers: [{ name: 'web', resources }] } } },
+  });
+
+  it('compares requests and limits by value, as the server rewrites them', () => {
+    const desired = withResources({
+      requests: { cpu: '0.5', memory: '1024Mi' },
+      limits: { memory: 1073741824 },
+    });
+    const live = withResources({
+      requests: { cpu: '500m', memory: '1Gi' },
+      limits: { memory: '1Gi' },
+    });
+    expect(isApplied(live, desired)).toBe(true);
+    expect(isApplied(withResources({ requests: { cpu: '600m', memory: '1Gi' } }), desired)).toBe(
+      false,
+    );
+  });
+
+  it('compares other strings that look like quantities as text', () => {
+    expect(isApplied({ metadata: { name: '500m' } }, { metadata: { name: '0.5' } })).toBe(false);
+  });
+});

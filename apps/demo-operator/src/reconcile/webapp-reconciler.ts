@@ -1,19 +1,24 @@
-import type { Clientset } from '@k/clientset';
+import type { ApplyConfiguration, ApplyOptions, Clientset, KubernetesObject } from '@k/clientset';
 import type { Deployment } from '@k/clientset/apps/v1';
 import type { Service } from '@k/clientset/core/v1';
-import type { EventRecorder, Lister, ReconcileContext, Request } from '@k/runtime';
-import { createWebappsClient, type WebApp } from '../generated/web-app-v1alpha1.js';
+import type { EventRecorder, ReconcileContext, Request } from '@k/runtime';
+import {
+  createWebappsClient,
+  type WebApp,
+  type WebAppStatus,
+} from '../generated/web-app-v1alpha1.js';
 import { CONFIG_HASH_ANNOTATION, FIELD_MANAGER, FINALIZER } from '../names.js';
 import { desiredDeployment, desiredService } from './desired-state.js';
 import { isApplied } from './is-applied.js';
+import type { OwnWrites } from './own-writes.js';
 import type { WebAppRegistry } from './webapp-registry.js';
 import { sameStatus, webAppStatus } from './webapp-status.js';
 
-/** The caches a reconcile reads: it never lists or gets from the server. */
+/** The caches a reconcile reads (it never lists or gets from the server), with its own writes in them. */
 export interface WebAppCaches {
-  webapps: Lister<WebApp>;
-  deployments: Lister<Deployment>;
-  services: Lister<Service>;
+  webapps: OwnWrites<WebApp>;
+  deployments: OwnWrites<Deployment>;
+  services: OwnWrites<Service>;
 }
 
 /** WebAppEvents is where the reconciler tells what it did (a @k/runtime `EventRecorder`). */
@@ -35,15 +40,22 @@ export type WebAppWrite =
  * WebAppReconciler brings one WebApp's world in line with its spec, level-based and idempotent:
  * - deleted (a deletion timestamp): removes its registry entry, and only once that succeeded its
  *   finalizer; the garbage collector then deletes the Deployment and Service it owns;
- * - otherwise: adds the finalizer, records the WebApp in the registry, server-side applies the
- *   Deployment and the Service (field manager `demo-operator`, forced, controller reference) unless
- *   `spec.paused`, which puts back anything someone else changed in the fields it owns (drift),
- *   and applies the status computed from the Deployment.
- * Every read is from the informers' caches, and a write is sent only when the cache shows it would
- * change something, so with nothing changing a reconcile sends nothing. Each change is an Event
- * on the WebApp (`Created`, `Updated`, `DriftCorrected`, `CleanedUp`; `ApplyFailed` and
- * `CleanupFailed` as warnings). A failed write throws (after the status says Degraded), and the
- * controller retries it with backoff.
+ * - otherwise: adds the finalizer, then at once records the WebApp in the registry and
+ *   server-side applies the Deployment and the Service (field manager `demo-operator`, forced,
+ *   controller reference) unless `spec.paused`, which puts back anything someone else changed in
+ *   the fields it owns (drift), and applies the status computed from the Deployment.
+ * Every read is from the informers' caches, with the reconciler's own writes the informers have
+ * not delivered yet (so a reconcile right after another never repeats its writes), and a write
+ * is sent only when it would change something: with nothing changing a reconcile sends nothing.
+ * What a reconcile changed is one Event per reason on the WebApp (`Created`, `Updated`,
+ * `DriftCorrected`, `CleanedUp`; `ApplyFailed` and `CleanupFailed` as warnings). A failed write
+ * throws (after the status says Degraded), and the controller retries it with backoff.
+ *
+ * A new WebApp costs seven writes, each necessary: the finalizer (before anything it guards), its
+ * registry entry, the Deployment, the Service, one `Created` Event for both, the status as soon
+ * as they exist (generation observed, rollout under way), and the status once the Deployment
+ * controller reports the rollout's result (Available) — more status writes only as the
+ * Deployment's Pods change.
  */
 export class WebAppReconciler {
   readonly #clientset: Clientset;
@@ -91,97 +103,185 @@ export class WebAppReconciler {
         'removed the registry entry; the finalizer goes next',
       );
       // Applying no finalizers gives up the one this field manager owns.
-      await webapps.apply(
-        { apiVersion: 'apps.k.example/v1alpha1', kind: 'WebApp', metadata: { name: request.name } },
-        options,
-      );
+      await this.#applyWebApp(webapps, request.name, { finalizers: [] }, options);
       writes.push('finalizer-removed');
       return writes;
     }
 
     if (!finalizers.includes(FINALIZER)) {
-      await webapps.apply(
-        {
-          apiVersion: 'apps.k.example/v1alpha1',
-          kind: 'WebApp',
-          metadata: { name: request.name, finalizers: [FINALIZER] },
-        },
-        options,
-      );
+      await this.#applyWebApp(webapps, request.name, { finalizers: [FINALIZER] }, options);
       writes.push('finalizer-added');
     }
-    if (await this.#registry.record(webapp)) writes.push('registry-recorded');
-
-    let deployment = this.#caches.deployments.get(key);
-    let failure: Error | undefined;
-    if (!webapp.spec.paused) {
-      try {
-        const wanted = desiredDeployment(webapp);
-        if (!isApplied(deployment, wanted)) {
-          const before = deployment;
-          deployment = await this.#clientset.appsV1
-            .deployments(request.namespace)
-            .apply(wanted, options);
-          writes.push(before === undefined ? 'deployment-created' : 'deployment-updated');
-          this.#tell(webapp, 'Deployment', before, wanted);
-        }
-        const service = this.#caches.services.get(key);
-        const wantedService = desiredService(webapp);
-        if (!isApplied(service, wantedService)) {
-          await this.#clientset.coreV1.services(request.namespace).apply(wantedService, options);
-          writes.push(service === undefined ? 'service-created' : 'service-updated');
-          this.#tell(webapp, 'Service', service, wantedService);
-        }
-      } catch (error) {
-        failure = error instanceof Error ? error : new Error(String(error));
-        this.#events.warning(webapp, 'ApplyFailed', failure.message);
-      }
-    }
+    // The registry entry, the Deployment and the Service do not depend on each other: one round
+    // trip for the three.
+    const outcome: ApplyOutcome = { writes, changes: new Changes(), failures: [] };
+    const [recorded, deploymentApplied] = await Promise.allSettled([
+      this.#registry.record(webapp),
+      webapp.spec.paused
+        ? undefined
+        : this.#apply(
+            'Deployment',
+            this.#caches.deployments,
+            this.#clientset.appsV1.deployments(request.namespace),
+            desiredDeployment(webapp),
+            options,
+            outcome,
+          ),
+      webapp.spec.paused
+        ? undefined
+        : this.#apply(
+            'Service',
+            this.#caches.services,
+            this.#clientset.coreV1.services(request.namespace),
+            desiredService(webapp),
+            options,
+            outcome,
+          ),
+    ]);
+    if (recorded.status === 'fulfilled' && recorded.value) writes.push('registry-recorded');
+    writes.sort((a, b) => WRITE_ORDER.indexOf(a) - WRITE_ORDER.indexOf(b));
+    const deployment =
+      (deploymentApplied.status === 'fulfilled' ? deploymentApplied.value : undefined) ??
+      this.#caches.deployments.get(key);
+    const { changes, failures } = outcome;
+    const failure =
+      failures.length === 0
+        ? undefined
+        : failures.length === 1
+          ? failures[0]
+          : new AggregateError(failures, failures.map((error) => error.message).join('; '));
+    for (const [reason, note] of changes.notes()) this.#events.normal(webapp, reason, note);
+    if (failure) this.#events.warning(webapp, 'ApplyFailed', failure.message);
 
     const status = webAppStatus(webapp, deployment, {
       paused: webapp.spec.paused === true,
       ...(failure ? { failure: failure.message } : {}),
     });
     if (!sameStatus(webapp.status, status)) {
-      await webapps.applyStatus(
-        {
-          apiVersion: 'apps.k.example/v1alpha1',
-          kind: 'WebApp',
-          metadata: { name: request.name },
-          status,
-        },
-        options,
-      );
+      await this.#applyWebApp(webapps, request.name, { status }, options);
       writes.push('status-updated');
     }
     if (failure) throw failure;
+    if (recorded.status === 'rejected') throw recorded.reason;
     return writes;
   }
 
   /**
-   * tell records what an apply of `kind` did: `Created`; `Updated` when the spec changed (the
-   * applied configuration's hash differs); `DriftCorrected` when someone else changed it.
+   * applyWebApp server-side applies the WebApp's fields this operator owns — its finalizers (an
+   * empty list gives its finalizer up), or its status (the status subresource) — and remembers
+   * the server's answer.
    */
-  #tell(
-    webapp: WebApp,
+  async #applyWebApp(
+    webapps: ReturnType<typeof createWebappsClient>,
+    name: string,
+    owned: { finalizers: string[] } | { status: WebAppStatus },
+    options: ApplyOptions,
+  ): Promise<void> {
+    const identity = { apiVersion: 'apps.k.example/v1alpha1', kind: 'WebApp' } as const;
+    this.#caches.webapps.remember(
+      'status' in owned
+        ? await webapps.applyStatus(
+            { ...identity, metadata: { name }, status: owned.status },
+            options,
+          )
+        : await webapps.apply(
+            {
+              ...identity,
+              metadata: owned.finalizers.length ? { name, finalizers: owned.finalizers } : { name },
+            },
+            options,
+          ),
+    );
+  }
+
+  /**
+   * apply server-side applies `wanted` (a `kind`) unless the cache, with this reconciler's own
+   * writes, shows it applied; resolves with the server's answer (undefined when nothing was
+   * written) and adds what it did to `outcome` (a failure included: it never rejects).
+   */
+  async #apply<T extends KubernetesObject>(
+    kind: 'Deployment' | 'Service',
+    cache: OwnWrites<T>,
+    client: { apply(configuration: ApplyConfiguration<T>, options: ApplyOptions): Promise<T> },
+    wanted: ApplyConfiguration<T>,
+    options: ApplyOptions,
+    outcome: ApplyOutcome,
+  ): Promise<T | undefined> {
+    const before = cache.get(`${wanted.metadata.namespace}/${wanted.metadata.name}`);
+    if (isApplied(before, wanted)) return undefined;
+    try {
+      const live = await client.apply(wanted, options);
+      cache.remember(live);
+      outcome.writes.push(
+        `${kind === 'Deployment' ? 'deployment' : 'service'}-${before ? 'updated' : 'created'}`,
+      );
+      outcome.changes.add(kind, before, wanted);
+      return live;
+    } catch (error) {
+      outcome.failures.push(error instanceof Error ? error : new Error(String(error)));
+      return undefined;
+    }
+  }
+}
+
+/** The order a reconcile's writes are told in (they are sent partly at once). */
+const WRITE_ORDER: readonly WebAppWrite[] = [
+  'finalizer-added',
+  'registry-recorded',
+  'deployment-created',
+  'deployment-updated',
+  'service-created',
+  'service-updated',
+  'status-updated',
+  'registry-forgotten',
+  'finalizer-removed',
+];
+
+/** ApplyOutcome collects what the applies of one reconcile did. */
+interface ApplyOutcome {
+  writes: WebAppWrite[];
+  changes: Changes;
+  failures: Error[];
+}
+
+type ChangeReason = 'Created' | 'Updated' | 'DriftCorrected';
+
+/**
+ * Changes collects what one reconcile applied, to tell it in one Event per reason: `Created`;
+ * `Updated` when the spec changed (the applied configuration's hash differs); `DriftCorrected`
+ * when someone else changed a field the operator owns (same hash, different content).
+ */
+class Changes {
+  readonly #objects = new Map<ChangeReason, string[]>();
+
+  add(
     kind: string,
     before: { metadata?: { annotations?: Record<string, string> } } | undefined,
     wanted: { metadata: { name: string; annotations?: Record<string, string | undefined> } },
   ): void {
-    const name = wanted.metadata.name;
-    if (!before) {
-      this.#events.normal(webapp, 'Created', `created ${kind} ${name}`);
-    } else if (
-      before.metadata?.annotations?.[CONFIG_HASH_ANNOTATION] ===
-      wanted.metadata.annotations?.[CONFIG_HASH_ANNOTATION]
-    ) {
-      this.#events.normal(
-        webapp,
-        'DriftCorrected',
-        `put back fields of ${kind} ${name} that were changed by someone else`,
-      );
-    } else {
-      this.#events.normal(webapp, 'Updated', `updated ${kind} ${name} to the spec`);
+    const reason: ChangeReason = !before
+      ? 'Created'
+      : before.metadata?.annotations?.[CONFIG_HASH_ANNOTATION] ===
+          wanted.metadata.annotations?.[CONFIG_HASH_ANNOTATION]
+        ? 'DriftCorrected'
+        : 'Updated';
+    const objects = this.#objects.get(reason) ?? [];
+    objects.push(`${kind} ${wanted.metadata.name}`);
+    this.#objects.set(reason, objects);
+  }
+
+  /** notes are the `[reason, note]` of each Event to record. */
+  *notes(): Generator<[ChangeReason, string]> {
+    for (const [reason, objects] of this.#objects) {
+      const named = [...objects].sort().join(' and ');
+      yield [
+        reason,
+        reason === 'Created'
+          ? `created ${named}`
+          : reason === 'Updated'
+            ? `updated ${named} to the spec`
+            : `put back fields of ${named} that were changed by someone else`,
+      ];
     }
   }
 }

@@ -4,6 +4,7 @@ import type {
   WebAppStatus,
   WebAppStatusConditions,
 } from '../generated/web-app-v1alpha1.js';
+import { conditionTime, findStatusCondition, setStatusCondition } from '@k/runtime';
 import { DEFAULT_REPLICAS, selectorText } from '../names.js';
 
 /** WebAppCondition is one of a WebApp's conditions (metav1.Condition's shape). */
@@ -19,7 +20,7 @@ export interface StatusFacts {
 type NewCondition = Omit<WebAppCondition, 'lastTransitionTime' | 'observedGeneration'>;
 
 function deploymentCondition(deployment: Deployment | undefined, type: string) {
-  return deployment?.status?.conditions?.find((condition) => condition.type === type);
+  return findStatusCondition(deployment?.status?.conditions, type);
 }
 
 /** rolledOut: the Deployment controller saw the current spec and every desired Pod is updated and available. */
@@ -114,24 +115,8 @@ function degradedCondition(deployment: Deployment | undefined, facts: StatusFact
   return { type: 'Degraded', status: 'False', reason: 'AsExpected', message: '' };
 }
 
-/**
- * withTransitionTime keeps metav1.Condition's rule: `lastTransitionTime` changes only when the
- * status does; reason, message and observedGeneration follow the latest observation.
- */
-function withTransitionTime(
-  condition: NewCondition,
-  previous: readonly WebAppCondition[] | undefined,
-  generation: number,
-  now: string,
-): WebAppCondition {
-  const before = previous?.find((existing) => existing.type === condition.type);
-  return {
-    ...condition,
-    observedGeneration: generation,
-    lastTransitionTime:
-      before && before.status === condition.status ? before.lastTransitionTime : now,
-  };
-}
+/** The condition types the operator owns; any other type is left to whoever wrote it. */
+const CONDITION_TYPES = ['Available', 'Progressing', 'Degraded'];
 
 /**
  * webAppStatus is the status of `webapp` given its Deployment (as last seen) and what the
@@ -144,21 +129,32 @@ export function webAppStatus(
   webapp: WebApp,
   deployment: Deployment | undefined,
   facts: StatusFacts,
-  now: string = new Date().toISOString().replace(/\.\d{3}Z$/, 'Z'),
+  now: string = conditionTime(),
 ): WebAppStatus {
   const desired = webapp.spec.replicas ?? DEFAULT_REPLICAS;
   const generation = webapp.metadata?.generation ?? 0;
-  const previous = webapp.status?.conditions;
+  // metav1.Condition's rule (setStatusCondition): lastTransitionTime changes only when the
+  // status does; reason, message and observedGeneration follow the latest observation.
+  const conditions = (webapp.status?.conditions ?? []).filter((condition) =>
+    CONDITION_TYPES.includes(condition.type),
+  );
+  for (const condition of [
+    availableCondition(deployment, desired),
+    progressingCondition(deployment, desired, facts),
+    degradedCondition(deployment, facts),
+  ]) {
+    setStatusCondition(conditions, {
+      ...condition,
+      observedGeneration: generation,
+      lastTransitionTime: now,
+    });
+  }
   return {
     replicas: deployment?.status?.replicas ?? 0,
     readyReplicas: deployment?.status?.readyReplicas ?? 0,
     observedGeneration: generation,
     selector: selectorText(webapp),
-    conditions: [
-      availableCondition(deployment, desired),
-      progressingCondition(deployment, desired, facts),
-      degradedCondition(deployment, facts),
-    ].map((condition) => withTransitionTime(condition, previous, generation, now)),
+    conditions,
   };
 }
 
@@ -172,7 +168,7 @@ export function sameStatus(current: WebAppStatus | undefined, next: WebAppStatus
   const before = current.conditions ?? [];
   if (before.length !== (next.conditions ?? []).length) return false;
   return (next.conditions ?? []).every((condition) => {
-    const existing = before.find((candidate) => candidate.type === condition.type);
+    const existing = findStatusCondition(before, condition.type);
     return (
       existing !== undefined &&
       existing.status === condition.status &&

@@ -1,4 +1,4 @@
-import type { ServerResponse } from 'node:http';
+import type { Server, ServerResponse } from 'node:http';
 import { RestClient, RetryPolicy, TokenBucket, NO_WARNINGS } from '@k/rest';
 import { respondJson, startTestServer, type TestServerArrival } from '@k/test-utils';
 import { apiServerDispatcher } from '@k/transport';
@@ -14,6 +14,8 @@ export type Responder = (request: TestServerArrival, response: ServerResponse) =
  */
 export interface RecordingServer {
   url: string;
+  /** server is the node:http server, e.g. to hold WebSocket upgrades unanswered. */
+  server: Server;
   requests: TestServerArrival[];
   /** client is a RestClient for the server: no throttle, no retries, no warnings logged. */
   client: RestClient;
@@ -43,6 +45,7 @@ export async function startRecordingServer(
   });
   return {
     url: server.url,
+    server: server.server,
     requests: server.arrivals,
     client,
     async close() {

@@ -1,11 +1,13 @@
 import {
   ABORT_SIGNAL,
+  anyOf,
   BOOLEAN,
   isPlainObject,
   NON_EMPTY_STRING,
   NON_NEGATIVE_INTEGER,
   NON_NEGATIVE_NUMBER,
   oneOf,
+  PLAIN_OBJECT,
   STRING,
   type ArgumentRule,
 } from '../validation/argument-rules.js';
@@ -71,4 +73,45 @@ export const OPTIONS: OptionRules = { rules: REQUEST_OPTION_RULES };
 export const APPLY_OPTIONS: OptionRules = {
   rules: REQUEST_OPTION_RULES,
   required: ['fieldManager'],
+};
+
+/**
+ * STREAM_OPTIONS are the rules of the WebSocket calls' options (exec, attach, copy,
+ * port-forward): the request options and the keep-alive.
+ */
+export const STREAM_OPTIONS: OptionRules = {
+  rules: {
+    ...REQUEST_OPTION_RULES,
+    pingIntervalMs: NON_NEGATIVE_NUMBER,
+    pongTimeoutMs: NON_NEGATIVE_NUMBER,
+  },
+};
+
+/**
+ * LOG_OPTIONS are the rules of `logs()`: the request options and `corev1.PodLogOptions`, so
+ * that plain JavaScript's `follow: 'false'` is refused rather than sent as `follow=true`.
+ */
+export const LOG_OPTIONS: OptionRules = {
+  rules: {
+    ...REQUEST_OPTION_RULES,
+    container: STRING,
+    follow: BOOLEAN,
+    previous: BOOLEAN,
+    sinceSeconds: NON_NEGATIVE_INTEGER,
+    sinceTime: STRING,
+    timestamps: BOOLEAN,
+    tailLines: NON_NEGATIVE_INTEGER,
+    limitBytes: NON_NEGATIVE_INTEGER,
+    insecureSkipTLSVerifyBackend: BOOLEAN,
+    stream: oneOf('All', 'Stdout', 'Stderr'),
+  },
+};
+
+/** LOG_LINES_OPTIONS are the rules of `logLines()`: those of `logs()` and its own. */
+export const LOG_LINES_OPTIONS: OptionRules = {
+  rules: {
+    ...LOG_OPTIONS.rules,
+    allContainers: BOOLEAN,
+    reconnect: anyOf(BOOLEAN, PLAIN_OBJECT),
+  },
 };

@@ -1,6 +1,6 @@
 import type { KubernetesObject, NamedPatchType } from './object-types.js';
 import type { PortMapping } from '../streams/port-forward.js';
-import { APPLY_OPTIONS, OPTIONS } from './option-rules.js';
+import { APPLY_OPTIONS, OPTIONS, STREAM_OPTIONS } from './option-rules.js';
 import { resourceName } from './resource-descriptor.js';
 import {
   isPlainObject,
@@ -114,9 +114,13 @@ export class ResourceArguments {
     checkOptions(options, rules, this.#context(call));
   }
 
-  /** streamOptions checks the options of exec, attach, port-forward and copy: an object. */
-  streamOptions(options: unknown, call: string): void {
+  /**
+   * streamOptions checks the options of a pod stream call: an object whose fields follow `rules`
+   * (default: the request and keep-alive options of exec, attach, port-forward and copy).
+   */
+  streamOptions(options: unknown, call: string, rules: OptionRules = STREAM_OPTIONS): void {
     checkArgument(options, PLAIN_OBJECT, 'options', this.#context(call));
+    checkOptions(options, rules, this.#context(call));
   }
 
   /** command checks the command of an exec. */

@@ -25,64 +25,32 @@ import type {
   UpdateOptions,
   WatchOptions,
 } from './request-options.js';
-import { deleteOptionsBody, logParams, selectionParams, writeParams } from './request-params.js';
+import { deleteOptionsBody, selectionParams, writeParams } from './request-params.js';
 import { deleteResultOf, type DeleteResult } from './delete-result.js';
-import {
-  openRemoteCommand,
-  remoteCommandParams,
-  type AttachOptions,
-  type ExecOptions,
-  type RemoteCommandSession,
+import type {
+  AttachOptions,
+  ExecOptions,
+  RemoteCommandSession,
 } from '../streams/remote-command.js';
-import {
-  logContainers,
-  logLines,
-  type LogLine,
-  type LogLinesOptions,
-} from '../streams/log-lines.js';
-import {
-  copyFromPod,
-  copyToPod,
-  type CopyFromPodResult,
-  type CopyOptions,
-} from '../streams/copy.js';
-import {
-  openPortForwardStream,
-  startPortForwarder,
-  type PortForwarder,
-  type PortForwardOptions,
-  type PortForwardStream,
-  type PortForwardStreamOptions,
-  type PortMapping,
+import type { LogLine, LogLinesOptions } from '../streams/log-lines.js';
+import type { CopyFromPodResult, CopyOptions } from '../streams/copy.js';
+import type {
+  PortForwarder,
+  PortForwardOptions,
+  PortForwardStream,
+  PortForwardStreamOptions,
+  PortMapping,
 } from '../streams/port-forward.js';
+import { copyIntoPod, copyOutOfPod } from './pod-copy.js';
+import { openPodLog, podLogLines } from './pod-logs.js';
+import { forwardPodPorts, openPodPortForward } from './pod-port-forward.js';
+import { attachToPod, execInPod } from './pod-remote-command.js';
+import type { SubresourceTarget } from './subresource-target.js';
+import { METADATA_ACCEPT, METADATA_LIST_ACCEPT, type MetadataClient } from './metadata-client.js';
 import { ResourceArguments } from './resource-arguments.js';
 import { apiVersionOf, resourceName, type ResourceDescriptor } from './resource-descriptor.js';
 
 type Subresource = 'status' | 'scale';
-
-// What client-go's metadata client asks for (JSON only: no protobuf here).
-const METADATA_ACCEPT = 'application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1';
-const METADATA_LIST_ACCEPT = 'application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1';
-
-/**
- * MetadataClient reads only the metadata of a resource's objects (client-go's metadata client):
- * `get`, `list`, `listAll`, `listPages` and `watch` answer `PartialObjectMetadata` (apiVersion
- * `meta.k8s.io/v1`, kind `PartialObjectMetadata`, the object's `metadata`), a fraction of the
- * bytes of whole objects. Made by `ResourceClient.asMetadata()`.
- */
-export interface MetadataClient {
-  readonly rest: RestClient;
-  readonly descriptor: ResourceDescriptor;
-  readonly namespace: string | undefined;
-  /** metadataOnly is true: requests ask for `PartialObjectMetadata`. */
-  readonly metadataOnly: boolean;
-  get(name: string, options?: GetOptions): Promise<PartialObjectMetadata>;
-  list(options?: ListOptions): Promise<PartialObjectMetadataList>;
-  listAll(options?: ListAllOptions): Promise<PartialObjectMetadataList>;
-  listPages(options?: ListAllOptions): AsyncIterable<ListPage<PartialObjectMetadata>>;
-  watch(options?: WatchOptions): Promise<Watch<PartialObjectMetadata>>;
-  inNamespace(namespace: string): MetadataClient;
-}
 
 /**
  * ResourceClient is the one client behind every typed and dynamic resource client: it sends the
@@ -494,6 +462,17 @@ export class ResourceClient<
     return this.#apply<Scale>(configuration as KubernetesObject, options, 'scale', name);
   }
 
+  /** #subresources is what the pod stream calls need of this client (see {@link SubresourceTarget}). */
+  #subresources(): SubresourceTarget {
+    return {
+      arguments: this.#arguments,
+      check: (verb, subresource) => this.#check(verb, subresource),
+      get: (name, subresource, options) =>
+        this.#target(this.rest.get(), options, name, subresource),
+      read: (name, options) => this.get(name, options),
+    };
+  }
+
   /**
    * exec runs `options.command` in a pod's container over a WebSocket (`pods/exec`, the
    * `v5.channel.k8s.io` protocol, else v4) and resolves once the server accepted it, with the
@@ -501,15 +480,7 @@ export class ResourceClient<
    * missing container) rejects with the server's `ApiError`.
    */
   async exec(name: string, options: ExecOptions): Promise<RemoteCommandSession> {
-    this.#check('get', 'exec');
-    this.#arguments.name(name, 'exec');
-    this.#arguments.streamOptions(options, 'exec');
-    this.#arguments.command(options.command, 'exec');
-    const builder = this.#target(this.rest.get(), { signal: options.signal }, name, 'exec');
-    return openRemoteCommand(
-      builder.params(remoteCommandParams(options, options.command)),
-      options,
-    );
+    return execInPod(this.#subresources(), name, options);
   }
 
   /**
@@ -517,11 +488,7 @@ export class ResourceClient<
    * protocol as {@link exec}): what it writes from now on, and its stdin when opened.
    */
   async attach(name: string, options: AttachOptions = {}): Promise<RemoteCommandSession> {
-    this.#check('get', 'attach');
-    this.#arguments.name(name, 'attach');
-    this.#arguments.streamOptions(options, 'attach');
-    const builder = this.#target(this.rest.get(), { signal: options.signal }, name, 'attach');
-    return openRemoteCommand(builder.params(remoteCommandParams(options, undefined)), options);
+    return attachToPod(this.#subresources(), name, options);
   }
 
   /**
@@ -535,8 +502,7 @@ export class ResourceClient<
     destination: string,
     options: CopyOptions = {},
   ): Promise<void> {
-    this.#copyArguments(name, source, destination, options, 'copy to pod');
-    return copyToPod((exec) => this.exec(name, exec), source, destination, options);
+    return copyIntoPod(this.#subresources(), name, source, destination, options);
   }
 
   /**
@@ -551,22 +517,7 @@ export class ResourceClient<
     destination: string,
     options: CopyOptions = {},
   ): Promise<CopyFromPodResult> {
-    this.#copyArguments(name, source, destination, options, 'copy from pod');
-    return copyFromPod((exec) => this.exec(name, exec), source, destination, options);
-  }
-
-  #copyArguments(
-    name: string,
-    source: string,
-    destination: string,
-    options: CopyOptions,
-    call: string,
-  ): void {
-    this.#check('get', 'exec');
-    this.#arguments.name(name, call);
-    this.#arguments.path(source, 'source', call);
-    this.#arguments.path(destination, 'destination', call);
-    this.#arguments.streamOptions(options, call);
+    return copyOutOfPod(this.#subresources(), name, source, destination, options);
   }
 
   /**
@@ -578,12 +529,7 @@ export class ResourceClient<
     port: number,
     options: PortForwardStreamOptions = {},
   ): Promise<PortForwardStream> {
-    this.#check('get', 'portforward');
-    this.#arguments.name(name, 'port-forward');
-    this.#arguments.port(port, 'port-forward');
-    this.#arguments.streamOptions(options, 'port-forward');
-    const builder = this.#target(this.rest.get(), { signal: options.signal }, name, 'portforward');
-    return openPortForwardStream(builder, port, options);
+    return openPodPortForward(this.#subresources(), name, port, options);
   }
 
   /**
@@ -597,51 +543,34 @@ export class ResourceClient<
     ports: readonly (number | PortMapping)[],
     options: PortForwardOptions = {},
   ): Promise<PortForwarder> {
-    this.#check('get', 'portforward');
-    this.#arguments.name(name, 'port-forward');
-    this.#arguments.streamOptions(options, 'port-forward');
-    const mappings = this.#arguments.portMappings(ports, 'port-forward');
-    return startPortForwarder(mappings, options, (remote) =>
-      this.portForwardStream(name, remote, options.signal ? { signal: options.signal } : {}),
-    );
+    return forwardPodPorts(this.#subresources(), name, ports, options);
   }
 
   /**
-   * logLines yields the lines of a pod's log with their timestamps and container: one container
-   * (`container`, or the pod's only one), or `allContainers` (init, regular, ephemeral; one after
-   * the other, or interleaved when following). With `follow`, a connection that breaks is
-   * reopened from the last line's timestamp without repeating lines (`reconnect`); the lines
-   * end when the server ends the log (the container stopped) or the signal aborts. A refusal
-   * (403, the pod or container is unknown) is the server's `ApiError`.
+   * logLines is the log to read line by line — what `kubectl logs` shows: each {@link LogLine}
+   * carries its container and timestamp. One container (`container`, or the pod's only one), or
+   * `allContainers` (init, regular, ephemeral; one after the other, or interleaved when
+   * following). With `follow`, a connection that breaks is reopened from the last line's
+   * timestamp without repeating lines (`reconnect`); the lines end when the server ends the log
+   * (the container stopped), the signal aborts, or the clientset closes. A refusal (403, the pod
+   * or container is unknown) is the server's `ApiError`. It returns an iterable, not a promise:
+   * a verb or argument it refuses is thrown at the call.
    */
   logLines(name: string, options: LogLinesOptions = {}): AsyncIterable<LogLine> {
-    this.#check('get', 'log');
-    this.#arguments.name(name, 'log lines');
-    this.#arguments.streamOptions(options, 'log lines');
-    const open = (request: LogOptions): Promise<Readable> => this.logs(name, request);
-    const containersOf = async (): Promise<(string | undefined)[]> =>
-      options.container && !options.allContainers
-        ? [options.container]
-        : logContainers(
-            await this.get(name, options.signal ? { signal: options.signal } : {}),
-            options.allContainers ?? false,
-          );
-    return {
-      [Symbol.asyncIterator]: () =>
-        (async function* () {
-          yield* logLines(open, await containersOf(), options);
-        })(),
-    };
+    return podLogLines(this.#subresources(), name, options);
   }
 
   /**
-   * logs streams the log of a pod's container (GET …/pods/<name>/log) once the server answered;
-   * with `follow` it stays open as the container writes. The caller owns the stream: read it to
-   * the end or `destroy()` it to stop early and free the connection (quietly: no error event). The
-   * request sends the Accept header kubectl sends (JSON, then anything); the log itself is text.
+   * logs streams the raw bytes of one container's log (GET …/pods/<name>/log) once the server
+   * answered — for piping it somewhere as it is; to read lines, all containers, or a followed log
+   * that survives a broken connection, use {@link logLines}. With `follow` the stream stays open
+   * as the container writes; a broken connection ends it with a `ConnectionError` and is not
+   * reopened. The caller owns the stream: read it to the end or `destroy()` it to stop early and
+   * free the connection (quietly: no error event); closing the clientset destroys it too (a
+   * `for await` over it then throws `ERR_STREAM_PREMATURE_CLOSE`). The request sends the Accept
+   * header kubectl sends (JSON, then anything); the log itself is text.
    */
-  logs(name: string, options: LogOptions = {}): Promise<Readable> {
-    this.#check('get', 'log');
-    return this.#target(this.rest.get(), options, name, 'log').params(logParams(options)).stream();
+  async logs(name: string, options: LogOptions = {}): Promise<Readable> {
+    return openPodLog(this.#subresources(), name, options);
   }
 }

@@ -37,7 +37,7 @@ import type {
   PortMapping,
 } from '../streams/port-forward.js';
 import type { ResourceDescriptor } from './resource-descriptor.js';
-import type { MetadataClient } from './resource-client.js';
+import type { MetadataClient } from './metadata-client.js';
 
 /** VerbMethods are the methods each verb of a resource brings (`patch` brings `patch` and `apply`). */
 export interface VerbMethods<T extends KubernetesObject, L> {
@@ -100,7 +100,9 @@ export interface ScaleMethods {
 /** LogMethods are the methods of the pods' `log` subresource. */
 export interface LogMethods {
   get: {
+    /** logs is one container's log as raw bytes, never reopened (see `ResourceClient.logs`). */
     logs(name: string, options?: LogOptions): Promise<Readable>;
+    /** logLines is the log line by line, of one or all containers, reopened when following (see `ResourceClient.logLines`). */
     logLines(name: string, options?: LogLinesOptions): AsyncIterable<LogLine>;
   };
 }

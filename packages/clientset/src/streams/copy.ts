@@ -4,11 +4,12 @@ import { join, posix } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 import { ClientsetError } from '../errors.js';
 import { extractTar, type ExtractResult } from './extract-tar.js';
+import { keepAliveOf, type KeepAliveOptions } from './keep-alive.js';
 import type { ExecOptions, RemoteCommandSession } from './remote-command.js';
 import { encodeHeader, endOfArchive, padding } from './tar.js';
 
-/** CopyOptions are the options of `copyToPod` and `copyFromPod`. */
-export interface CopyOptions {
+/** CopyOptions are the options of `copyToPod` and `copyFromPod` (the keep-alive is the exec's). */
+export interface CopyOptions extends KeepAliveOptions {
   /** container names the container; required when the pod has more than one. */
   container?: string;
   /** signal aborts the copy. */
@@ -153,6 +154,7 @@ export async function copyToPod(
     stdout: false,
     ...(options.container ? { container: options.container } : {}),
     ...(options.signal ? { signal: options.signal } : {}),
+    ...keepAliveOf(options),
   });
   const stderr = collect(session.stderr);
   const stdin = session.stdin as Writable;
@@ -184,6 +186,7 @@ export async function copyFromPod(
     command: ['tar', 'cf', '-', '-C', directory, name],
     ...(options.container ? { container: options.container } : {}),
     ...(options.signal ? { signal: options.signal } : {}),
+    ...keepAliveOf(options),
   });
   const stderr = collect(session.stderr);
   let result: CopyFromPodResult;

@@ -20,7 +20,10 @@ export interface LogReconnect {
   delayMs?: number;
 }
 
-/** LogLinesOptions are the options of `pods(ns).logLines()`. */
+/**
+ * LogLinesOptions are the options of `pods(ns).logLines()`: those of `logs()` without `timestamps`
+ * (every line carries its timestamp) and `stream`, plus which containers and how to reconnect.
+ */
 export interface LogLinesOptions extends Omit<LogOptions, 'timestamps' | 'container' | 'stream'> {
   /** container names one container (required for a pod of several unless `allContainers`). */
   container?: string;
@@ -90,7 +93,7 @@ async function* containerLines(
     } else {
       request.sinceTime = toSeconds(lastTimestamp);
     }
-    let stream: Readable;
+    let stream: Readable | undefined;
     let skipAtLast = seenAtLast;
     try {
       stream = await open(request);
@@ -134,6 +137,8 @@ async function* containerLines(
       }
       return;
     } catch (error) {
+      // Destroyed on this side without an error: the client closed its streams, the log is over.
+      if (stream?.destroyed && !stream.errored && !options.signal?.aborted) return;
       // A refusal (the pod is gone, 403) or an abort is final; a broken connection is not.
       if (!reconnect || error instanceof ApiError || options.signal?.aborted) throw error;
       failures += 1;

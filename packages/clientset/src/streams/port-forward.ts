@@ -4,6 +4,7 @@ import { Duplex, type Readable, type Writable } from 'node:stream';
 import type { RequestBuilder, WebSocketClose } from '@k/rest';
 import { PortForwardError } from '../errors.js';
 import { ChannelMux } from './channel-mux.js';
+import { keepAliveOf, type KeepAliveOptions } from './keep-alive.js';
 
 /**
  * The port-forward channel protocol the kubelet serves over WebSockets (the API server proxies
@@ -14,8 +15,8 @@ export const PORT_FORWARD_PROTOCOL = 'v4.channel.k8s.io';
 const DATA = 0;
 const ERROR = 1;
 
-/** PortForwardStreamOptions tune `pods(ns).portForwardStream()`. */
-export interface PortForwardStreamOptions {
+/** PortForwardStreamOptions tune `pods(ns).portForwardStream()` (and its keep-alive). */
+export interface PortForwardStreamOptions extends KeepAliveOptions {
   /** signal closes the stream (destroyed with the reason). */
   signal?: AbortSignal;
 }
@@ -26,8 +27,8 @@ export interface PortMapping {
   remote: number;
 }
 
-/** PortForwardOptions tune `pods(ns).portForward()`. */
-export interface PortForwardOptions {
+/** PortForwardOptions tune `pods(ns).portForward()`; the keep-alive is each connection's. */
+export interface PortForwardOptions extends KeepAliveOptions {
   /** address is where the local listeners bind (default `127.0.0.1`, as kubectl). */
   address?: string;
   /**
@@ -148,6 +149,7 @@ export async function openPortForwardStream(
 ): Promise<PortForwardStream> {
   const connection = await builder.params({ ports: String(port) }).webSocket({
     protocols: [PORT_FORWARD_PROTOCOL],
+    ...keepAliveOf(options),
   });
   return new PortForwardStream(new ChannelMux(connection), port, options.signal);
 }

@@ -2,6 +2,7 @@ import type { Readable, Writable } from 'node:stream';
 import type { RequestBuilder, Status, WebSocketConnection } from '@k/rest';
 import { RemoteCommandError } from '../errors.js';
 import { ChannelMux } from './channel-mux.js';
+import { keepAliveOf, type KeepAliveOptions } from './keep-alive.js';
 
 /** The channel protocols exec and attach speak, newest first. */
 export const REMOTE_COMMAND_PROTOCOLS = ['v5.channel.k8s.io', 'v4.channel.k8s.io'] as const;
@@ -25,8 +26,11 @@ export interface TerminalSize {
   rows: number;
 }
 
-/** RemoteCommandStreams say which streams an exec or attach has (kubectl's `-i`, `-t`). */
-export interface RemoteCommandStreams {
+/**
+ * RemoteCommandStreams say which streams an exec or attach has (kubectl's `-i`, `-t`), and how
+ * its WebSocket is kept alive ({@link KeepAliveOptions}).
+ */
+export interface RemoteCommandStreams extends KeepAliveOptions {
   /** stdin opens the command's standard input (default false). */
   stdin?: boolean;
   /** stdout streams its standard output (default true). */
@@ -140,7 +144,7 @@ export async function openRemoteCommand(
   options: RemoteCommandStreams,
 ): Promise<RemoteCommandSession> {
   const protocols = options.protocols ?? REMOTE_COMMAND_PROTOCOLS;
-  const connection = await builder.webSocket({ protocols });
+  const connection = await builder.webSocket({ protocols, ...keepAliveOf(options) });
   return new Session(connection, options);
 }
 

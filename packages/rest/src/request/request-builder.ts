@@ -17,6 +17,14 @@ import { escapePathSegment, escapeQueryComponent, pathSegmentProblems } from './
 import type { RequestRunner } from './request-runner.js';
 import type { HttpMethod, RequestBody, RestRequest } from './rest-request.js';
 
+/** The numeric options of a WebSocket, each 0 or more (milliseconds or bytes). */
+const WEBSOCKET_LIMITS = [
+  'maxMessageBytes',
+  'closeTimeoutMs',
+  'pingIntervalMs',
+  'pongTimeoutMs',
+] as const;
+
 /**
  * ParamValue is a value for {@link RequestBuilder.params}: arrays repeat the key, booleans are
  * `true`/`false`, `undefined` is skipped (client-go's omit-empty options encoding).
@@ -500,6 +508,14 @@ export class RequestBuilder {
       throw new RequestBuildError(
         `webSocket options must be { protocols: string[] }, got ${describeValue(options)}`,
       );
+    }
+    for (const key of WEBSOCKET_LIMITS) {
+      const value = options[key];
+      if (value !== undefined && !(typeof value === 'number' && value >= 0 && value < Infinity)) {
+        throw new RequestBuildError(
+          `webSocket options.${key} must be a number of 0 or more, got ${describeValue(value)}`,
+        );
+      }
     }
     if (this.#method !== 'GET') throw new RequestBuildError('a websocket request must be a GET');
     return runner.webSocket(this.build(), options);

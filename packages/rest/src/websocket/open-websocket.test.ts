@@ -7,9 +7,10 @@ import { caught } from '@k/test-utils';
 import { Agent } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
 import { RestClient } from '../client/rest-client.js';
-import { ApiError, ConnectionError, WebSocketError } from '../errors.js';
+import { ApiError, ConnectionError, RequestBuildError, WebSocketError } from '../errors.js';
 import { TokenBucket } from '../throttle/token-bucket.js';
 import { FrameParser, OPCODE, type WebSocketFrame } from './websocket-frames.js';
+import type { WebSocketOptions } from './open-websocket.js';
 import type { WebSocketClose, WebSocketConnection } from './websocket-connection.js';
 
 // A local server that speaks raw RFC 6455 frames, for what the real API server cannot be made
@@ -80,14 +81,18 @@ function client(url: string): RestClient {
   return new RestClient(apiServerDispatcher(agent, url), { throttle: TokenBucket.unlimited() });
 }
 
-function open(url: string, protocols = ['v5.channel.k8s.io']): Promise<WebSocketConnection> {
+function open(
+  url: string,
+  protocols = ['v5.channel.k8s.io'],
+  options: Omit<WebSocketOptions, 'protocols'> = {},
+): Promise<WebSocketConnection> {
   return client(url)
     .get()
     .namespace('ns')
     .resource('pods')
     .name('p')
     .subresource('exec')
-    .webSocket({ protocols });
+    .webSocket({ protocols, ...options });
 }
 
 function closed(connection: WebSocketConnection): Promise<WebSocketClose> {
@@ -131,12 +136,7 @@ describe('openWebSocket and WebSocketConnection (local raw-frame server)', () =>
 
   it('pings the server while the session is quiet', async () => {
     const peer = await startPeer((socket, _request, accept) => socket.write(switching(accept)));
-    const connection = await client(peer.url)
-      .get()
-      .resource('pods')
-      .name('p')
-      .subresource('exec')
-      .webSocket({ protocols: ['v5.channel.k8s.io'], pingIntervalMs: 20 });
+    const connection = await open(peer.url, undefined, { pingIntervalMs: 20 });
     await new Promise((resolve) => setTimeout(resolve, 120));
     const pings = peer.received.filter((item) => item.opcode === OPCODE.ping).length;
     const ending = closed(connection);
@@ -144,6 +144,85 @@ describe('openWebSocket and WebSocketConnection (local raw-frame server)', () =>
     peer.sockets[0]?.end(frame(0x88, Buffer.of(0x03, 0xe8)));
     await ending;
     expect(pings).toBeGreaterThanOrEqual(2);
+  });
+
+  it('gives up on a server that stops answering pings (pong deadline)', async () => {
+    // The peer accepts, then never writes again: a dead process or a dropped network.
+    const peer = await startPeer((socket, _request, accept) => socket.write(switching(accept)));
+    const connection = await open(peer.url, undefined, { pingIntervalMs: 20, pongTimeoutMs: 80 });
+    const started = Date.now();
+    const close = await closed(connection);
+    expect(close.code).toBe(1006);
+    expect(close.error).toBeInstanceOf(WebSocketError);
+    expect(close.error?.code).toBe('ERR_REST_WEBSOCKET_PONG_TIMEOUT');
+    expect(close.error?.message).toBe(
+      'websocket /api/v1/namespaces/ns/pods/p/exec: the server sent nothing for 80 ms after a ping (no pong): the connection is dead',
+    );
+    // The first ping goes out after 20 ms, the deadline 80 ms later.
+    expect(Date.now() - started).toBeGreaterThanOrEqual(95);
+    // The TCP connection itself is given up: the peer sees this side end it.
+    const socket = peer.sockets[0] as Socket;
+    if (!socket.readableEnded) await once(socket, 'end');
+  });
+
+  it('keeps a connection whose server answers the pings', async () => {
+    const peer = await startPeer((socket, _request, accept) => {
+      socket.write(switching(accept));
+      const parser = new FrameParser(1 << 20);
+      socket.on('data', (chunk: Buffer) => {
+        for (const item of parser.push(chunk)) {
+          if (item.opcode === OPCODE.ping) socket.write(frame(0x8a, item.payload));
+        }
+      });
+    });
+    const connection = await open(peer.url, undefined, { pingIntervalMs: 20, pongTimeoutMs: 50 });
+    let ended: WebSocketClose | undefined;
+    connection.once('close', (close: WebSocketClose) => (ended = close));
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    expect(ended).toBeUndefined();
+    expect(peer.received.filter((item) => item.opcode === OPCODE.ping).length).toBeGreaterThan(5);
+    const ending = closed(connection);
+    connection.close();
+    peer.sockets[0]?.end(frame(0x88, Buffer.of(0x03, 0xe8)));
+    expect((await ending).error).toBeUndefined();
+  });
+
+  it('does not count the time this side paused reading against the server', async () => {
+    // The server is silent, but so would be a live one whose pong waits behind unread data.
+    const peer = await startPeer((socket, _request, accept) => socket.write(switching(accept)));
+    const connection = await open(peer.url, undefined, { pingIntervalMs: 20, pongTimeoutMs: 60 });
+    connection.pause();
+    let ended: WebSocketClose | undefined;
+    connection.once('close', (close: WebSocketClose) => (ended = close));
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(ended).toBeUndefined();
+    const ending = closed(connection);
+    connection.resume();
+    expect((await ending).error?.code).toBe('ERR_REST_WEBSOCKET_PONG_TIMEOUT');
+  });
+
+  it('does not fail a close it started because the server then stays silent', async () => {
+    const peer = await startPeer((socket, _request, accept) => socket.write(switching(accept)));
+    const connection = await open(peer.url, undefined, {
+      pingIntervalMs: 20,
+      pongTimeoutMs: 60,
+      closeTimeoutMs: 200,
+    });
+    await new Promise((resolve) => setTimeout(resolve, 30)); // a ping is out, its deadline runs
+    const ending = closed(connection);
+    connection.close();
+    // The server never answers the close either: the close timeout ends it, without an error.
+    expect((await ending).error).toBeUndefined();
+  });
+
+  it('refuses keep-alive settings that are not durations, before sending', async () => {
+    const peer = await startPeer((socket) => socket.destroy());
+    const error = await caught(open(peer.url, undefined, { pongTimeoutMs: -1 }));
+    expect(error).toBeInstanceOf(RequestBuildError);
+    expect((error as Error).message).toBe(
+      'webSocket options.pongTimeoutMs must be a number of 0 or more, got number -1',
+    );
+    expect(peer.sockets).toHaveLength(0);
   });
 
   it('holds messages back while paused and delivers them in order on resume', async () => {
@@ -231,12 +310,7 @@ describe('openWebSocket and WebSocketConnection (local raw-frame server)', () =>
       socket.write(switching(accept));
       socket.write(Buffer.of(0x82, 126, 0x10, 0));
     });
-    const connection = await client(big.url)
-      .get()
-      .resource('pods')
-      .name('p')
-      .subresource('exec')
-      .webSocket({ protocols: ['v5.channel.k8s.io'], maxMessageBytes: 1024 });
+    const connection = await open(big.url, undefined, { maxMessageBytes: 1024 });
     const oversized = await closed(connection);
     expect(oversized.error?.closeCode).toBe(1009);
   });

@@ -2,6 +2,7 @@ import { EventEmitter } from 'node:events';
 import type { Duplex } from 'node:stream';
 import { WebSocketError, type ApiErrorRequest } from '../errors.js';
 import { describeTransportFailure } from '../retry/transport-failure.js';
+import { MAX_TIMER_DELAY_MS, startTimer, type Timer } from '../timers/timer.js';
 import type { FrameProtocolError } from './websocket-frames.js';
 import { FrameParser, OPCODE, encodeFrame, type WebSocketFrame } from './websocket-frames.js';
 
@@ -25,11 +26,21 @@ export interface WebSocketConnectionOptions {
    * timeout keep a quiet session (an exec waiting for input) open; 0 sends none (default 30 s).
    */
   pingIntervalMs?: number;
+  /**
+   * pongTimeoutMs is how long the server may stay silent after a ping — no pong, no frame at
+   * all — before it counts as dead: the socket is destroyed and the connection closes with a
+   * `WebSocketError` `ERR_REST_WEBSOCKET_PONG_TIMEOUT` (code 1006), so a peer or network that
+   * stopped answering fails the session instead of hanging it. Time while this side has paused
+   * reading (a slow consumer) is not counted: a pong waits behind the unread data. 0 waits
+   * forever (default 30 s, so a dead peer is found within `pingIntervalMs + pongTimeoutMs`).
+   */
+  pongTimeoutMs?: number;
 }
 
 const DEFAULT_MAX_MESSAGE_BYTES = 64 * 1024 * 1024;
 const DEFAULT_CLOSE_TIMEOUT_MS = 5_000;
 const DEFAULT_PING_INTERVAL_MS = 30_000;
+const DEFAULT_PONG_TIMEOUT_MS = 30_000;
 // Close codes that end a connection normally: normal, going away, and no code given.
 const CLEAN_CLOSE_CODES = new Set([1000, 1001, 1005]);
 
@@ -37,8 +48,8 @@ const CLEAN_CLOSE_CODES = new Set([1000, 1001, 1005]);
  * WebSocketConnection is an RFC 6455 client connection on a socket that the transport upgraded
  * (its TLS, credentials, impersonation and proxy are the transport's). It sends whole binary
  * (or text) messages, masked; it answers pings, reassembles fragmented messages and runs the
- * close handshake, and pings the server every `pingIntervalMs`. There is no extension (no
- * compression).
+ * close handshake, and pings the server every `pingIntervalMs`, giving up on a server silent
+ * for `pongTimeoutMs` after a ping. There is no extension (no compression).
  *
  * Back-pressure both ways: {@link send} returns false when the socket's buffer is full (wait for
  * `'drain'`), and {@link pause} stops reading from the socket — messages already read wait in
@@ -57,6 +68,7 @@ export class WebSocketConnection extends EventEmitter {
   readonly #parser: FrameParser;
   readonly #maxMessageBytes: number;
   readonly #closeTimeoutMs: number;
+  readonly #pongTimeoutMs: number;
   readonly #pending: WebSocketFrame[] = [];
   #fragments: Buffer[] = [];
   #fragmentsBytes = 0;
@@ -67,6 +79,8 @@ export class WebSocketConnection extends EventEmitter {
   #failure: WebSocketError | undefined;
   #closeTimer: NodeJS.Timeout | undefined;
   #pingTimer: NodeJS.Timeout | undefined;
+  /** #pongDeadline runs from a ping until the server sends anything. */
+  #pongDeadline: Timer | undefined;
   #ended = false;
   #socketClosed = false;
 
@@ -82,6 +96,7 @@ export class WebSocketConnection extends EventEmitter {
     this.#socket = socket;
     this.#maxMessageBytes = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
     this.#closeTimeoutMs = options.closeTimeoutMs ?? DEFAULT_CLOSE_TIMEOUT_MS;
+    this.#pongTimeoutMs = options.pongTimeoutMs ?? DEFAULT_PONG_TIMEOUT_MS;
     this.#parser = new FrameParser(this.#maxMessageBytes);
     socket.on('data', (chunk: Buffer) => this.#onData(chunk));
     socket.on('drain', () => this.emit('drain'));
@@ -102,9 +117,8 @@ export class WebSocketConnection extends EventEmitter {
     const pingIntervalMs = options.pingIntervalMs ?? DEFAULT_PING_INTERVAL_MS;
     if (pingIntervalMs > 0) {
       // The socket holds the process while the session is open; the timer never does.
-      this.#pingTimer = setInterval(() => {
-        if (!this.closed) socket.write(encodeFrame(OPCODE.ping, []));
-      }, pingIntervalMs).unref();
+      const every = Math.min(pingIntervalMs, MAX_TIMER_DELAY_MS);
+      this.#pingTimer = setInterval(() => this.#ping(), every).unref();
     }
   }
 
@@ -128,6 +142,8 @@ export class WebSocketConnection extends EventEmitter {
   pause(): void {
     this.#paused = true;
     this.#socket.pause();
+    // A pong would wait behind the data this side does not read: the silence is ours.
+    this.#stopPongDeadline();
   }
 
   /** resume delivers the messages held back and reads from the socket again. */
@@ -145,6 +161,8 @@ export class WebSocketConnection extends EventEmitter {
   close(code = 1000, reason = ''): void {
     if (this.#closeSent || this.#socket.destroyed) return;
     this.#closeSent = true;
+    // From here the close timeout bounds the wait; a silent server is no longer a failure.
+    this.#stopPongDeadline();
     const reasonBytes = Buffer.from(reason.slice(0, 120), 'utf8').subarray(0, 123);
     const body = Buffer.allocUnsafe(2 + reasonBytes.length);
     body.writeUInt16BE(code, 0);
@@ -154,7 +172,8 @@ export class WebSocketConnection extends EventEmitter {
       this.#socket.end();
       return;
     }
-    this.#closeTimer = setTimeout(() => this.#socket.destroy(), this.#closeTimeoutMs);
+    const wait = Math.min(this.#closeTimeoutMs, MAX_TIMER_DELAY_MS);
+    this.#closeTimer = setTimeout(() => this.#socket.destroy(), wait);
   }
 
   /** destroy ends the connection at once, without a close handshake (`error` becomes close.error). */
@@ -178,7 +197,34 @@ export class WebSocketConnection extends EventEmitter {
     );
   }
 
+  #ping(): void {
+    if (this.closed) return;
+    this.#socket.write(encodeFrame(OPCODE.ping, []));
+    if (this.#pongTimeoutMs > 0 && !this.#paused && !this.#pongDeadline) {
+      // Not ref'd, like the ping timer: the socket is what holds the process.
+      this.#pongDeadline = startTimer(() => this.#pongTimedOut(), this.#pongTimeoutMs, false);
+    }
+  }
+
+  #pongTimedOut(): void {
+    this.#pongDeadline = undefined;
+    this.destroy(
+      this.#error(
+        'ERR_REST_WEBSOCKET_PONG_TIMEOUT',
+        `the server sent nothing for ${this.#pongTimeoutMs} ms after a ping (no pong): the connection is dead`,
+        1006,
+      ),
+    );
+  }
+
+  #stopPongDeadline(): void {
+    this.#pongDeadline?.cancel();
+    this.#pongDeadline = undefined;
+  }
+
   #onData(chunk: Buffer): void {
+    // Anything from the server shows it is alive, a pong or not.
+    this.#stopPongDeadline();
     let frames: WebSocketFrame[];
     try {
       frames = this.#parser.push(chunk);
@@ -283,6 +329,7 @@ export class WebSocketConnection extends EventEmitter {
     this.#socketClosed = true;
     clearTimeout(this.#closeTimer);
     clearInterval(this.#pingTimer);
+    this.#stopPongDeadline();
     // Messages read before the close are still delivered (in order) to a paused consumer.
     if (this.#pending.length > 0 && !this.#failure) return;
     this.#finish();

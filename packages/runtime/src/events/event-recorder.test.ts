@@ -1,8 +1,11 @@
+import type { Event as CoreEvent } from '@k/clientset/core/v1';
 import type { Event } from '@k/clientset/events/v1';
 import { ApiError } from '@k/rest';
+import { RuntimeError } from '../errors.js';
 import { describe, expect, it } from 'vitest';
 import type { Logger } from '../logger.js';
-import { EventRecorder, type EventsClient } from './event-recorder.js';
+import { EventRecorder } from './event-recorder.js';
+import type { CoreEventsClient, EventsClient } from './event-sinks.js';
 
 // The recorder's queueing and request choices against an in-memory Events store that records
 // each call (and can refuse); e2e/events.e2e.test.ts proves the same on the real API server.
@@ -10,7 +13,7 @@ import { EventRecorder, type EventsClient } from './event-recorder.js';
 class MemoryEvents {
   readonly calls: { verb: 'create' | 'patch'; namespace: string; name: string; body: unknown }[] =
     [];
-  readonly stored = new Map<string, Event>();
+  readonly stored = new Map<string, unknown>();
   failWith: Error | undefined;
   #waiting: Promise<void> = Promise.resolve();
 
@@ -21,26 +24,31 @@ class MemoryEvents {
     return release;
   }
 
+  #client<E extends { metadata?: { name?: string } }>(namespace: string) {
+    return {
+      create: async (event: E) => {
+        await this.#waiting;
+        this.calls.push({ verb: 'create', namespace, name: event.metadata!.name!, body: event });
+        if (this.failWith) throw this.failWith;
+        this.stored.set(`${namespace}/${event.metadata!.name!}`, event);
+        return event;
+      },
+      patch: async (name: string, _type: 'merge', body: Partial<E>) => {
+        await this.#waiting;
+        this.calls.push({ verb: 'patch', namespace, name, body });
+        if (this.failWith) throw this.failWith;
+        const stored = this.stored.get(`${namespace}/${name}`) as E | undefined;
+        if (!stored) throw notFound();
+        Object.assign(stored, body);
+        return stored;
+      },
+    };
+  }
+
   source = {
-    eventsV1: {
-      events: (namespace: string): EventsClient => ({
-        create: async (event) => {
-          await this.#waiting;
-          this.calls.push({ verb: 'create', namespace, name: event.metadata!.name!, body: event });
-          if (this.failWith) throw this.failWith;
-          this.stored.set(`${namespace}/${event.metadata!.name!}`, event);
-          return event;
-        },
-        patch: async (name, _type, body) => {
-          await this.#waiting;
-          this.calls.push({ verb: 'patch', namespace, name, body });
-          if (this.failWith) throw this.failWith;
-          const stored = this.stored.get(`${namespace}/${name}`);
-          if (!stored) throw notFound();
-          Object.assign(stored, body);
-          return stored;
-        },
-      }),
+    eventsV1: { events: (namespace: string): EventsClient => this.#client<Event>(namespace) },
+    coreV1: {
+      events: (namespace: string): CoreEventsClient => this.#client<CoreEvent>(namespace),
     },
   };
 }
@@ -64,6 +72,19 @@ const WIDGET = {
   kind: 'Widget',
   metadata: { name: 'w', namespace: 'a', uid: 'uid-w', resourceVersion: '7' },
 };
+
+const WIDGET_REFERENCE = {
+  apiVersion: 'example.com/v1',
+  kind: 'Widget',
+  namespace: 'a',
+  name: 'w',
+  uid: 'uid-w',
+  resourceVersion: '7',
+};
+
+function memoryEventsV1(): { events(namespace: string): EventsClient } {
+  return new MemoryEvents().source.eventsV1;
+}
 
 function warnings(): { logger: Logger; lines: string[] } {
   const lines: string[] = [];
@@ -99,14 +120,7 @@ describe('EventRecorder', () => {
       reason: 'Created',
       action: 'Created',
       note: 'created deployment w',
-      regarding: {
-        apiVersion: 'example.com/v1',
-        kind: 'Widget',
-        namespace: 'a',
-        name: 'w',
-        uid: 'uid-w',
-        resourceVersion: '7',
-      },
+      regarding: WIDGET_REFERENCE,
       related: { apiVersion: 'apps/v1', kind: 'Deployment', namespace: 'a', name: 'w' },
       reportingController: 'example.com/widgets',
       reportingInstance: 'widgets-1',
@@ -219,5 +233,87 @@ describe('EventRecorder', () => {
     await recorder.flush();
     expect(memory.calls).toHaveLength(1);
     expect(recorder.stats().dropped).toBe(1);
+  });
+});
+
+describe('EventRecorder writing core v1 Events (apiVersion v1)', () => {
+  it('creates a core v1 Event as client-go’s tools/record does', async () => {
+    const memory = new MemoryEvents();
+    const recorder = new EventRecorder(memory.source, {
+      apiVersion: 'v1',
+      reportingController: 'example.com/widgets',
+      reportingInstance: 'widgets-1',
+      now: () => Date.UTC(2026, 0, 2, 3, 4, 5, 678),
+    });
+    recorder.warning(WIDGET, 'Failed', 'no quota', { action: 'Reconcile' });
+    await recorder.flush();
+    const [call] = memory.calls;
+    expect(call).toMatchObject({ verb: 'create', namespace: 'a' });
+    expect(call!.body).toEqual({
+      apiVersion: 'v1',
+      kind: 'Event',
+      metadata: { name: call!.name, namespace: 'a' },
+      involvedObject: WIDGET_REFERENCE,
+      type: 'Warning',
+      reason: 'Failed',
+      action: 'Reconcile',
+      message: 'no quota',
+      count: 1,
+      firstTimestamp: '2026-01-02T03:04:05Z',
+      lastTimestamp: '2026-01-02T03:04:05Z',
+      source: { component: 'example.com/widgets' },
+      reportingComponent: 'example.com/widgets',
+      reportingInstance: 'widgets-1',
+    });
+  });
+
+  it('counts repeats into the Event with count and lastTimestamp, however late they come', async () => {
+    let now = Date.UTC(2026, 0, 2, 3, 0, 0);
+    const memory = new MemoryEvents();
+    const recorder = new EventRecorder(memory.source, {
+      apiVersion: 'v1',
+      reportingController: 'widgets',
+      now: () => now,
+    });
+    for (let index = 0; index < 3; index += 1) recorder.normal(WIDGET, 'Synced', 'in sync');
+    await recorder.flush();
+    expect(memory.calls[0]!.body).toMatchObject({ count: 3 });
+    now += 7 * 60_000; // past the events.k8s.io series window of 6 minutes
+    recorder.normal(WIDGET, 'Synced', 'in sync');
+    await recorder.flush();
+    expect(memory.calls.slice(1)).toEqual([
+      {
+        verb: 'patch',
+        namespace: 'a',
+        name: memory.calls[0]!.name,
+        body: { count: 4, lastTimestamp: '2026-01-02T03:07:00Z' },
+      },
+    ]);
+    expect(recorder.stats()).toMatchObject({ created: 1, patched: 1 });
+  });
+
+  it('starts a new events.k8s.io Event after the series window, for contrast', async () => {
+    let now = Date.UTC(2026, 0, 2, 3, 0, 0);
+    const memory = new MemoryEvents();
+    const recorder = new EventRecorder(memory.source, {
+      reportingController: 'widgets',
+      now: () => now,
+    });
+    recorder.normal(WIDGET, 'Synced', 'in sync');
+    await recorder.flush();
+    now += 7 * 60_000;
+    recorder.normal(WIDGET, 'Synced', 'in sync');
+    await recorder.flush();
+    expect(memory.calls.map((call) => call.verb)).toEqual(['create', 'create']);
+  });
+
+  it('needs a source with core v1 Events', () => {
+    expect(
+      () =>
+        new EventRecorder(
+          { eventsV1: memoryEventsV1() },
+          { apiVersion: 'v1', reportingController: 'widgets' },
+        ),
+    ).toThrow(RuntimeError);
   });
 });

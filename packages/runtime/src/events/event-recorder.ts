@@ -1,9 +1,8 @@
 import { hostname } from 'node:os';
-import type { CreateOptions, KubernetesObject, PatchOptions } from '@k/clientset';
+import type { KubernetesObject } from '@k/clientset';
 import type { ObjectReference } from '@k/clientset/core/v1';
-import type { Event } from '@k/clientset/events/v1';
 import { isNotFound } from '@k/rest';
-import { microTime } from '../leader-election/leader-elector.js';
+import { RuntimeError } from '../errors.js';
 import { SILENT_LOGGER, type Logger } from '../logger.js';
 import {
   EventCorrelator,
@@ -12,22 +11,26 @@ import {
   type EventType,
   type RecordedEvent,
 } from './event-correlator.js';
-
-/** EventsClient is what a recorder writes Events with: `cs.eventsV1.events(namespace)`. */
-export interface EventsClient {
-  create(event: Event, options?: CreateOptions): Promise<Event>;
-  patch(name: string, type: 'merge', body: Partial<Event>, options?: PatchOptions): Promise<Event>;
-}
-
-/** EventsClientSource gives the Events client of a namespace: a `Clientset` is one. */
-export interface EventsClientSource {
-  eventsV1: { events(namespace: string): EventsClient };
-}
+import {
+  coreV1Sink,
+  eventsV1Sink,
+  type EventSink,
+  type EventsClientSource,
+} from './event-sinks.js';
 
 /** EventRecorderOptions configure an {@link EventRecorder}. */
 export interface EventRecorderOptions extends EventCorrelatorOptions {
   /** reportingController names the controller in every Event (`example.com/widget-controller`). */
   reportingController: string;
+  /**
+   * apiVersion is the API the Events are written to: `events.k8s.io/v1` (default; client-go's
+   * tools/events, a repeat is the Event's `series`) or `v1`, the core Events of client-go's
+   * legacy tools/record (`involvedObject`, `count`, `firstTimestamp`/`lastTimestamp`,
+   * `source.component`), for tools and policies that read only those. Correlation is the same;
+   * with `v1` a repeat counts into its Event however late it comes (`seriesWindowMs` defaults
+   * to Infinity, as tools/record has no window), until the server forgets the Event.
+   */
+  apiVersion?: 'events.k8s.io/v1' | 'v1';
   /** reportingInstance names this process (default: the controller and the host name). */
   reportingInstance?: string;
   /** maxQueued bounds the Events waiting to be sent; more are dropped (default 1000). */
@@ -96,7 +99,8 @@ function messageOf(error: unknown): string {
 }
 
 /**
- * EventRecorder records `events.k8s.io/v1` Events about objects (client-go's event recorder):
+ * EventRecorder records `events.k8s.io/v1` Events (or core v1 Events, see `apiVersion`) about
+ * objects (client-go's event recorder):
  * `recorder.normal(widget, 'Created', 'created deployment web')`,
  * `recorder.warning(widget, 'ReconcileFailed', error.message)`.
  *
@@ -111,7 +115,7 @@ function messageOf(error: unknown): string {
  * cluster-scoped objects). `close()` (a Manager's `closeOnShutdown`) sends what is queued.
  */
 export class EventRecorder {
-  readonly #source: EventsClientSource;
+  readonly #sink: EventSink;
   readonly #correlator: EventCorrelator;
   readonly #controller: string;
   readonly #instance: string;
@@ -133,13 +137,24 @@ export class EventRecorder {
   #sequence = 0;
 
   constructor(source: EventsClientSource, options: EventRecorderOptions) {
-    this.#source = source;
     this.#controller = options.reportingController;
     this.#instance = truncateBytes(
       options.reportingInstance ?? `${options.reportingController}-${hostname()}`,
       NAME_LIMIT,
     );
-    this.#correlator = new EventCorrelator(`${this.#controller}\u0000${this.#instance}`, options);
+    const reporter = { controller: this.#controller, instance: this.#instance };
+    const core = options.apiVersion === 'v1';
+    if (core && !source.coreV1) {
+      throw new RuntimeError(
+        'ERR_RUNTIME_INVALID_ARGUMENT',
+        "an EventRecorder with apiVersion 'v1' needs a source with coreV1.events(namespace) (a Clientset)",
+      );
+    }
+    this.#sink = core ? coreV1Sink(source, reporter) : eventsV1Sink(source, reporter);
+    this.#correlator = new EventCorrelator(`${this.#controller}\u0000${this.#instance}`, {
+      ...options,
+      seriesWindowMs: options.seriesWindowMs ?? (core ? Infinity : undefined),
+    });
     this.#maxQueued = options.maxQueued ?? 1000;
     this.#requestTimeoutMs = options.requestTimeoutMs ?? 10_000;
     this.#logger = options.logger ?? SILENT_LOGGER;
@@ -277,15 +292,10 @@ export class EventRecorder {
   }
 
   async #write(entry: CorrelatedEvent): Promise<void> {
-    const { event } = entry;
-    const events = this.#source.eventsV1.events(event.regarding.namespace || 'default');
     const options = { timeoutMs: this.#requestTimeoutMs };
-    const count = entry.count;
-    const series =
-      count > 1 ? { series: { count, lastObservedTime: microTime(entry.lastAt) } } : {};
     if (entry.name !== undefined) {
       try {
-        await events.patch(entry.name, 'merge', series, options);
+        await this.#sink.update(entry, options);
         this.#stats.patched += 1;
         return;
       } catch (error) {
@@ -293,25 +303,8 @@ export class EventRecorder {
         entry.name = undefined; // expired on the server (Events live an hour): create it again
       }
     }
-    const name = `${event.regarding.name}.${(BigInt(this.#now()) * 1_000_000n + BigInt(this.#sequence++ % 1_000_000)).toString(16)}`;
-    await events.create(
-      {
-        apiVersion: 'events.k8s.io/v1',
-        kind: 'Event',
-        metadata: { name, namespace: event.regarding.namespace || 'default' },
-        eventTime: microTime(entry.firstAt),
-        type: event.type,
-        reason: event.reason,
-        action: event.action,
-        note: event.note,
-        regarding: event.regarding,
-        ...(event.related ? { related: event.related } : {}),
-        reportingController: this.#controller,
-        reportingInstance: this.#instance,
-        ...series,
-      },
-      options,
-    );
+    const name = `${entry.event.regarding.name}.${(BigInt(this.#now()) * 1_000_000n + BigInt(this.#sequence++ % 1_000_000)).toString(16)}`;
+    await this.#sink.create(entry, name, options);
     entry.name = name;
     this.#stats.created += 1;
   }

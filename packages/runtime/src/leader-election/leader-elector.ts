@@ -1,6 +1,6 @@
 import type { GetOptions, RequestOptions } from '@k/clientset';
 import type { Lease, LeaseSpec } from '@k/clientset/coordination/v1';
-import { isNotFound, sleep, systemClock, type Clock } from '@k/rest';
+import { isConflict, isNotFound, sleep, systemClock, type Clock } from '@k/rest';
 import { RuntimeError } from '../errors.js';
 import { SILENT_LOGGER, type Logger } from '../logger.js';
 
@@ -59,7 +59,8 @@ function sameRecord(a: LeaseSpec | undefined, b: LeaseSpec | undefined): boolean
 /**
  * LeaderElector is client-go's leader election on a Lease. `run(signal)` tries to acquire the
  * Lease every retry period; once it holds it, it calls `onStartedLeading(signal)` and renews it
- * every retry period. Others see the Lease held until `leaseDuration` after the last change they
+ * every retry period (an update of the Lease as last seen: one request; a read first only when
+ * that fails). Others see the Lease held until `leaseDuration` after the last change they
  * observed (on their own clock, never the holder's). A leader that cannot renew within
  * `renewDeadline` (< leaseDuration) stops leading first — its signal aborts and
  * `onStoppedLeading` runs — so two leaders never overlap. When `run`'s signal aborts, the leader
@@ -222,6 +223,32 @@ export class LeaderElector {
     const options = { signal, timeoutMs: Math.max(1, Math.ceil(timeoutMs)), maxRetries: 0 };
     const now = microTime(this.#now());
     const durationSeconds = Math.ceil(this.#leaseDurationMs / 1000);
+    const observed = this.#observed;
+    if (
+      this.#leading &&
+      observed?.spec?.holderIdentity === this.#identity &&
+      this.#clock.now() < this.#observedAt + this.#leaseDurationMs
+    ) {
+      // client-go's fast path: the leader renews the Lease as it last saw it, without reading it
+      // first (one request per renewal, not two); if that fails (someone else wrote it), it reads.
+      try {
+        const renewed = await this.#leases.update(
+          {
+            ...observed,
+            spec: { ...observed.spec, leaseDurationSeconds: durationSeconds, renewTime: now },
+          },
+          options,
+        );
+        this.#observe(renewed);
+        return true;
+      } catch (error) {
+        if (signal.aborted) return false;
+        this.#logger.debug('failed to renew the lease as last seen; reading it', {
+          lease: this.#name,
+          error: String(error),
+        });
+      }
+    }
     let current: Lease;
     try {
       current = await this.#leases.get(this.#name, options);
@@ -252,7 +279,15 @@ export class LeaderElector {
         );
         this.#observe(created);
         return true;
-      } catch {
+      } catch (error) {
+        // Logged: a create that always fails (no RBAC for it, say) would otherwise look like a
+        // candidate that silently never leads.
+        if (!signal.aborted) {
+          this.#logger.warn('failed to create the lease', {
+            lease: this.#name,
+            error: String(error),
+          });
+        }
         return false;
       }
     }
@@ -303,21 +338,32 @@ export class LeaderElector {
     if (this.#leading) return;
     const observed = this.#observed;
     if (!observed || observed.spec?.holderIdentity !== this.#identity) return;
-    const now = microTime(this.#now());
-    try {
-      const released = await this.#leases.update(
-        {
-          ...observed,
-          spec: {
-            ...observed.spec,
-            holderIdentity: '',
-            leaseDurationSeconds: 1,
-            renewTime: now,
-            acquireTime: now,
-          },
+    const options = { timeoutMs: this.#renewDeadlineMs, maxRetries: 0 };
+    const emptied = (lease: Lease): Lease => {
+      const now = microTime(this.#now());
+      return {
+        ...lease,
+        spec: {
+          ...lease.spec,
+          holderIdentity: '',
+          leaseDurationSeconds: 1,
+          renewTime: now,
+          acquireTime: now,
         },
-        { timeoutMs: this.#renewDeadlineMs, maxRetries: 0 },
-      );
+      };
+    };
+    try {
+      let released: Lease;
+      try {
+        released = await this.#leases.update(emptied(observed), options);
+      } catch (error) {
+        // A renewal cut short by the stop may still have reached the server: the Lease changed
+        // since it was last seen. Release the current one, if it is still this candidate's.
+        if (!isConflict(error)) throw error;
+        const current = await this.#leases.get(this.#name, options);
+        if (current.spec?.holderIdentity !== this.#identity) return;
+        released = await this.#leases.update(emptied(current), options);
+      }
       this.#observe(released);
       this.#logger.info('released the lease', { lease: this.#name, identity: this.#identity });
     } catch (error) {

@@ -5,10 +5,20 @@
  */
 export type HealthCheck = () => void | Promise<void>;
 
+/** CheckResult is the outcome of one check; an excluded check did not run and counts as passed. */
+export interface CheckResult {
+  name: string;
+  ok: boolean;
+  reason?: string;
+  excluded?: boolean;
+}
+
 /** HealthReport is the outcome of one probe: every check by name, `ok` when all passed. */
 export interface HealthReport {
   ok: boolean;
-  checks: { name: string; ok: boolean; reason?: string }[];
+  checks: CheckResult[];
+  /** unmatchedExcludes are the excluded names no check has (reported as a warning, as kube-apiserver does). */
+  unmatchedExcludes: string[];
 }
 
 const CHECK_TIMEOUT_MS = 5_000;
@@ -32,7 +42,7 @@ async function runCheck(check: HealthCheck): Promise<string | undefined> {
 
 /**
  * HealthChecks is a named set of checks (controller-runtime's healthz handler): a name is added
- * once; `run` runs them all at once and reports each.
+ * once; `run` runs them all at once and reports each, `runOne` runs one.
  */
 export class HealthChecks {
   readonly #checks = new Map<string, HealthCheck>();
@@ -44,26 +54,55 @@ export class HealthChecks {
     return true;
   }
 
-  async run(): Promise<HealthReport> {
+  /** run runs every check but those named in `exclude` (kube-apiserver's `?exclude=`). */
+  async run(exclude: readonly string[] = []): Promise<HealthReport> {
+    const excluded = new Set(exclude);
     const checks = await Promise.all(
-      [...this.#checks].map(async ([name, check]) => {
+      [...this.#checks].map(async ([name, check]): Promise<CheckResult> => {
+        if (excluded.has(name)) return { name, ok: true, excluded: true };
         const reason = await runCheck(check);
         return reason === undefined ? { name, ok: true } : { name, ok: false, reason };
       }),
     );
-    return { ok: checks.every((check) => check.ok), checks };
+    return {
+      ok: checks.every((check) => check.ok),
+      checks,
+      unmatchedExcludes: [...excluded].filter((name) => !this.#checks.has(name)),
+    };
+  }
+
+  /** runOne runs the check `name` alone; undefined when there is none of that name. */
+  async runOne(name: string): Promise<CheckResult | undefined> {
+    const check = this.#checks.get(name);
+    if (!check) return undefined;
+    const reason = await runCheck(check);
+    return reason === undefined ? { name, ok: true } : { name, ok: false, reason };
   }
 }
 
 /**
- * renderHealthReport is the body of a probe in the API server's format: `ok` alone when healthy
- * (unless `verbose`), else one `[+]name ok` / `[-]name failed: reason` line per check.
+ * renderHealthReport is the body of a probe of `endpoint` (`healthz`, `livez`, `readyz`) in the
+ * API server's format: `ok` alone when healthy (unless `verbose`), else one `[+]name ok`,
+ * `[+]name excluded: ok` or `[-]name failed: reason` line per check, a warning naming excluded
+ * checks that do not exist, and `<endpoint> check passed` or `failed`.
  */
-export function renderHealthReport(report: HealthReport, verbose: boolean): string {
+export function renderHealthReport(
+  report: HealthReport,
+  verbose: boolean,
+  endpoint: string,
+): string {
   if (report.ok && !verbose) return 'ok';
   const lines = report.checks.map((check) =>
-    check.ok ? `[+]${check.name} ok` : `[-]${check.name} failed: ${check.reason ?? 'unknown'}`,
+    check.excluded
+      ? `[+]${check.name} excluded: ok`
+      : check.ok
+        ? `[+]${check.name} ok`
+        : `[-]${check.name} failed: ${check.reason ?? 'unknown'}`,
   );
-  lines.push(report.ok ? 'healthz check passed' : 'healthz check failed');
+  if (report.unmatchedExcludes.length > 0) {
+    const names = report.unmatchedExcludes.map((name) => JSON.stringify(name)).join(', ');
+    lines.push(`warn: some health checks cannot be excluded: no matches for ${names}`);
+  }
+  lines.push(`${endpoint} check ${report.ok ? 'passed' : 'failed'}`);
   return `${lines.join('\n')}\n`;
 }

@@ -20,10 +20,28 @@ function urlHost(host: string): string {
   return host.includes(':') ? `[${host}]` : host;
 }
 
+/** decodedName is a path segment decoded, or undefined when it is not valid percent-encoding. */
+function decodedName(segment: string): string | undefined {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return undefined;
+  }
+}
+
+const TEXT_HEADERS = {
+  'content-type': 'text/plain; charset=utf-8',
+  'cache-control': 'no-store',
+  'x-content-type-options': 'nosniff',
+};
+
 /**
- * ManagerServer is the Manager's one HTTP server: `GET /healthz` (liveness), `GET /readyz`
- * (readiness) — `200 ok` or `500` with a line per check, `?verbose` lists them when healthy
- * too — and `GET /metrics` (the sink's scrape when it can render, else an empty exposition).
+ * ManagerServer is the Manager's one HTTP server, with kube-apiserver's probe paths:
+ * `GET /healthz` (liveness, also as `/livez`) and `GET /readyz` (readiness) — `200 ok` or `500`
+ * with a line per check, `?verbose` lists them when healthy too, `?exclude=name` (repeatable)
+ * skips a check; `GET /readyz/<name>` (and `/healthz/<name>`, `/livez/<name>`) runs only that
+ * check (`200 ok`, `500 internal server error: reason`, `404` for an unknown name) — and
+ * `GET /metrics` (the sink's scrape when it can render, else an empty exposition).
  */
 export class ManagerServer {
   readonly #server: Server;
@@ -89,22 +107,29 @@ export class ManagerServer {
       response.writeHead(405, { allow: 'GET, HEAD' }).end();
       return;
     }
+    const [, endpoint, name, ...rest] = url.pathname.split('/');
     const checks =
-      url.pathname === '/healthz' || url.pathname === '/livez'
+      endpoint === 'healthz' || endpoint === 'livez'
         ? this.#health
-        : url.pathname === '/readyz'
+        : endpoint === 'readyz'
           ? this.#ready
           : undefined;
-    if (checks) {
-      const report = await checks.run();
-      const body = renderHealthReport(report, url.searchParams.has('verbose'));
-      response.writeHead(report.ok ? 200 : 500, {
-        'content-type': 'text/plain; charset=utf-8',
-        'cache-control': 'no-store',
-        'x-content-type-options': 'nosniff',
-      });
+    if (checks && name === undefined) {
+      const report = await checks.run(url.searchParams.getAll('exclude'));
+      const body = renderHealthReport(report, url.searchParams.has('verbose'), endpoint!);
+      response.writeHead(report.ok ? 200 : 500, TEXT_HEADERS);
       response.end(request.method === 'HEAD' ? undefined : body);
       return;
+    }
+    if (checks && name && rest.length === 0) {
+      const checkName = decodedName(name);
+      const result = checkName === undefined ? undefined : await checks.runOne(checkName);
+      if (result) {
+        const body = result.ok ? 'ok' : `internal server error: ${result.reason ?? 'unknown'}\n`;
+        response.writeHead(result.ok ? 200 : 500, TEXT_HEADERS);
+        response.end(request.method === 'HEAD' ? undefined : body);
+        return;
+      }
     }
     if (url.pathname === '/metrics') {
       const exposition = isScrapable(this.#metrics)

@@ -83,6 +83,90 @@ describe('Manager', () => {
     await expect(fetch(`${url}/healthz`)).rejects.toThrow();
   });
 
+  it('runs one check at /readyz/<name>, /healthz/<name> and /livez/<name>, 404 for an unknown name', async () => {
+    let warm = false;
+    let alive = true;
+    const manager = new Manager({ port: 0, host: '127.0.0.1' })
+      .addReadyCheck('warm', () => {
+        if (!warm) throw new Error('still warming up');
+      })
+      .addReadyCheck('cache/primary', () => {})
+      .addHealthCheck('heart', () => {
+        if (!alive) throw new Error('no beat');
+      });
+    const { stop, done, listening } = startedManager(manager);
+    const url = await listening;
+    expect(await get(`${url}/readyz/warm`)).toMatchObject({
+      status: 500,
+      body: 'internal server error: still warming up\n',
+    });
+    expect(await get(`${url}/readyz/informers`)).toMatchObject({ status: 200, body: 'ok' });
+    expect(await get(`${url}/readyz/cache%2Fprimary`)).toMatchObject({ status: 200, body: 'ok' });
+    warm = true;
+    expect(await get(`${url}/readyz/warm`)).toMatchObject({ status: 200, body: 'ok' });
+    // A check of one endpoint is not served by another.
+    expect((await get(`${url}/healthz/warm`)).status).toBe(404);
+    expect((await get(`${url}/readyz/nothing`)).status).toBe(404);
+    expect((await get(`${url}/readyz/warm/more`)).status).toBe(404);
+    expect((await get(`${url}/readyz/%zz`)).status).toBe(404);
+    alive = false;
+    for (const path of ['healthz', 'livez']) {
+      expect(await get(`${url}/${path}/heart`)).toMatchObject({
+        status: 500,
+        body: 'internal server error: no beat\n',
+      });
+      expect(await get(`${url}/${path}/ping`)).toMatchObject({ status: 200, body: 'ok' });
+    }
+    const head = await fetch(`${url}/readyz/warm`, { method: 'HEAD' });
+    expect(head.status).toBe(200);
+    stop.abort();
+    await done;
+  });
+
+  it('skips the checks named by ?exclude= (repeatable) and warns about names that match none', async () => {
+    const manager = new Manager({ port: 0, host: '127.0.0.1' })
+      .addReadyCheck('warm', () => {
+        throw new Error('still warming up');
+      })
+      .addReadyCheck('remote', () => {
+        throw new Error('unreachable');
+      });
+    const { stop, done, listening } = startedManager(manager);
+    const url = await listening;
+    const one = await get(`${url}/readyz?exclude=warm`);
+    expect(one.status).toBe(500);
+    expect(one.body).toBe(
+      [
+        '[+]shutdown ok',
+        '[+]informers ok',
+        '[+]warm excluded: ok',
+        '[-]remote failed: unreachable',
+        'readyz check failed',
+        '',
+      ].join('\n'),
+    );
+    expect(await get(`${url}/readyz?exclude=warm&exclude=remote`)).toMatchObject({
+      status: 200,
+      body: 'ok',
+    });
+    const verbose = await get(`${url}/readyz?exclude=warm&exclude=remote&exclude=typo&verbose`);
+    expect(verbose.status).toBe(200);
+    expect(verbose.body).toBe(
+      [
+        '[+]shutdown ok',
+        '[+]informers ok',
+        '[+]warm excluded: ok',
+        '[+]remote excluded: ok',
+        'warn: some health checks cannot be excluded: no matches for "typo"',
+        'readyz check passed',
+        '',
+      ].join('\n'),
+    );
+    expect((await get(`${url}/livez?verbose`)).body).toBe('[+]ping ok\nlivez check passed\n');
+    stop.abort();
+    await done;
+  });
+
   it('serves the scrape of a sink that can render', async () => {
     const metrics: ScrapableMetricsSink = {
       ...NOOP_METRICS,

@@ -102,9 +102,10 @@ function whenAborted(signal: AbortSignal): Promise<void> {
  * - Shutdown, in order: `/readyz` fails, the runnables drain (up to `gracefulShutdownTimeoutMs`),
  *   leader election stops and the Lease is released (only when they drained in time, so two
  *   leaders never overlap), the informers stop, the server closes, the closeables close.
- * - `/healthz`: leader election healthy (client-go's check) and your `addHealthCheck`s.
- *   `/readyz`: every informer synced and not failing (its `health()`), not shutting down, and
- *   your `addReadyCheck`s.
+ * - `/healthz` (also `/livez`): `ping`, `leaderElection` healthy (client-go's check) and your
+ *   `addHealthCheck`s. `/readyz`: `informers` synced and not failing (their `health()`), not
+ *   `shutdown`, and your `addReadyCheck`s. As on kube-apiserver, `/readyz/<name>` runs one check
+ *   (404 for an unknown name), `?exclude=<name>` skips one and `?verbose` lists them.
  * - `run()` is `start` for a program's main: SIGTERM or SIGINT stops it gracefully, a second
  *   signal kills the process, and `process.exitCode` is 0 after a clean stop, 1 after a failure.
  */

@@ -1,7 +1,6 @@
 import {
   exponentialBuckets,
   type Counter,
-  type Gauge,
   type Histogram,
   type MetricsSink,
 } from '../metrics/metrics-sink.js';
@@ -12,7 +11,6 @@ const DURATION_BUCKETS = exponentialBuckets(10e-9, 10, 12);
 
 /** WorkqueueMetrics are the metrics of one named queue, under client-go's workqueue names. */
 export interface WorkqueueMetrics {
-  depth: Gauge;
   adds: Counter;
   queueDuration: Histogram;
   workDuration: Histogram;
@@ -22,19 +20,31 @@ export interface WorkqueueMetrics {
 
 /** OpenWork reports what a queue is working on, for the gauges measured at scrape time. */
 export interface OpenWork {
+  /** depth is how many keys are queued. */
+  depth(): number;
   /** unfinishedWorkSeconds adds up how long every key being processed has been processed. */
   unfinishedWorkSeconds(): number;
   /** longestRunningProcessorSeconds is how long the oldest key being processed has been processed. */
   longestRunningProcessorSeconds(): number;
 }
 
-/** workqueueMetrics registers (or finds) the workqueue metrics in `sink`, labelled by `name`. */
+/**
+ * workqueueMetrics registers (or finds) the workqueue metrics in `sink`, labelled by `name`.
+ * The gauges are read at scrape time (`collect`), not kept up to date on every add and get: a
+ * gauge update costs more than the queue operation itself with prom-client.
+ */
 export function workqueueMetrics(
   sink: MetricsSink,
   name: string,
   openWork: OpenWork,
 ): WorkqueueMetrics {
   const labels = { name, controller: name };
+  sink.gauge({
+    name: 'workqueue_depth',
+    help: 'Current depth of workqueue',
+    labelNames: LABELS,
+    collect: (gauge) => gauge.set(labels, openWork.depth()),
+  });
   sink.gauge({
     name: 'workqueue_unfinished_work_seconds',
     help: 'How many seconds of work has been done that is in progress and has not been observed by work_duration. Large values indicate stuck threads.',
@@ -49,11 +59,6 @@ export function workqueueMetrics(
   });
   return {
     labels,
-    depth: sink.gauge({
-      name: 'workqueue_depth',
-      help: 'Current depth of workqueue',
-      labelNames: LABELS,
-    }),
     adds: sink.counter({
       name: 'workqueue_adds_total',
       help: 'Total number of adds handled by workqueue',

@@ -55,6 +55,7 @@ export class Workqueue<K extends NonNullable<unknown> = string> {
     this.#metrics =
       options.name !== undefined && options.metrics && options.metrics !== NOOP_METRICS
         ? workqueueMetrics(options.metrics, options.name, {
+            depth: () => this.#queue.length,
             unfinishedWorkSeconds: () => this.#unfinishedWorkSeconds(),
             longestRunningProcessorSeconds: () => this.#longestRunningSeconds(),
           })
@@ -99,11 +100,7 @@ export class Workqueue<K extends NonNullable<unknown> = string> {
       return;
     }
     this.#queue.push(key);
-    const metrics = this.#metrics;
-    if (metrics) {
-      this.#queuedAt.set(key, this.#clock.now());
-      metrics.depth.inc(metrics.labels);
-    }
+    if (this.#metrics) this.#queuedAt.set(key, this.#clock.now());
   }
 
   #take(key: K): K {
@@ -129,11 +126,7 @@ export class Workqueue<K extends NonNullable<unknown> = string> {
    */
   get(): Promise<K | undefined> {
     const key = this.#queue.shift();
-    if (key !== undefined) {
-      const metrics = this.#metrics;
-      if (metrics) metrics.depth.dec(metrics.labels);
-      return Promise.resolve(this.#take(key));
-    }
+    if (key !== undefined) return Promise.resolve(this.#take(key));
     if (this.#shuttingDown) return Promise.resolve(undefined);
     return new Promise((resolve) => this.#waiters.push(resolve));
   }
@@ -211,8 +204,6 @@ export class Workqueue<K extends NonNullable<unknown> = string> {
   shutDown(): void {
     this.#shuttingDown = true;
     this.#stopWaiting();
-    const metrics = this.#metrics;
-    if (metrics) metrics.depth.dec(metrics.labels, this.#queue.length);
     this.#queue.clear();
     this.#dirty.clear();
     this.#queuedAt.clear();

@@ -1,7 +1,7 @@
 import { once } from 'node:events';
 import { connect, createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSocks5Proxy } from '../../e2e/support/proxy-servers.js';
+import { startSocks5Proxy } from '@k/test-utils';
 import { socks5Tunnel } from './socks5-tunnel.js';
 
 describe('socks5Tunnel against a small SOCKS5 test proxy and a TCP echo server', () => {

@@ -1,0 +1,127 @@
+/**
+ * What a package's chunk layout costs at import: @k/transport and @k/rest built twice from the
+ * same source, with one shared chunk (`oneSharedChunk`, what they ship) and with esbuild's default
+ * of one chunk per set of entries, each root imported in a fresh `node` process beside undici
+ * alone. Every round runs each target once, in rotating order; figures are medians. CPU (user +
+ * system of the import) is the steadier figure on a shared machine; wall time is the whole process.
+ *
+ *   npx tsx bench/package-chunks.bench.ts [--rounds N]
+ *
+ * The variants are built into `dist-bench-*` inside each package (so `@k/config` and undici
+ * resolve as they do from `dist/`) and removed afterwards. Writes bench/results/package-chunks.md.
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { build } from 'tsup';
+// eslint-disable-next-line @nx/enforce-module-boundaries -- the shared build preset is a root file, not a project
+import { packageBuild } from '../tsup.shared.js';
+import { format, loadAverage, median } from './figures.js';
+
+const repositoryRoot = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
+const { values } = parseArgs({ options: { rounds: { type: 'string', default: '25' } } });
+const rounds = Number(values.rounds);
+
+// What each package's tsup.config.ts ships: one shared chunk (@k/rest keeps `errors` apart).
+const SHIPPED = { transport: true, rest: { except: ['errors'] } } as const;
+const PACKAGES = Object.keys(SHIPPED) as (keyof typeof SHIPPED)[];
+
+interface Target {
+  name: string;
+  specifier: string;
+  chunks?: number;
+}
+
+async function buildVariants(): Promise<Target[]> {
+  const targets: Target[] = [{ name: 'undici alone', specifier: 'undici' }];
+  for (const name of PACKAGES) {
+    const directory = path.join(repositoryRoot, 'packages', name);
+    const layouts = { 'one shared chunk': SHIPPED[name], 'chunk per entry set': false };
+    for (const [layout, oneSharedChunk] of Object.entries(layouts)) {
+      const outDir = path.join(directory, `dist-bench-${oneSharedChunk ? 'one' : 'split'}`);
+      const options = packageBuild(directory, {
+        oneSharedChunk,
+        outDir,
+        format: ['esm'],
+        dts: false,
+        sourcemap: false,
+        silent: true,
+      });
+      // tsup reads the entries and which imports stay external from the package in its cwd.
+      process.chdir(directory);
+      const entries = Object.entries(options.entry as Record<string, string>);
+      await build({
+        ...options,
+        entry: Object.fromEntries(
+          entries.map(([out, source]) => [out, path.join(directory, source)]),
+        ),
+      });
+      process.chdir(repositoryRoot);
+      targets.push({
+        name: `@k/${name}, ${layout}`,
+        specifier: path.join(outDir, 'index.js'),
+        chunks: readdirSync(outDir).filter((file) => file.startsWith('chunk-')).length,
+      });
+    }
+  }
+  return targets;
+}
+
+function importOnce(specifier: string): { wallMs: number; cpuMs: number } {
+  const program = `const before = process.cpuUsage(); await import(${JSON.stringify(specifier)});
+const used = process.cpuUsage(before); process.stdout.write(String((used.user + used.system) / 1000));`;
+  const started = performance.now();
+  const child = spawnSync(process.execPath, ['--input-type=module', '-e', program], {
+    cwd: repositoryRoot,
+    encoding: 'utf8',
+  });
+  const wallMs = performance.now() - started;
+  if (child.status !== 0) throw new Error(`import of ${specifier} failed:\n${child.stderr}`);
+  return { wallMs, cpuMs: Number(child.stdout) };
+}
+
+const header = `Node ${process.version}, ${cpus().length} × ${cpus()[0]?.model.trim()}, load average at start ${loadAverage()}`;
+const targets = await buildVariants();
+try {
+  const samples = new Map(
+    targets.map((target) => [target.name, [] as { wallMs: number; cpuMs: number }[]]),
+  );
+  for (let round = 0; round < rounds; round++) {
+    for (let index = 0; index < targets.length; index++) {
+      const target = targets[(index + round) % targets.length];
+      samples.get(target.name)!.push(importOnce(target.specifier));
+    }
+  }
+  const undiciCpu = median(samples.get('undici alone')!.map((sample) => sample.cpuMs));
+  const rows = targets.map((target) => {
+    const cpu = median(samples.get(target.name)!.map((sample) => sample.cpuMs));
+    const wall = median(samples.get(target.name)!.map((sample) => sample.wallMs));
+    const over = target.chunks === undefined ? '' : format(cpu - undiciCpu);
+    return `| ${target.name} | ${target.chunks ?? ''} | ${format(wall)} | ${format(cpu)} | ${over} |`;
+  });
+  const report = [
+    '# Package chunks: import cost of one shared chunk against one chunk per entry set',
+    '',
+    `Generated by \`npx tsx bench/package-chunks.bench.ts --rounds ${rounds}\`: ${header}. Medians of ${rounds} fresh processes per row, interleaved.`,
+    '',
+    '| root imported | chunks | whole process ms | import CPU ms | import CPU over undici ms |',
+    '| --- | ---: | ---: | ---: | ---: |',
+    ...rows,
+    '',
+  ].join('\n');
+  mkdirSync(path.join(repositoryRoot, 'bench', 'results'), { recursive: true });
+  writeFileSync(path.join(repositoryRoot, 'bench', 'results', 'package-chunks.md'), report);
+  process.stdout.write(report);
+} finally {
+  for (const name of PACKAGES) {
+    for (const suffix of ['one', 'split']) {
+      rmSync(path.join(repositoryRoot, 'packages', name, `dist-bench-${suffix}`), {
+        recursive: true,
+        force: true,
+      });
+    }
+  }
+}

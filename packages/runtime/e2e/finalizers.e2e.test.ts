@@ -1,0 +1,163 @@
+import type { Clientset } from '@k/clientset';
+import type { ConfigMap } from '@k/clientset/core/v1';
+import { isInvalid, isNotFound } from '@k/rest';
+import { useTestNamespace } from '@k/testenv/vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  addFinalizerOnServer,
+  removeFinalizerOnServer,
+  type FinalizerClient,
+} from '../src/index.js';
+import { clientsetFor } from './helpers.js';
+
+// Finalizer patches from two clients (two clientsets, two connection pools) racing on the real
+// API server: the guarded JSON patches keep both writers' finalizers where plain merge patches
+// lose one, and removing the last finalizer of a deleted object lets the deletion finish.
+const namespace = useTestNamespace({ prefix: 'runtime-finalizers' });
+let first: Clientset;
+let second: Clientset;
+
+beforeAll(async () => {
+  [first, second] = await Promise.all([clientsetFor(), clientsetFor()]);
+});
+
+afterAll(async () => {
+  await Promise.all([first?.close(), second?.close()]);
+});
+
+/** counting wraps a client and counts the requests the helpers send through it. */
+function counting(client: FinalizerClient<ConfigMap>): FinalizerClient<ConfigMap> & {
+  patches: number;
+  gets: number;
+} {
+  const counted = {
+    patches: 0,
+    gets: 0,
+    get: (name: string) => {
+      counted.gets += 1;
+      return client.get(name);
+    },
+    patch: (...args: Parameters<FinalizerClient<ConfigMap>['patch']>) => {
+      counted.patches += 1;
+      return client.patch(...args);
+    },
+  };
+  return counted;
+}
+
+async function configMap(name: string, finalizers?: string[]): Promise<ConfigMap> {
+  return first.coreV1.configMaps(namespace.name).create({
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name, ...(finalizers ? { finalizers } : {}) },
+  });
+}
+
+/** release clears the finalizers a test left, so the namespace can go. */
+async function release(name: string): Promise<void> {
+  try {
+    await first.coreV1
+      .configMaps(namespace.name)
+      .patch(name, 'merge', { metadata: { finalizers: null } });
+  } catch (error) {
+    if (!isNotFound(error)) throw error;
+  }
+}
+
+describe('finalizer patches on the real server', () => {
+  it('plain merge patches from two writers of the same read lose a finalizer (the race the guard closes)', async () => {
+    const base = await configMap('unguarded', ['k.example/base']);
+    try {
+      const finalizers = base.metadata!.finalizers!;
+      await Promise.all(
+        [
+          [first, 'k.example/first'],
+          [second, 'k.example/second'],
+        ].map(([client, finalizer]) =>
+          (client as Clientset).coreV1.configMaps(namespace.name).patch('unguarded', 'merge', {
+            metadata: { finalizers: [...finalizers, finalizer as string] },
+          }),
+        ),
+      );
+      const stored = await first.coreV1.configMaps(namespace.name).get('unguarded');
+      expect(stored.metadata?.finalizers).toHaveLength(2);
+    } finally {
+      await release('unguarded');
+    }
+  });
+
+  it('two clients adding at once from the same read keep both finalizers, the loser retrying once', async () => {
+    for (const [name, initial] of [
+      ['guarded-empty', undefined],
+      ['guarded-listed', ['k.example/base']],
+    ] as const) {
+      const base = await configMap(name, initial && [...initial]);
+      try {
+        const clients = [first, second].map((clientset) =>
+          counting(clientset.coreV1.configMaps(namespace.name)),
+        );
+        const results = await Promise.all(
+          clients.map((client, index) =>
+            addFinalizerOnServer(client, base, `k.example/writer-${index}`),
+          ),
+        );
+        const stored = await first.coreV1.configMaps(namespace.name).get(name);
+        expect(stored.metadata?.finalizers?.toSorted()).toEqual(
+          [...(initial ?? []), 'k.example/writer-0', 'k.example/writer-1'].toSorted(),
+        );
+        // One patch won, the other's test failed (422), it read the object again and won then.
+        expect(clients.map((client) => client.patches).toSorted()).toEqual([1, 2]);
+        expect(clients.map((client) => client.gets).toSorted()).toEqual([0, 1]);
+        expect(results.map((result) => result.metadata?.finalizers?.length).toSorted()).toEqual([
+          (initial?.length ?? 0) + 1,
+          (initial?.length ?? 0) + 2,
+        ]);
+        // Already there: nothing is sent.
+        const again = counting(first.coreV1.configMaps(namespace.name));
+        expect(await addFinalizerOnServer(again, stored, 'k.example/writer-0')).toBe(stored);
+        expect(again.patches).toBe(0);
+      } finally {
+        await release(name);
+      }
+    }
+  });
+
+  it('removing finalizers at once keeps the other writer’s removal, and the last one lets the delete complete', async () => {
+    const base = await configMap('deleted', ['k.example/a', 'k.example/b', 'k.example/c']);
+    try {
+      await first.coreV1.configMaps(namespace.name).delete('deleted');
+      const terminating = await first.coreV1.configMaps(namespace.name).get('deleted');
+      expect(terminating.metadata?.deletionTimestamp).toBeDefined();
+
+      await Promise.all([
+        removeFinalizerOnServer(first.coreV1.configMaps(namespace.name), base, 'k.example/a'),
+        removeFinalizerOnServer(second.coreV1.configMaps(namespace.name), base, 'k.example/b'),
+      ]);
+      const left = await first.coreV1.configMaps(namespace.name).get('deleted');
+      expect(left.metadata?.finalizers).toEqual(['k.example/c']);
+
+      await removeFinalizerOnServer(first.coreV1.configMaps(namespace.name), left, 'k.example/c');
+      await expect(first.coreV1.configMaps(namespace.name).get('deleted')).rejects.toSatisfy(
+        isNotFound,
+      );
+      // From a stale read of an object that is gone: nothing left to do.
+      expect(
+        await removeFinalizerOnServer(first.coreV1.configMaps(namespace.name), left, 'k.example/c'),
+      ).toBeUndefined();
+    } finally {
+      await release('deleted');
+    }
+  });
+
+  it('passes on a refusal that is not a race (an invalid finalizer name) after one fresh read', async () => {
+    const base = await configMap('invalid', ['k.example/base']);
+    try {
+      const client = counting(first.coreV1.configMaps(namespace.name));
+      await expect(addFinalizerOnServer(client, base, 'not a name!')).rejects.toSatisfy(isInvalid);
+      expect(client.patches).toBe(1);
+      expect(client.gets).toBe(1);
+    } finally {
+      await release('invalid');
+    }
+  });
+});
