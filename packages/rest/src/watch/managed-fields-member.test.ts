@@ -117,7 +117,9 @@ describe('managedFieldsMember', () => {
       fc.property(frame, fc.boolean(), (value, pretty) => {
         const left = cut(pretty ? JSON.stringify(value, null, 1) : JSON.stringify(value));
         expect(left).toBeDefined();
-        expect(JSON.parse(left!)).toEqual(withoutManagedFields(value));
+        // Compared as JSON: the text cannot hold what a JSON round trip loses (-0 becomes 0).
+        const expected: unknown = JSON.parse(JSON.stringify(withoutManagedFields(value)));
+        expect(JSON.parse(left!)).toEqual(expected);
       }),
     );
   });
