@@ -2,7 +2,7 @@ import { loadKubeconfig, resolveConfig } from '@k/config';
 import { MODULE_KINDS, startNodeProgram } from '@k/test-utils';
 import { controlPlane, useTestNamespace } from '@k/testenv/vitest';
 import { describe, expect, it } from 'vitest';
-import { createRestClient, type RestClient } from '../src/index.js';
+import { createRestClient, isForbidden, type RestClient } from '../src/index.js';
 
 // A real 429 from the API server's priority and fairness: a priority level with one seat that
 // rejects instead of queueing, for one user only. The test holds the seat with LISTs that the
@@ -76,15 +76,20 @@ async function rejectOneSeatFor(admin: RestClient, user: string): Promise<() => 
       subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: user }],
     })
     .execute();
-  // The server's flow-control configuration follows the objects within a moment.
+  // The server's flow-control configuration and its RBAC authorizer follow the objects within a
+  // moment: until then the user's LIST is classified elsewhere, or refused (403).
   const victim = await adminClient(user);
   for (;;) {
     const response = await victim
       .get()
       .namespace(namespace.name)
       .resource('configmaps')
-      .executeResponse();
-    if (response.headers['x-kubernetes-pf-flowschema-uid'] === flowSchema.metadata.uid) break;
+      .executeResponse()
+      .catch((error: unknown) => {
+        if (isForbidden(error)) return undefined;
+        throw error;
+      });
+    if (response?.headers['x-kubernetes-pf-flowschema-uid'] === flowSchema.metadata.uid) break;
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   await victim.dispatcher.close();
