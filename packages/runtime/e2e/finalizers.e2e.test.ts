@@ -160,4 +160,26 @@ describe('finalizer patches on the real server', () => {
       await release('invalid');
     }
   });
+
+  it('gives up with ERR_RUNTIME_CONFLICT when every allowed attempt lost the race', async () => {
+    const stale = await configMap('contended', ['k.example/base']);
+    try {
+      // Another writer changed the finalizers since `stale` was read: with one attempt allowed,
+      // the guarded patch fails, the fresh read shows the change, and no attempt is left.
+      await first.coreV1
+        .configMaps(namespace.name)
+        .patch('contended', 'merge', { metadata: { finalizers: ['k.example/other'] } });
+      const client = counting(second.coreV1.configMaps(namespace.name));
+      await expect(
+        addFinalizerOnServer(client, stale, 'k.example/mine', { attempts: 1 }),
+      ).rejects.toMatchObject({ code: 'ERR_RUNTIME_CONFLICT' });
+      expect(client.patches).toBe(1);
+      expect(client.gets).toBe(1);
+      // With the default attempts, the same stale read succeeds after one fresh read.
+      const added = await addFinalizerOnServer(client, stale, 'k.example/mine');
+      expect(added.metadata?.finalizers).toEqual(['k.example/other', 'k.example/mine']);
+    } finally {
+      await release('contended');
+    }
+  });
 });

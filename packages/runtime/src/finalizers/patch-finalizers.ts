@@ -1,5 +1,5 @@
 import type { GetOptions, JsonPatchOperation, PatchOptions } from '@k/clientset';
-import { isInvalid, isNotFound } from '@k/rest';
+import { DEFAULT_RETRY, isInvalid, isNotFound, retryOnError } from '@k/rest';
 import { RuntimeError } from '../errors.js';
 import { addFinalizerPatch, removeFinalizerPatch, type FinalizedObject } from './finalizers.js';
 
@@ -16,7 +16,10 @@ export interface FinalizerClient<T> {
 
 /** FinalizerPatchOptions configure {@link addFinalizerOnServer} and {@link removeFinalizerOnServer}. */
 export interface FinalizerPatchOptions extends PatchOptions {
-  /** attempts bounds the patches sent while other writers keep changing the object (default 5). */
+  /**
+   * attempts bounds the patches sent while other writers keep changing the object (default 5,
+   * 10 ms apart with jitter: client-go's `retry.DefaultRetry`).
+   */
   attempts?: number;
 }
 
@@ -75,26 +78,36 @@ async function patchFinalizer<T extends FinalizedObject>(
   }
   const getOptions = { ...(options.signal ? { signal: options.signal } : {}) };
   let current = object;
-  for (let attempt = 1; ; attempt += 1) {
-    const patch = patchFor(current, finalizer);
-    if (!patch) return current;
-    try {
-      return await client.patch(name, 'json', patch, patchOptions);
-    } catch (error) {
-      // A failed `test` is a 422 without causes; a 422 about the finalizer's name is not a race,
-      // and the object read again then still matches what was tested.
-      if (!isInvalid(error)) throw error;
-      const fresh = await client.get(name, getOptions);
-      if (!changedSince(current, fresh)) throw error;
-      if (attempt >= attempts) {
-        throw new RuntimeError(
-          'ERR_RUNTIME_CONFLICT',
-          `could not patch finalizer ${finalizer} of ${name}: the object changed under each of ${attempts} attempts`,
-          { cause: error },
-        );
-      }
-      current = fresh;
-    }
+  // The error of a patch that lost the race to another writer: the one error worth another try.
+  let lostRace: unknown;
+  try {
+    return await retryOnError(
+      (error) => error === lostRace,
+      async () => {
+        const patch = patchFor(current, finalizer);
+        if (!patch) return current;
+        try {
+          return await client.patch(name, 'json', patch, patchOptions);
+        } catch (error) {
+          // A failed `test` is a 422 without causes; a 422 about the finalizer's name is not a
+          // race, and the object read again then still matches what was tested.
+          if (!isInvalid(error)) throw error;
+          const fresh = await client.get(name, getOptions);
+          if (!changedSince(current, fresh)) throw error;
+          current = fresh;
+          lostRace = error;
+          throw error;
+        }
+      },
+      { backoff: { ...DEFAULT_RETRY, steps: attempts }, ...getOptions },
+    );
+  } catch (error) {
+    if (error !== lostRace) throw error;
+    throw new RuntimeError(
+      'ERR_RUNTIME_CONFLICT',
+      `could not patch finalizer ${finalizer} of ${name}: the object changed under each of ${attempts} attempts`,
+      { cause: error },
+    );
   }
 }
 
