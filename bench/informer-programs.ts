@@ -5,7 +5,7 @@
  */
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Clientset, KubernetesObject } from '@k/clientset';
@@ -197,14 +197,30 @@ export interface SyncedFigures {
   heapPerThousandMb: number;
 }
 
+/**
+ * processCpuMs is the CPU time (user + system, every thread) a running process has used, from
+ * /proc/<pid>/stat (Linux; clock ticks of 10 ms).
+ */
+export function processCpuMs(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  // The command name, in parentheses, may hold spaces: fields are counted after it.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
 /** UpdateFigures are what a program reports once it received every update event asked for. */
 export interface UpdateFigures {
   updates: number;
   cpuPerUpdateUs: number;
 }
 
-/** ProgramFigures are one run's figures; `cpuPerUpdateUs` only when updates were counted. */
-export type ProgramFigures = SyncedFigures & Partial<UpdateFigures>;
+/**
+ * ProgramFigures are one run's figures; `cpuPerUpdateUs` only when updates were counted,
+ * `serverCpuToSyncedMs` (the API server's CPU time from the program's start to its synced line)
+ * only when the server's pid was given.
+ */
+export type ProgramFigures = SyncedFigures &
+  Partial<UpdateFigures> & { serverCpuToSyncedMs?: number };
 
 /** RunOptions say what a run must show and what to do once its informer synced. */
 export interface RunOptions {
@@ -215,6 +231,8 @@ export interface RunOptions {
   /** expectedUpdates: the second line must report this many updates. */
   expectedUpdates?: number;
   timeoutMs?: number;
+  /** serverPid is the API server's process, to measure its CPU time until synced. */
+  serverPid?: number;
 }
 
 /** runInformerProgram runs `program` once and returns its figures; a failure or a wrong count throws. */
@@ -226,12 +244,16 @@ export async function runInformerProgram(
     env: options.env,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  const serverPid = options.serverPid;
+  const serverCpuAtStart = serverPid === undefined ? 0 : processCpuMs(serverPid);
+  let serverCpuToSyncedMs: number | undefined;
   let stdout = '';
   let stderr = '';
   let afterSynced: Promise<void> | undefined;
   child.stdout.on('data', (chunk: Buffer) => {
     stdout += chunk.toString();
     if (!afterSynced && stdout.includes('\n')) {
+      if (serverPid !== undefined) serverCpuToSyncedMs = processCpuMs(serverPid) - serverCpuAtStart;
       afterSynced = (options.afterSynced?.() ?? Promise.resolve()).catch((error: unknown) => {
         child.kill('SIGKILL');
         throw error;
@@ -245,7 +267,10 @@ export async function runInformerProgram(
   await afterSynced;
   if (code !== 0) throw new Error(`${program.name} exited with ${code}: ${stderr}`);
   const [syncedLine, updateLine] = stdout.trim().split('\n');
-  const figures = JSON.parse(syncedLine) as SyncedFigures;
+  const figures: ProgramFigures = {
+    ...(JSON.parse(syncedLine) as SyncedFigures),
+    ...(serverCpuToSyncedMs !== undefined ? { serverCpuToSyncedMs } : {}),
+  };
   if (figures.objects !== options.expectedObjects) {
     throw new Error(`${program.name} cached ${figures.objects} objects`);
   }
@@ -288,6 +313,9 @@ export async function runInterleaved(
       heapPerThousandMb: pick('heapPerThousandMb'),
       ...(options.expectedUpdates !== undefined
         ? { updates: pick('updates'), cpuPerUpdateUs: pick('cpuPerUpdateUs') }
+        : {}),
+      ...(options.serverPid !== undefined
+        ? { serverCpuToSyncedMs: pick('serverCpuToSyncedMs') }
         : {}),
     };
   });
