@@ -85,8 +85,8 @@ function describeSource(source: unknown): string | undefined {
 
 /**
  * cacheTransform is what the reflector runs on each received object: for objects of a
- * @k/clientset resource client (fresh from `JSON.parse`), it first shares their repeated strings
- * ({@link StringInterner}); then the informer's transform; then it adds the resource's
+ * @k/clientset resource client (fresh from `JSON.parse`), it shares their repeated strings
+ * ({@link StringInterner}) and runs the informer's transform; then it adds the resource's
  * `apiVersion` and `kind` to objects that arrive without them (the items of a list do), so
  * cached objects can always be referred to (events, owner references).
  */
@@ -100,9 +100,18 @@ function cacheTransform<T extends KubernetesObject>(
     ? `${descriptor.group}/${descriptor.version}`
     : descriptor.version;
   const { kind } = descriptor;
+  // The default transform only deletes a member: run it first so the walk skips managedFields
+  // (a list's items arrive with them). A transform of your own gets the tree fresh from the
+  // parser, which is the only kind the interner may change in place.
+  const share = (object: T): T => interner.internTree(object);
+  const prepare: (received: T) => T =
+    transform === undefined
+      ? share
+      : transform === dropManagedFields
+        ? (received) => share(transform(received))
+        : (received) => transform(share(received));
   return (received) => {
-    const shared = interner.internTree(received);
-    const object = transform ? transform(shared) : shared;
+    const object = prepare(received);
     if (kind && object.kind === undefined) {
       (object as { kind?: string }).kind = kind;
       (object as { apiVersion?: string }).apiVersion ??= apiVersion;
