@@ -1,5 +1,6 @@
-import { readFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import type { Options } from 'tsup';
 
@@ -69,6 +70,87 @@ function oneSharedChunkPlugin(entrySources: readonly string[]): EsbuildPlugin {
   };
 }
 
+/**
+ * The two modules of yaml's ESM (browser) build that differ from its Node build, and the edits
+ * that make them behave as the Node build does: warnings through `process.emitWarning`, and
+ * `!!binary` through `Buffer` (lenient base64, a Buffer out) before `atob`/`btoa`. Each `find`
+ * must occur exactly once, so a yaml release that changes these files fails the build instead of
+ * shipping a different behaviour.
+ */
+const YAML_NODE_EDITS: Record<
+  string,
+  { prepend: string; edits: [find: string, replace: string][] }
+> = {
+  'log.js': {
+    prepend: "import process from 'node:process';\n",
+    edits: [
+      [
+        'console.warn(warning);',
+        "if (typeof process.emitWarning === 'function') process.emitWarning(warning); else console.warn(warning);",
+      ],
+    ],
+  },
+  'schema/yaml-1.1/binary.js': {
+    prepend: "import { Buffer } from 'node:buffer';\n",
+    edits: [
+      [
+        "if (typeof atob === 'function') {",
+        "if (typeof Buffer === 'function') { return Buffer.from(src, 'base64'); } else if (typeof atob === 'function') {",
+      ],
+      [
+        "if (typeof btoa === 'function') {",
+        "if (typeof Buffer === 'function') { str = buf instanceof Buffer ? buf.toString('base64') : Buffer.from(buf.buffer).toString('base64'); } else if (typeof btoa === 'function') {",
+      ],
+    ],
+  },
+};
+
+/**
+ * bundledYamlPlugin builds the `yaml` library into the package's output instead of importing it:
+ * yaml's Node build is some 80 CommonJS files, which cost 33–45 ms to load, while one bundle of
+ * its ESM build loads in about 5 (docs/decisions/0015). The ESM build is the browser build; the
+ * two modules where it differs from the Node build are edited back to the Node behaviour
+ * (`YAML_NODE_EDITS`). yaml's licence text is written beside the output as
+ * `dist/yaml.LICENSE.txt`.
+ */
+export function bundledYamlPlugin(): EsbuildPlugin {
+  const yamlRoot = path.dirname(createRequire(import.meta.url).resolve('yaml/package.json'));
+  const esmBuild = path.join(yamlRoot, 'browser', 'dist');
+  return {
+    name: 'k-bundled-yaml',
+    setup(build) {
+      build.onResolve({ filter: /^yaml$/ }, () => ({
+        path: path.join(yamlRoot, 'browser', 'index.js'),
+      }));
+      build.onLoad({ filter: /\.js$/ }, async ({ path: file }) => {
+        const edit = YAML_NODE_EDITS[path.relative(esmBuild, file).split(path.sep).join('/')];
+        if (!edit) return undefined;
+        let source = await readFile(file, 'utf8');
+        for (const [find, replace] of edit.edits) {
+          if (source.split(find).length !== 2) {
+            throw new Error(`bundled yaml: ${file} no longer holds ${JSON.stringify(find)} once`);
+          }
+          source = source.replace(find, replace);
+        }
+        return { contents: edit.prepend + source, loader: 'js' };
+      });
+      build.onEnd(async () => {
+        const { outdir } = build.initialOptions;
+        if (outdir === undefined) return;
+        await mkdir(outdir, { recursive: true });
+        const licence = await readFile(path.join(yamlRoot, 'LICENSE'), 'utf8');
+        const { version } = JSON.parse(
+          await readFile(path.join(yamlRoot, 'package.json'), 'utf8'),
+        ) as { version: string };
+        await writeFile(
+          path.join(outdir, 'yaml.LICENSE.txt'),
+          `This package's dist/ contains yaml ${version} (https://github.com/eemeli/yaml), under this licence (ISC):\n\n${licence}`,
+        );
+      });
+    },
+  };
+}
+
 interface PackageBuildOptions extends Options {
   /** extraEntries are built beside the exports map's entries (e.g. a command's main). */
   extraEntries?: Record<string, string>;
@@ -79,6 +161,8 @@ interface PackageBuildOptions extends Options {
    * where most subpaths are for loading less, like @k/clientset's API groups.
    */
   oneSharedChunk?: boolean | { except: readonly string[] };
+  /** bundleYaml builds the yaml library into the output ({@link bundledYamlPlugin}). */
+  bundleYaml?: boolean;
 }
 
 /**
@@ -89,7 +173,12 @@ interface PackageBuildOptions extends Options {
  */
 export function packageBuild(
   directory: string,
-  { extraEntries = {}, oneSharedChunk = false, ...overrides }: PackageBuildOptions = {},
+  {
+    extraEntries = {},
+    oneSharedChunk = false,
+    bundleYaml = false,
+    ...overrides
+  }: PackageBuildOptions = {},
 ): Options {
   const exportEntries = packageEntries(directory);
   const apart = typeof oneSharedChunk === 'object' ? oneSharedChunk.except : [];
@@ -104,7 +193,11 @@ export function packageBuild(
     clean: true,
     target: 'node20',
     splitting: true,
-    esbuildPlugins: oneSharedChunk ? [oneSharedChunkPlugin(joined)] : [],
+    esbuildPlugins: [
+      ...(oneSharedChunk ? [oneSharedChunkPlugin(joined)] : []),
+      ...(bundleYaml ? [bundledYamlPlugin()] : []),
+    ],
+    ...(bundleYaml ? { noExternal: ['yaml'] } : {}),
     ...overrides,
   };
 }

@@ -236,3 +236,54 @@ describe.each(MODULE_KINDS)(
     });
   },
 );
+
+/**
+ * A program on the installed packages that reads a kubeconfig and parses manifests, then reports
+ * which files of the yaml package it loaded and how that package's guards see @k/config's
+ * documents (and @k/config's guards the package's). @k/config carries its own yaml
+ * (docs/decisions/0015).
+ */
+const YAML_PROBE = `
+import { createRequire } from 'node:module';
+import { join, sep } from 'node:path';
+import { parseKubeconfig } from '@k/config';
+import { aliasesRepeatTooMuch } from '@k/config/yaml-guards';
+import { parseManifests } from '@k/clientset';
+
+async function main(): Promise<void> {
+  const cache = createRequire(join(process.cwd(), 'probe.js')).cache;
+  const yamlFiles = () =>
+    Object.keys(cache).filter((file) => file.includes(sep + join('node_modules', 'yaml') + sep));
+  const file = parseKubeconfig('# kept\\napiVersion: v1\\nkind: Config\\nclusters: [{name: c, cluster: {server: "https://h"}}]\\n');
+  const manifests = await parseManifests('apiVersion: v1\\nkind: ConfigMap\\nmetadata: {name: a}\\n');
+  const loaded = yamlFiles().length;
+  const yaml = await import('yaml');
+  console.log(JSON.stringify({
+    loaded,
+    manifests: manifests.length,
+    isDocument: yaml.isDocument(file.document),
+    isMap: yaml.isMap(file.document.contents),
+    text: yaml.stringify(file.document),
+    guards: aliasesRepeatTooMuch(yaml.parseDocument('a: &a [1, 2]\\nb: [*a, *a]\\n'), 3),
+  }));
+}
+
+void main();
+`;
+
+describe.each(MODULE_KINDS)('the yaml @k/config carries, in a plain %s program', (kind) => {
+  it('loads no file of the yaml package, and each copy recognises the other’s documents', async () => {
+    const file = `yaml-probe.${kind === 'esm' ? 'mjs' : 'cjs'}`;
+    await writeFile(join(project, file), compile(YAML_PROBE, kind));
+    const result = await runCommand(process.execPath, [file], project);
+    expect(result, result.stderr).toMatchObject({ status: 0, stderr: '' });
+    expect(JSON.parse(result.stdout)).toEqual({
+      loaded: 0,
+      manifests: 1,
+      isDocument: true,
+      isMap: true,
+      text: '# kept\napiVersion: v1\nkind: Config\nclusters: [ { name: c, cluster: { server: "https://h" } } ]\n',
+      guards: true,
+    });
+  });
+});

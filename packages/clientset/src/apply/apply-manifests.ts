@@ -1,5 +1,5 @@
-import type * as Yaml from 'yaml';
-import type { Document, LineCounter } from 'yaml';
+import type * as YamlGuards from '@k/config/yaml-guards';
+import type { Document, LineCounter } from '@k/config/yaml-guards';
 import { ManifestError } from '../errors.js';
 import type { DynamicClient } from '../dynamic/dynamic-client.js';
 import type { ApplyConfiguration, UnstructuredObject } from '../resource/object-types.js';
@@ -95,7 +95,8 @@ interface ManifestEntry {
   document: number;
 }
 
-type YamlModule = typeof Yaml;
+/** YamlModule is @k/config's yaml (the guards and the parser of the copy it carries). */
+type YamlModule = typeof YamlGuards;
 
 function positionOf(
   lineCounter: LineCounter,
@@ -191,10 +192,10 @@ function kindForMessage(kind: string): string {
 }
 
 async function readManifests(text: string): Promise<ManifestEntry[]> {
-  const [yaml, { aliasesRepeatTooMuch, MAX_ALIASED_NODES, safeYamlMessage }] = await Promise.all([
-    import('yaml'),
-    import('@k/config/yaml-guards'),
-  ]);
+  // @k/config's yaml, not the yaml package: its build carries one copy that loads in a few
+  // milliseconds (docs/decisions/0015), which a program that read a kubeconfig has loaded already.
+  const yaml = await import('@k/config/yaml-guards');
+  const { aliasesRepeatTooMuch, MAX_ALIASED_NODES, safeYamlMessage } = yaml;
   const lineCounter = new yaml.LineCounter();
   const parsed = yaml.parseAllDocuments(text, {
     version: '1.1',
