@@ -157,10 +157,12 @@ interface PackageBuildOptions extends Options {
   /**
    * oneSharedChunk puts all shared code in one chunk: for packages whose subpaths split the API,
    * not the load (the root loads nearly everything anyway). `except` names entries that exist to
-   * load less (like @k/rest's `errors`): their code stays in a chunk of its own. Leave it off
-   * where most subpaths are for loading less, like @k/clientset's API groups.
+   * load less (like @k/rest's `errors`): their code stays in a chunk of its own. `among` joins
+   * only the entries whose name matches, for subpaths the root loads all of but that are also
+   * imported alone (@k/clientset's API groups: one chunk of every group's definitions instead of
+   * one file per group).
    */
-  oneSharedChunk?: boolean | { except: readonly string[] };
+  oneSharedChunk?: boolean | { except: readonly string[] } | { among: RegExp };
   /** bundleYaml builds the yaml library into the output ({@link bundledYamlPlugin}). */
   bundleYaml?: boolean;
 }
@@ -181,9 +183,14 @@ export function packageBuild(
   }: PackageBuildOptions = {},
 ): Options {
   const exportEntries = packageEntries(directory);
-  const apart = typeof oneSharedChunk === 'object' ? oneSharedChunk.except : [];
+  const joins = (name: string): boolean =>
+    typeof oneSharedChunk !== 'object'
+      ? true
+      : 'among' in oneSharedChunk
+        ? oneSharedChunk.among.test(name)
+        : !oneSharedChunk.except.includes(name);
   const joined = Object.entries(exportEntries)
-    .filter(([name]) => !apart.includes(name))
+    .filter(([name]) => joins(name))
     .map(([, source]) => path.join(directory, source));
   return {
     entry: { ...exportEntries, ...extraEntries },
