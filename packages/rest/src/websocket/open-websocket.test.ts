@@ -245,6 +245,65 @@ describe('openWebSocket and WebSocketConnection (local raw-frame server)', () =>
     expect(messages).toEqual(['one', 'two', 'three']);
   });
 
+  it('delivers the messages it read before the connection was reset, then the error', async () => {
+    // A reset (RST) while this side is paused must not throw away output that already arrived.
+    const peer = await startPeer((socket, _request, accept) => {
+      socket.write(switching(accept));
+      socket.write(Buffer.concat([frame(0x82, 'one'), frame(0x82, 'two'), frame(0x82, 'three')]));
+      setTimeout(() => socket.resetAndDestroy(), 50);
+    });
+    const connection = await open(peer.url);
+    const messages: string[] = [];
+    connection.on('message', (data: Buffer) => {
+      messages.push(data.toString());
+      if (messages.length === 1) connection.pause();
+    });
+    const ending = closed(connection);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    // Writing after the reset makes the socket fail while this side still holds two messages.
+    connection.send(Buffer.from('late'));
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(messages).toEqual(['one']);
+    connection.resume();
+    const close = await ending;
+    expect(messages).toEqual(['one', 'two', 'three']);
+    expect(close.error).toBeInstanceOf(WebSocketError);
+    expect(close.error?.code).toBe('ERR_REST_WEBSOCKET_CLOSED');
+  });
+
+  it('delivers nothing that follows a protocol violation', async () => {
+    const peer = await startPeer((socket, _request, accept) => {
+      socket.write(switching(accept));
+      // A continuation frame with no message before it, between two good messages.
+      socket.write(Buffer.concat([frame(0x82, 'one'), frame(0x80, 'x'), frame(0x82, 'two')]));
+    });
+    const connection = await open(peer.url);
+    const messages: string[] = [];
+    connection.on('message', (data: Buffer) => messages.push(data.toString()));
+    const close = await closed(connection);
+    expect(close.error?.code).toBe('ERR_REST_WEBSOCKET_PROTOCOL');
+    expect(messages).toEqual(['one']);
+  });
+
+  it('drops what it holds back when the caller destroys the connection', async () => {
+    const peer = await startPeer((socket, _request, accept) => {
+      socket.write(switching(accept));
+      socket.write(Buffer.concat([frame(0x82, 'one'), frame(0x82, 'two')]));
+    });
+    const connection = await open(peer.url);
+    const messages: string[] = [];
+    connection.on('message', (data: Buffer) => {
+      messages.push(data.toString());
+      connection.pause();
+    });
+    const ending = closed(connection);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    connection.destroy();
+    await ending;
+    connection.resume();
+    expect(messages).toEqual(['one']);
+  });
+
   it('turns a refused upgrade into the ApiError of its Status', async () => {
     const peer = await startPeer((socket) => {
       const body = JSON.stringify({

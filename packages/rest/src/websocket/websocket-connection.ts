@@ -176,9 +176,13 @@ export class WebSocketConnection extends EventEmitter {
     this.#closeTimer = setTimeout(() => this.#socket.destroy(), wait);
   }
 
-  /** destroy ends the connection at once, without a close handshake (`error` becomes close.error). */
+  /**
+   * destroy ends the connection at once, without a close handshake (`error` becomes close.error);
+   * messages held back by {@link pause} are dropped, so `'close'` comes without waiting for a resume.
+   */
   destroy(error?: WebSocketError): void {
     if (error) this.#failure ??= error;
+    this.#pending.length = 0;
     this.#socket.destroy();
   }
 
@@ -289,6 +293,7 @@ export class WebSocketConnection extends EventEmitter {
         1009,
       );
       this.close(1009);
+      this.#pending.length = 0;
       this.#socket.destroy();
       return;
     }
@@ -302,6 +307,8 @@ export class WebSocketConnection extends EventEmitter {
   #protocolFailure(message: string): void {
     this.#failure ??= this.#error('ERR_REST_WEBSOCKET_PROTOCOL', message, 1002);
     this.close(1002);
+    // Nothing after a protocol violation is delivered.
+    this.#pending.length = 0;
     this.#socket.destroy();
   }
 
@@ -330,8 +337,9 @@ export class WebSocketConnection extends EventEmitter {
     clearTimeout(this.#closeTimer);
     clearInterval(this.#pingTimer);
     this.#stopPongDeadline();
-    // Messages read before the close are still delivered (in order) to a paused consumer.
-    if (this.#pending.length > 0 && !this.#failure) return;
+    // Messages read before the close are still delivered (in order) to a paused consumer, even
+    // when the connection failed after they arrived; destroy() is what drops them.
+    if (this.#pending.length > 0) return;
     this.#finish();
   }
 
