@@ -216,7 +216,8 @@ async function main(): Promise<void> {
       'waits its 5 ms backoff once, in both libraries, so its wall figure is partly waiting; CPU per',
       'operation is the comparable figure there, and on a loaded machine everywhere.',
       "client-go's figures are without a metrics provider (its default); the prom-client rows show",
-      "what a Manager's named queues cost, most of it prom-client's per-call label hashing.",
+      "what a Manager's named queues cost with `@k/runtime/prometheus` (its counters and histograms",
+      "find their series by the queue's frozen labels instead of prom-client's per-call label hashing).",
       '',
     ].join('\n');
     writeFileSync(here('./results/workqueue.md'), report);

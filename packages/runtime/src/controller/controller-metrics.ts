@@ -30,7 +30,7 @@ export function controllerMetrics(sink: MetricsSink, controller: string): Contro
 
 function buildControllerMetrics(sink: MetricsSink, controller: string): ControllerMetrics {
   return {
-    labels: { controller },
+    labels: Object.freeze({ controller }),
     total: sink.counter({
       name: 'controller_runtime_reconcile_total',
       help: 'Total number of reconciliations per controller',

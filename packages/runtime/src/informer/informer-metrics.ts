@@ -22,7 +22,7 @@ export function informerCounters(sink: MetricsSink, resource: string): Reflector
     help: 'Number of list and watch failures of an informer, by error code.',
     labelNames: ['resource', 'code'],
   });
-  const labels = { resource };
+  const labels = Object.freeze({ resource });
   return {
     relisted: () => relists.inc(labels),
     watchRestarted: () => restarts.inc(labels),

@@ -38,7 +38,8 @@ export function workqueueMetrics(
   name: string,
   openWork: OpenWork,
 ): WorkqueueMetrics {
-  const labels = { name, controller: name };
+  // Frozen: a metrics sink may find the series by this object (see @k/runtime/prometheus).
+  const labels = Object.freeze({ name, controller: name });
   sink.gauge({
     name: 'workqueue_depth',
     help: 'Current depth of workqueue',
