@@ -217,7 +217,8 @@ describe('Reflector', () => {
     expect(run.reflector.health.lastError?.message).toMatch(/^very short watch: configmaps/);
   });
 
-  it('G7: streams the list over a watch until the initial-events-end bookmark, then keeps that watch', async () => {
+  it('G7: streams the list over a watch until the initial-events-end bookmark, then watches from it', async () => {
+    const modified = { type: 'MODIFIED', object: cm('a', '31') } as const;
     const source = new ScriptedSource(
       [],
       [
@@ -233,8 +234,10 @@ describe('Reflector', () => {
               },
             },
           },
-          { type: 'MODIFIED', object: cm('a', '31') },
+          // Closed at the bookmark: what the stream had after it comes again on the next watch.
+          modified,
         ],
+        [modified],
       ],
     );
     const run = start(source, true);
@@ -247,8 +250,12 @@ describe('Reflector', () => {
       resourceVersion: '',
       allowWatchBookmarks: true,
     });
+    // A plain watch (never compressed by the server) from the bookmark's resourceVersion.
+    expect(source.watches[1]).toMatchObject({ resourceVersion: '30', allowWatchBookmarks: true });
+    expect(source.watches[1]).not.toHaveProperty('sendInitialEvents');
     expect(run.sink.calls).toEqual(['replace a,b @30', 'MODIFIED a']);
     expect(run.reflector.lastResourceVersion).toBe('31');
+    expect(run.reflector.health.watchRestarts).toBe(0);
   });
 
   it('falls back to LIST when the server refuses a streaming list, and stops trying it', async () => {

@@ -191,11 +191,8 @@ export class Reflector<T extends KubernetesObject> {
   async #listAndWatch(signal: AbortSignal): Promise<void> {
     let events: AsyncIterator<WatchEvent<T>> | undefined;
     let watch: Watch<T> | undefined;
-    if (this.#useWatchList) {
-      const streamed = await this.#watchList(signal);
-      if (streamed) ({ watch, events } = streamed);
-    }
-    if (!events) await this.#list(signal);
+    const streamed = this.#useWatchList && (await this.#watchList(signal));
+    if (!streamed) await this.#list(signal);
     for (;;) {
       if (!watch || !events) {
         try {
@@ -322,12 +319,15 @@ export class Reflector<T extends KubernetesObject> {
 
   /**
    * #watchList streams the initial list: ADDED events into a fresh map until the bookmark that
-   * ends them, then one replace at its resourceVersion; the same watch goes on. Returns
-   * undefined to fall back to LIST.
+   * ends them, then one replace at its resourceVersion. Returns false to fall back to LIST.
+   *
+   * The stream is closed at the bookmark and a plain watch follows from its resourceVersion
+   * (the server replays what came after). kube-apiserver gzips a streaming list when the client
+   * accepts gzip, one gzip member per flush for the life of the connection, so every later event
+   * would be a gzip stream of its own (about 70 µs more CPU per event in Node,
+   * bench/results/informer-pods.md); it compresses no other watch.
    */
-  async #watchList(
-    signal: AbortSignal,
-  ): Promise<{ watch: Watch<T>; events: AsyncIterator<WatchEvent<T>> } | undefined> {
+  async #watchList(signal: AbortSignal): Promise<boolean> {
     this.health.state = 'listing';
     const resourceVersion = this.#lastResourceVersionUnavailable ? '' : this.#lastResourceVersion;
     let watch: Watch<T> | undefined;
@@ -346,7 +346,8 @@ export class Reflector<T extends KubernetesObject> {
           if (!isInitialEventsEnd(event.object)) continue;
           const listed = resourceVersionOf(event.object);
           this.#replace([...items.values()], listed);
-          return { watch, events };
+          watch.close();
+          return true;
         }
         const object = this.#transform(event.object);
         const key = `${object.metadata?.namespace ?? ''}/${object.metadata?.name ?? ''}`;
@@ -366,7 +367,7 @@ export class Reflector<T extends KubernetesObject> {
         resource: this.#options.description,
         error: messageOf(error),
       });
-      return undefined;
+      return false;
     }
   }
 
