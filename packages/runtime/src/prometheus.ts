@@ -6,7 +6,6 @@ import {
   Histogram as PromHistogram,
   Registry,
   collectDefaultMetrics,
-  type Metric,
 } from 'prom-client';
 import { RuntimeError } from './errors.js';
 import { SeriesCounter, SeriesHistogram } from './prometheus/series-metrics.js';
@@ -50,8 +49,12 @@ export class PrometheusMetrics implements ScrapableMetricsSink {
     if (options.processMetrics ?? true) collectDefaultMetrics({ register: this.registry });
   }
 
-  #existing<M>(name: string, type: abstract new (...args: never[]) => M): M | undefined {
-    const metric: Metric | object | undefined = this.registry.getSingleMetric(name);
+  /** #existing is `metric` (what `name` is registered as) when it is a `type`, or undefined. */
+  #existing<M>(
+    name: string,
+    metric: object | undefined,
+    type: abstract new (...args: never[]) => M,
+  ): M | undefined {
     if (metric === undefined) return undefined;
     if (!(metric instanceof type)) {
       throw new RuntimeError(
@@ -66,7 +69,7 @@ export class PrometheusMetrics implements ScrapableMetricsSink {
     const registered = this.registry.getSingleMetric(definition.name);
     if (registered instanceof SeriesCounter) return registered;
     // A Counter the application registered itself under this name is used as it is.
-    const metric = this.#existing(definition.name, PromCounter);
+    const metric = this.#existing(definition.name, registered, PromCounter);
     if (metric) return { inc: (labels, value) => metric.inc(labels, value ?? 1) };
     return new SeriesCounter(
       definition.name,
@@ -77,7 +80,9 @@ export class PrometheusMetrics implements ScrapableMetricsSink {
   }
 
   gauge(definition: GaugeDefinition): Gauge {
-    const metric = this.#existing(definition.name, PromGauge) ?? this.#newGauge(definition);
+    const registered = this.registry.getSingleMetric(definition.name);
+    const metric =
+      this.#existing(definition.name, registered, PromGauge) ?? this.#newGauge(definition);
     const adapter: Gauge = {
       set: (labels, value) => metric.set(labels, value),
       inc: (labels, value) => metric.inc(labels, value ?? 1),
@@ -112,7 +117,7 @@ export class PrometheusMetrics implements ScrapableMetricsSink {
   histogram(definition: HistogramDefinition): Histogram {
     const registered = this.registry.getSingleMetric(definition.name);
     if (registered instanceof SeriesHistogram) return registered;
-    const metric = this.#existing(definition.name, PromHistogram);
+    const metric = this.#existing(definition.name, registered, PromHistogram);
     if (metric) return { observe: (labels, value) => metric.observe(labels, value) };
     return new SeriesHistogram(
       definition.name,

@@ -189,29 +189,23 @@ export class Reflector<T extends KubernetesObject> {
   }
 
   async #listAndWatch(signal: AbortSignal): Promise<void> {
-    let events: AsyncIterator<WatchEvent<T>> | undefined;
-    let watch: Watch<T> | undefined;
     const streamed = this.#useWatchList && (await this.#watchList(signal));
     if (!streamed) await this.#list(signal);
     for (;;) {
-      if (!watch || !events) {
-        try {
-          watch = await this.#source.watch(this.#watchOptions(this.#lastResourceVersion, signal));
-        } catch (error) {
-          if (signal.aborted) return;
-          if (isExpired(error)) return; // relist, after the loop's backoff
-          if (isTooManyRequests(error) || ConnectionError.isInstance(error)) {
-            this.#report(this.#watchError(error));
-            await this.#wait(signal);
-            continue;
-          }
-          throw this.#watchError(error);
+      let watch: Watch<T>;
+      try {
+        watch = await this.#source.watch(this.#watchOptions(this.#lastResourceVersion, signal));
+      } catch (error) {
+        if (signal.aborted) return;
+        if (isExpired(error)) return; // relist, after the loop's backoff
+        if (isTooManyRequests(error) || ConnectionError.isInstance(error)) {
+          this.#report(this.#watchError(error));
+          await this.#wait(signal);
+          continue;
         }
-        events = watch[Symbol.asyncIterator]();
+        throw this.#watchError(error);
       }
-      const restart = await this.#consume(events, watch, signal);
-      watch = undefined;
-      events = undefined;
+      const restart = await this.#consume(watch[Symbol.asyncIterator](), watch, signal);
       if (signal.aborted || restart.relist) return;
       this.health.watchRestarted();
     }
@@ -324,8 +318,8 @@ export class Reflector<T extends KubernetesObject> {
    * The stream is closed at the bookmark and a plain watch follows from its resourceVersion
    * (the server replays what came after). kube-apiserver gzips a streaming list when the client
    * accepts gzip, one gzip member per flush for the life of the connection, so every later event
-   * would be a gzip stream of its own (about 70 µs more CPU per event in Node,
-   * bench/results/informer-pods.md); it compresses no other watch.
+   * would be a gzip stream of its own to inflate (about 70 µs more CPU per update event, measured
+   * over 3,000 Pods); it compresses no other watch.
    */
   async #watchList(signal: AbortSignal): Promise<boolean> {
     this.health.state = 'listing';
