@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess, spawn as spawnProcess } from 'node:child_process';
 import { timerDelay } from '../checks/timer-delay.js';
 import { ExecPluginError } from '../errors.js';
 import { findExecutable } from './find-executable.js';
@@ -102,11 +102,18 @@ export async function runExecPlugin(options: RunExecPluginOptions): Promise<Exec
       { command },
     );
   }
+  // child_process (with dgram and the socket list it pulls in) loads here, not on the import path
+  // of every program: most never run a plugin.
+  const { spawn } = await import('node:child_process');
   if (options.signal?.aborted) throw closedError(command);
-  return run(options, found.path);
+  return run(spawn, options, found.path);
 }
 
-function run(options: RunExecPluginOptions, path: string): Promise<ExecPluginRun> {
+function run(
+  spawn: typeof spawnProcess,
+  options: RunExecPluginOptions,
+  path: string,
+): Promise<ExecPluginRun> {
   const startedAt = Date.now();
   const command = options.command;
   const detached = !options.interactive && process.platform !== 'win32';
