@@ -222,6 +222,51 @@ describe.each(MODULE_KINDS)(
       expect(unset.stderr).toContain('K_EXAMPLE_TOKEN is not set');
     });
 
+    it('loads child_process only once an exec credential plugin runs', async () => {
+      const { server, caPem, users } = controlPlane();
+      const directory = await mkdtemp(join(scratch, 'exec-'));
+      const plugin = join(directory, 'plugin.cjs');
+      await writeFile(
+        plugin,
+        `process.stdout.write(JSON.stringify({ apiVersion: 'client.authentication.k8s.io/v1', kind: 'ExecCredential', status: { token: process.env.K_EXEC_TOKEN } }));\n`,
+      );
+      const kubeconfig = join(directory, 'config');
+      await writeFile(
+        kubeconfig,
+        singleContextKubeconfig({ server, caPem }, 'exec-user', {
+          exec: {
+            apiVersion: 'client.authentication.k8s.io/v1',
+            command: process.execPath,
+            args: [plugin],
+            env: [{ name: 'K_EXEC_TOKEN', value: users.tester.token }],
+            interactiveMode: 'Never',
+          },
+        }),
+      );
+      const body = `const loaded = () => process.moduleLoadList.includes('NativeModule child_process');
+const atImport = loaded();
+const clientset = await inferClientset();
+const review = await clientset.authenticationV1.selfSubjectReviews().create({ apiVersion: 'authentication.k8s.io/v1', kind: 'SelfSubjectReview' });
+console.log(JSON.stringify({ atImport, afterPlugin: loaded(), user: review.status?.userInfo?.username }));
+`;
+      const file = join(project, `exec-child-process.${kind === 'esm' ? 'mjs' : 'cjs'}`);
+      await writeFile(
+        file,
+        kind === 'esm'
+          ? `import { inferClientset } from '@k/clientset';\n${body}`
+          : `const { inferClientset } = require('@k/clientset');\n(async () => {\n${body}})();\n`,
+      );
+      const result = await runCommand(process.execPath, [file], project, {
+        env: { KUBECONFIG: kubeconfig },
+      });
+      expect(result, result.stderr).toMatchObject({ status: 0, stderr: '' });
+      expect(JSON.parse(result.stdout)).toEqual({
+        atImport: false,
+        afterPlugin: true,
+        user: 'tester',
+      });
+    });
+
     it('codegen/generate-crd-client generates the Widget modules in memory', async () => {
       const result = await runExample('codegen-generate-crd-client', kind, [WIDGET_CRD]);
       expect(result, result.stderr).toMatchObject({ status: 0, stderr: '' });
