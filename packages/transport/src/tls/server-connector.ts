@@ -1,5 +1,5 @@
 import { connect as connectTcp, isIP, type Socket } from 'node:net';
-import { connect as connectTls } from 'node:tls';
+import { connect as connectTls, createSecureContext } from 'node:tls';
 import { buildConnector } from 'undici';
 import type { ClientCertificate } from '../auth/credential-provider.js';
 import {
@@ -125,13 +125,18 @@ export class ServerConnector {
   #connectorFor(certificate: ClientCertificate | undefined): Connector {
     if (this.#connector && this.#certificate === certificate) return this.#connector;
     const { tls } = this.#options;
-    this.#certificate = certificate;
-    this.#connector = buildConnector({
+    // One secure context for every connection with this certificate: given the PEM text instead,
+    // Node parses the CA, certificate and key again for each new connection (several ms of CPU).
+    const secureContext = createSecureContext({
       ...(tls.ca ? { ca: tls.ca } : {}),
       ...(certificate ? { cert: certificate.certificate, key: certificate.key } : {}),
+      minVersion: 'TLSv1.2',
+    });
+    this.#certificate = certificate;
+    this.#connector = buildConnector({
+      secureContext,
       ...(tls.serverName ? { servername: tls.serverName } : {}),
       rejectUnauthorized: !tls.insecure,
-      minVersion: 'TLSv1.2',
       // undici: 0 is no timeout (and a longer one would overflow its timer).
       timeout: timerDelay(this.#timeoutMs) ?? 0,
       keepAlive: true,
