@@ -26,7 +26,9 @@
  *
  *   npx nx run-many -t build && npx tsx bench/informer-pods.bench.ts
  *
- * Writes bench/results/informer-pods.md. BENCH_PODS changes the count.
+ * Writes bench/results/informer-pods.md. BENCH_PODS changes the count; BENCH_VARIANTS (a
+ * case-insensitive regular expression) runs only the variants whose names match and prints their
+ * table without writing the file.
  */
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -387,6 +389,7 @@ async function main(): Promise<void> {
   const count = Number(process.env.BENCH_PODS ?? 10_000);
   const updates = Number(process.env.BENCH_UPDATES ?? 2000);
   if (updates > count) throw new Error('BENCH_UPDATES must not exceed BENCH_PODS');
+  const only = process.env.BENCH_VARIANTS ? new RegExp(process.env.BENCH_VARIANTS, 'i') : undefined;
   const startLoad = loadAverage();
   const goBinary = goInformerBinary();
   await withBenchCluster('informer-pods', async ({ plane, cs, namespace, workDir, env }) => {
@@ -430,7 +433,7 @@ async function main(): Promise<void> {
         command: goBinary,
         args: ['-mode', variant.mode],
       })),
-    ];
+    ].filter((program) => !only || only.test(program.name));
     const figures = await runInterleaved(programs, rounds, {
       env: { ...env, BENCH_UPDATES: String(updates), BENCH_RAW_CONNECTION: connectionFile },
       expectedObjects: count,
@@ -460,7 +463,7 @@ async function main(): Promise<void> {
       '',
     ];
     const report = lines.join('\n');
-    writeFileSync(here('./results/informer-pods.md'), report);
+    if (!only) writeFileSync(here('./results/informer-pods.md'), report);
     process.stdout.write(report);
   });
 }

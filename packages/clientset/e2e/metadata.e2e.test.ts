@@ -1,6 +1,8 @@
 import { useTestNamespace } from '@k/testenv/vitest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Clientset } from '../src/index.js';
+import type { Watch } from '@k/rest';
+import type { Clientset, PartialObjectMetadata } from '../src/index.js';
+import { METADATA_LIST_ACCEPT } from '../src/resource/metadata-client.js';
 import { clientsetFor } from './helpers.js';
 
 // What the real API server answers a metadata client: only metadata, as meta.k8s.io/v1
@@ -77,5 +79,148 @@ describe('asMetadata on the real server', () => {
       metadata: { name: 'dynamic' },
     });
     expect(list.items[0]).not.toHaveProperty('data');
+  });
+
+  // A metadata client asks for protobuf first, as client-go's does. Every answer is held to the
+  // JSON answer for the same request: same objects, same fields, nothing left out or added.
+  it('decodes protobuf answers to exactly what the JSON answers hold', async () => {
+    const ns = namespace.name;
+    const configMaps = cs.coreV1.configMaps(ns);
+    const owner = await configMaps.create({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'owner' },
+    });
+    const before = (await configMaps.list()).metadata!.resourceVersion!;
+    await configMaps.create({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: {
+        name: 'rich',
+        labels: { app: 'web', 'example.com/tier': 'front' },
+        annotations: { note: 'ünïcode ✓', empty: '' },
+        finalizers: ['example.com/hold'],
+        ownerReferences: [
+          {
+            apiVersion: 'v1',
+            kind: 'ConfigMap',
+            name: 'owner',
+            uid: owner.metadata!.uid!,
+            controller: true,
+            blockOwnerDeletion: true,
+          },
+        ],
+      },
+      data: { a: 'b' },
+    });
+    await configMaps.apply(
+      { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'rich' }, data: { c: 'd' } },
+      { fieldManager: 'second-manager' },
+    );
+    await configMaps.create({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { generateName: 'generated-' },
+    });
+    await configMaps.delete('rich'); // held by its finalizer: deletionTimestamp, grace period 0
+    const services = cs.coreV1.services(ns);
+    await services.create({
+      apiVersion: 'v1',
+      kind: 'Service',
+      metadata: { name: 'with-status' },
+      spec: { type: 'LoadBalancer', ports: [{ port: 80 }] },
+    });
+    await services.patchStatus('with-status', 'merge', {
+      status: { loadBalancer: { ingress: [{ ip: '192.0.2.1' }] } },
+    }); // a managedFields entry with subresource "status"
+    try {
+      const jsonAccept = (as: string) => `application/json;as=${as};g=meta.k8s.io;v=v1`;
+      const asJson = (resource: string) => cs.rest.get().namespace(ns).resource(resource);
+      for (const resource of ['configmaps', 'services']) {
+        const metadata =
+          resource === 'configmaps' ? configMaps.asMetadata() : services.asMetadata();
+        // The whole list, and one page of it (continue token, remainingItemCount).
+        const list = await metadata.list();
+        expect(list).toEqual(
+          await asJson(resource).accept(jsonAccept('PartialObjectMetadataList')).execute(),
+        );
+        const page = await metadata.list({ limit: 1 });
+        if (resource === 'configmaps') {
+          expect(page.metadata?.continue).toMatch(/.+/);
+          expect(page.metadata?.remainingItemCount).toBe(3);
+        }
+        expect(page).toEqual(
+          await asJson(resource)
+            .params({ limit: 1 })
+            .accept(jsonAccept('PartialObjectMetadataList'))
+            .execute(),
+        );
+        for (const item of list.items) {
+          const name = item.metadata!.name!;
+          expect(await metadata.get(name)).toEqual(
+            await asJson(resource).name(name).accept(jsonAccept('PartialObjectMetadata')).execute(),
+          );
+        }
+      }
+      // What the metadata client's Accept gets from the server: protobuf, not JSON.
+      const negotiated = await cs.rest
+        .get()
+        .namespace(ns)
+        .resource('configmaps')
+        .accept(METADATA_LIST_ACCEPT)
+        .executeResponse();
+      expect(negotiated.headers['content-type']).toBe('application/vnd.kubernetes.protobuf');
+      expect(negotiated.object).toEqual(await configMaps.asMetadata().list());
+
+      const none = await configMaps.asMetadata().list({ labelSelector: { matches: 'nothing' } });
+      expect(none.items).toEqual([]); // JSON would say null here (a nil Go slice)
+
+      const rich = await configMaps.asMetadata().get('rich');
+      expect(rich.metadata).toMatchObject({
+        deletionGracePeriodSeconds: 0,
+        finalizers: ['example.com/hold'],
+        ownerReferences: [{ name: 'owner', controller: true, blockOwnerDeletion: true }],
+      });
+      expect(rich.metadata?.deletionTimestamp).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
+      expect(rich.metadata?.managedFields?.map((entry) => entry.manager)).toContain(
+        'second-manager',
+      );
+      const status = await services.asMetadata().get('with-status');
+      expect(status.metadata?.managedFields?.map((entry) => entry.subresource)).toContain('status');
+
+      // Watches from the same resourceVersion, protobuf frames and JSON lines: the same events.
+      const collect = async (watch: Watch<PartialObjectMetadata>, count: number) => {
+        const events: unknown[] = [];
+        try {
+          for await (const event of watch) {
+            events.push(event);
+            if (events.length === count) break;
+          }
+        } finally {
+          watch.close();
+        }
+        return events;
+      };
+      const overProtobuf = await collect(
+        await configMaps.asMetadata().watch({ resourceVersion: before, timeoutSeconds: 10 }),
+        4,
+      );
+      const overJson = await collect(
+        await asJson('configmaps')
+          .params({ resourceVersion: before, timeoutSeconds: 10 })
+          .accept(jsonAccept('PartialObjectMetadata'))
+          .watch<PartialObjectMetadata>(),
+        4,
+      );
+      expect(overProtobuf.map((event) => (event as { type: string }).type)).toEqual([
+        'ADDED', // rich
+        'MODIFIED', // applied by second-manager
+        'ADDED', // generated-…
+        'MODIFIED', // deleted, held by its finalizer
+      ]);
+      expect(overProtobuf).toEqual(overJson);
+    } finally {
+      await configMaps.patch('rich', 'merge', { metadata: { finalizers: null } });
+    }
   });
 });

@@ -14,8 +14,11 @@ afterEach(async () => {
   server = undefined;
 });
 
-const ACCEPT = 'application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1';
-const LIST_ACCEPT = 'application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1';
+// client-go's metadata client sends these (k8s.io/client-go/metadata).
+const ACCEPT =
+  'application/vnd.kubernetes.protobuf;as=PartialObjectMetadata;g=meta.k8s.io;v=v1,application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1,application/json';
+const LIST_ACCEPT =
+  'application/vnd.kubernetes.protobuf;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json';
 
 // The Accept header on the wire, which the real server does not report; e2e/metadata.e2e.test.ts
 // shows what the real server answers to it.
@@ -50,6 +53,14 @@ describe('asMetadata (recording fake server)', () => {
       ['/api/v1/namespaces/ns/configmaps?resourceVersion=1&watch=true', ACCEPT],
       ['/api/v1/namespaces/ns/configmaps/a', 'application/json, */*'],
     ]);
+  });
+
+  it('answers an empty list with items [], also when the JSON says null (as the server does)', async () => {
+    server = await startRecordingServer((_request, response) =>
+      json(response, 200, { kind: 'PartialObjectMetadataList', metadata: {}, items: null }),
+    );
+    const list = await createCoreV1Client(server.client).configMaps('ns').asMetadata().list();
+    expect(list.items).toEqual([]);
   });
 
   it('works on a dynamic client too', async () => {

@@ -103,9 +103,10 @@ export class ResourceClient<
 
   /**
    * asMetadata returns a {@link MetadataClient} of the same resource and namespace: its reads
-   * send `Accept: application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1` (for lists,
-   * `as=PartialObjectMetadataList`), so the server answers only metadata. A server that cannot
-   * (some aggregated APIs) answers 406 Not Acceptable, an `ApiError`.
+   * ask for `PartialObjectMetadata` (for lists, `PartialObjectMetadataList`), as protobuf or
+   * JSON as client-go's metadata client does, so the server answers only metadata; both decode
+   * to the same objects. A server that cannot (some aggregated APIs) answers 406 Not
+   * Acceptable, an `ApiError`.
    */
   asMetadata(): MetadataClient {
     const client = new ResourceClient<PartialObjectMetadata, PartialObjectMetadataList>(
@@ -247,7 +248,11 @@ export class ResourceClient<
     if (options.timeoutSeconds !== undefined && options.timeoutMs === undefined) {
       builder.timeout(options.timeoutSeconds * 1000);
     }
-    return builder.execute<L>();
+    const list = await builder.execute<L>();
+    // An empty PartialObjectMetadataList comes as `"items": null` in JSON (a nil Go slice); the
+    // type, and the same list as protobuf, say `[]`.
+    if ((list as { items?: unknown }).items === null) (list as { items: T[] }).items = [];
+    return list;
   }
 
   #pager(options: ListAllOptions) {

@@ -6,6 +6,7 @@ import type { WarningHandler } from '../response/warning-handler.js';
 import { parseWarningHeaders } from '../response/warning-handler.js';
 import { parseRetryAfter, type RetryPolicy, type RetryRequest } from '../retry/retry-policy.js';
 import { classifyTransportFailure, describeTransportFailure } from '../retry/transport-failure.js';
+import { decodeProtobufObject, isProtobufMediaType } from '../protobuf/protobuf-object.js';
 import { genericStatus, isStatus } from '../status.js';
 import { sleep, type Clock } from '../timers/clock.js';
 import {
@@ -126,12 +127,13 @@ export function apiErrorFromResponse(
     ...(retryAfterSeconds !== undefined ? { retryAfterSeconds } : {}),
     ...(contentType !== undefined ? { contentType } : {}),
   };
-  if (body.length > 0 && body[0] === 0x7b /* { */) {
+  if (body.length > 0 && (body[0] === 0x7b /* { */ || isProtobufMediaType(contentType))) {
     try {
-      const decoded: unknown = JSON.parse(body.toString('utf8'));
+      const decoded: unknown =
+        body[0] === 0x7b ? JSON.parse(body.toString('utf8')) : decodeProtobufObject(body);
       if (isStatus(decoded) && decoded.status === 'Failure') return new ApiError(decoded, common);
     } catch {
-      // Not JSON (or cut short): fall through to the generic error.
+      // Not a Status (or cut short): fall through to the generic error.
     }
   }
   const text = isTextContentType(contentType)

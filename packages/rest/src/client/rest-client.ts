@@ -26,6 +26,7 @@ import { openWebSocket, type WebSocketOptions } from '../websocket/open-websocke
 import type { WebSocketConnection } from '../websocket/websocket-connection.js';
 import { ResponseBodyStream } from './response-body-stream.js';
 import { RequestExecutor, type BufferedResponse } from './request-executor.js';
+import { decodeProtobufObject, isProtobufMediaType } from '../protobuf/protobuf-object.js';
 import {
   resolveRestClientOptions,
   withGroupVersionOf,
@@ -185,10 +186,19 @@ export class RestClient implements RequestRunner {
     });
   }
 
-  #decode<T>(request: RestRequest, response: BufferedResponse<string>): T {
+  /**
+   * #read reads a response to the end: as text (decoded as it arrives), or as bytes when the
+   * request accepts protobuf, whose answer may be binary.
+   */
+  #read(request: RestRequest): Promise<BufferedResponse> {
+    return acceptsProtobuf(request)
+      ? this.#executor.buffered(request, 'bytes')
+      : this.#executor.buffered(request, 'text');
+  }
+
+  #decode<T>(request: RestRequest, response: BufferedResponse): T {
     const { body, statusCode, headers } = response;
-    const contentType =
-      typeof headers['content-type'] === 'string' ? headers['content-type'] : undefined;
+    const contentType = contentTypeOf(headers);
     const errorRequest = { method: request.method, path: request.path };
     if (body.length === 0) {
       throw new ResponseDecodeError(
@@ -197,11 +207,16 @@ export class RestClient implements RequestRunner {
       );
     }
     let decoded: unknown;
+    const protobuf = typeof body !== 'string' && isProtobufMediaType(contentType);
     try {
-      decoded = JSON.parse(body);
+      if (protobuf) decoded = decodeProtobufObject(body);
+      else decoded = JSON.parse(typeof body === 'string' ? body : body.toString('utf8'));
     } catch (error) {
+      const reason = protobuf
+        ? `is not a protobuf object this client decodes (${(error as Error).message})`
+        : 'is not valid json';
       throw new ResponseDecodeError(
-        `${request.method.toLowerCase()} ${request.path} returned a body that is not valid json (status ${statusCode}, content type ${contentType ?? 'none'}, ${Buffer.byteLength(body)} bytes)`,
+        `${request.method.toLowerCase()} ${request.path} returned a body that ${reason} (status ${statusCode}, content type ${contentType ?? 'none'}, ${Buffer.byteLength(body)} bytes)`,
         {
           statusCode,
           request: errorRequest,
@@ -224,12 +239,12 @@ export class RestClient implements RequestRunner {
 
   /** execute: see {@link RequestBuilder.execute}. */
   async execute<T>(request: RestRequest): Promise<T> {
-    return this.#decode<T>(request, await this.#executor.buffered(request, 'text'));
+    return this.#decode<T>(request, await this.#read(request));
   }
 
   /** executeResponse: see {@link RequestBuilder.executeResponse}. */
   async executeResponse<T>(request: RestRequest): Promise<RestResponse<T>> {
-    const response = await this.#executor.buffered(request, 'text');
+    const response = await this.#read(request);
     return {
       statusCode: response.statusCode,
       headers: response.headers,
@@ -268,6 +283,7 @@ export class RestClient implements RequestRunner {
       request: { method: request.method, path: request.path },
       idleTimeoutMs: options.idleTimeoutMs ?? this.options.watchIdleTimeoutMs,
       omitManagedFields: options.omitManagedFields ?? false,
+      contentType: contentTypeOf(response.headers),
       signal: request.signal,
       onClose: () => {
         forget();
@@ -312,4 +328,15 @@ export class RestClient implements RequestRunner {
     }
     return new ContinueTokenPager<T>((page) => this.execute<ListObject<T>>(page), request, options);
   }
+}
+
+function contentTypeOf(headers: BufferedResponse['headers']): string | undefined {
+  const value = headers['content-type'];
+  return typeof value === 'string' ? value : undefined;
+}
+
+/** acceptsProtobuf is true when the request's Accept lists the protobuf encoding. */
+function acceptsProtobuf(request: RestRequest): boolean {
+  const accept = request.headers.accept;
+  return accept !== undefined && accept.split(',').some(isProtobufMediaType);
 }

@@ -21,6 +21,19 @@ function isBlank(buffer: Buffer, start: number, end: number): boolean {
   return true;
 }
 
+/**
+ * WatchFrameDecoder turns a watch response's bytes into events as they arrive, whatever the
+ * encoding: {@link WatchDecoder} for JSON lines, `ProtobufWatchDecoder` for protobuf frames.
+ */
+export interface WatchFrameDecoder {
+  /** bufferedBytes is the size of the incomplete event held so far. */
+  readonly bufferedBytes: number;
+  /** push decodes every event completed by `chunk`, in order. */
+  push(chunk: Buffer): DecodedWatchEvent[];
+  /** end takes what is left when the stream ends: a last event, or the size of a cut one. */
+  end(): { events: DecodedWatchEvent[]; incompleteBytes: number };
+}
+
 /** WatchDecoderOptions configure a {@link WatchDecoder}. */
 export interface WatchDecoderOptions {
   /** maxEventBytes bounds one buffered, incomplete event (default 64 MiB). */
@@ -38,7 +51,7 @@ export interface WatchDecoderOptions {
  * client-go's `got invalid watch event type: <t>`, bad JSON a `WatchDecodeError`. One decoder
  * per stream; not for concurrent use.
  */
-export class WatchDecoder {
+export class WatchDecoder implements WatchFrameDecoder {
   #pending: Buffer[] = [];
   #pendingBytes = 0;
   readonly #maxEventBytes: number;

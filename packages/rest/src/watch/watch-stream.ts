@@ -11,7 +11,9 @@ import { describeTransportFailure } from '../retry/transport-failure.js';
 import { onAbort } from '../timers/on-abort.js';
 import { startTimer, type Timer } from '../timers/timer.js';
 import type { Watch, WatchEvent } from './watch.js';
-import { WatchDecoder, type DecodedWatchEvent } from './watch-decoder.js';
+import { isProtobufMediaType } from '../protobuf/protobuf-object.js';
+import { ProtobufWatchDecoder } from '../protobuf/protobuf-watch-decoder.js';
+import { WatchDecoder, type DecodedWatchEvent, type WatchFrameDecoder } from './watch-decoder.js';
 
 const ignoreError = (): void => {};
 
@@ -22,6 +24,8 @@ export interface WatchStreamSettings {
   idleTimeoutMs: number;
   /** omitManagedFields: see `WatchStreamOptions.omitManagedFields`. */
   omitManagedFields?: boolean;
+  /** contentType is the response's: protobuf frames, else JSON lines. */
+  contentType?: string | undefined;
   signal?: AbortSignal | undefined;
   /** onClose runs once when the stream is closed for any reason. */
   onClose?: () => void;
@@ -113,7 +117,7 @@ class WatchEventIterator<T> implements AsyncIterator<WatchEvent<T>> {
   readonly #chunks: AsyncIterator<Buffer>;
   readonly #settings: WatchStreamSettings;
   readonly #hooks: StreamHooks<T>;
-  readonly #decoder: WatchDecoder;
+  readonly #decoder: WatchFrameDecoder;
   #queue: DecodedWatchEvent[] = [];
   #index = 0;
   #finished = false;
@@ -134,7 +138,10 @@ class WatchEventIterator<T> implements AsyncIterator<WatchEvent<T>> {
     this.#chunks = (body as AsyncIterable<Buffer>)[Symbol.asyncIterator]();
     this.#settings = settings;
     this.#hooks = hooks;
-    this.#decoder = new WatchDecoder({ omitManagedFields: settings.omitManagedFields ?? false });
+    const decoderOptions = { omitManagedFields: settings.omitManagedFields ?? false };
+    this.#decoder = isProtobufMediaType(settings.contentType)
+      ? new ProtobufWatchDecoder(decoderOptions)
+      : new WatchDecoder(decoderOptions);
     if (settings.idleTimeoutMs > 0) {
       this.#timer = startTimer(this.#onIdle, settings.idleTimeoutMs, false);
     }

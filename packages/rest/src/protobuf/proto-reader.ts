@@ -1,0 +1,146 @@
+/**
+ * ProtoReader reads the protobuf wire format from a byte range: field keys, varints, fixed
+ * values and length-delimited fields (strings, bytes, embedded messages). Every read checks the
+ * range, so a truncated or malformed message fails with a `ProtoFormatError`, never an
+ * out-of-bounds read or an endless loop.
+ */
+export class ProtoReader {
+  readonly bytes: Buffer;
+  position: number;
+  readonly end: number;
+
+  constructor(bytes: Buffer, start = 0, end = bytes.length) {
+    this.bytes = bytes;
+    this.position = start;
+    this.end = end;
+  }
+
+  /** done is true once the range is read. */
+  get done(): boolean {
+    return this.position >= this.end;
+  }
+
+  /** key reads a field key: `field << 3 | wireType`. */
+  key(): number {
+    return this.uint32();
+  }
+
+  /** uint32 reads a varint of at most 32 significant bits (field keys, lengths, int32, bool). */
+  uint32(): number {
+    let value = 0;
+    for (let shift = 0; shift < 35; shift += 7) {
+      const byte = this.#byte();
+      value |= (byte & 0x7f) << shift;
+      if (byte < 0x80) return value >>> 0;
+    }
+    // A 64-bit varint (a negative int32 is sign-extended to ten bytes): keep the low 32 bits.
+    for (let index = 5; index < 10; index += 1) if (this.#byte() < 0x80) return value >>> 0;
+    throw new ProtoFormatError('varint longer than 10 bytes');
+  }
+
+  /** int32 reads a varint as a signed 32-bit integer. */
+  int32(): number {
+    return this.uint32() | 0;
+  }
+
+  /** int64 reads a varint as a signed 64-bit integer, exact within ±2^53. */
+  int64(): number {
+    let low = 0;
+    let high = 0;
+    let byte = 0;
+    let shift = 0;
+    for (; shift < 28; shift += 7) {
+      byte = this.#byte();
+      low |= (byte & 0x7f) << shift;
+      if (byte < 0x80) return low >>> 0;
+    }
+    byte = this.#byte();
+    low |= (byte & 0x0f) << 28;
+    high = (byte & 0x7f) >> 4;
+    if (byte >= 0x80) {
+      for (shift = 3; shift < 32; shift += 7) {
+        byte = this.#byte();
+        high |= (byte & 0x7f) << shift;
+        if (byte < 0x80) break;
+      }
+      if (byte >= 0x80) throw new ProtoFormatError('varint longer than 10 bytes');
+    }
+    // `high | 0` is negative for a negative value: the sum is then exact while it is within ±2^53.
+    return (high | 0) * 0x1_0000_0000 + (low >>> 0);
+  }
+
+  /** bool reads a varint as a boolean. */
+  bool(): boolean {
+    return this.uint32() !== 0;
+  }
+
+  /** length reads the length of a length-delimited field and checks it fits the range. */
+  length(): number {
+    const length = this.uint32();
+    if (length > this.end - this.position) {
+      throw new ProtoFormatError('a length-delimited field runs past the end of its message');
+    }
+    return length;
+  }
+
+  /** string reads a length-delimited field as UTF-8 text. */
+  string(): string {
+    const length = this.length();
+    const start = this.position;
+    this.position += length;
+    return this.bytes.toString('utf8', start, this.position);
+  }
+
+  /** bytes reads a length-delimited field (a view, not a copy). */
+  bytesField(): Buffer {
+    const length = this.length();
+    const start = this.position;
+    this.position += length;
+    return this.bytes.subarray(start, this.position);
+  }
+
+  /** message returns a reader over an embedded message and moves past it. */
+  message(): ProtoReader {
+    const length = this.length();
+    const start = this.position;
+    this.position += length;
+    return new ProtoReader(this.bytes, start, this.position);
+  }
+
+  /** skip moves past the value of a field of `wireType` (a field this decoder does not know). */
+  skip(wireType: number): void {
+    switch (wireType) {
+      case 0:
+        this.int64();
+        return;
+      case 1:
+        this.#advance(8);
+        return;
+      case 2:
+        this.#advance(this.length());
+        return;
+      case 5:
+        this.#advance(4);
+        return;
+      default:
+        throw new ProtoFormatError(`unsupported wire type ${wireType}`);
+    }
+  }
+
+  #advance(count: number): void {
+    if (count > this.end - this.position) {
+      throw new ProtoFormatError('a field runs past the end of its message');
+    }
+    this.position += count;
+  }
+
+  #byte(): number {
+    if (this.position >= this.end) throw new ProtoFormatError('truncated varint');
+    return this.bytes[this.position++] as number;
+  }
+}
+
+/** ProtoFormatError is bytes that are not a well-formed protobuf message of the expected type. */
+export class ProtoFormatError extends Error {
+  override readonly name = 'ProtoFormatError';
+}

@@ -1,0 +1,259 @@
+import { Readable } from 'node:stream';
+import fc from 'fast-check';
+import { afterEach, describe, expect, it } from 'vitest';
+import { ApiError, ResponseDecodeError, WatchDecodeError } from '../errors.js';
+import { startFakeServer, testClient, type FakeServer } from '../__fixtures__/fake-server.js';
+import { WatchStream } from '../watch/watch-stream.js';
+import {
+  EXPIRED_WATCH_FRAME,
+  POD_METADATA_JSON,
+  POD_METADATA_PROTOBUF,
+  WATCH_FRAMES,
+} from './__fixtures__/recorded-answers.js';
+import { decodeProtobufObject, isProtobufMediaType } from './protobuf-object.js';
+import { ProtobufWatchDecoder } from './protobuf-watch-decoder.js';
+import { ProtoFormatError, ProtoReader } from './proto-reader.js';
+
+// A protobuf writer for the tests' own messages (the recorded answers are the real server's).
+function varint(value: bigint): number[] {
+  let rest = BigInt.asUintN(64, value);
+  const bytes: number[] = [];
+  do {
+    const low = Number(rest & 0x7fn);
+    rest >>= 7n;
+    bytes.push(rest === 0n ? low : low | 0x80);
+  } while (rest !== 0n);
+  return bytes;
+}
+const stringField = (field: number, text: string): number[] => {
+  const bytes = [...Buffer.from(text, 'utf8')];
+  return [...varint(BigInt((field << 3) | 2)), ...varint(BigInt(bytes.length)), ...bytes];
+};
+const messageField = (field: number, body: number[]): number[] => [
+  ...varint(BigInt((field << 3) | 2)),
+  ...varint(BigInt(body.length)),
+  ...body,
+];
+const varintField = (field: number, value: number): number[] => [
+  ...varint(BigInt(field << 3)),
+  ...varint(BigInt(value)),
+];
+/** protobufObject wraps a message in the `k8s\0` prefix and a runtime.Unknown. */
+const protobufObject = (apiVersion: string, kind: string, message: number[]): Buffer =>
+  Buffer.from([
+    ...Buffer.from('k8s\u0000', 'latin1'),
+    ...messageField(1, [...stringField(1, apiVersion), ...stringField(2, kind)]),
+    ...messageField(2, message),
+  ]);
+const notFoundStatus = (): Buffer =>
+  protobufObject('v1', 'Status', [
+    ...messageField(1, []),
+    ...stringField(2, 'Failure'),
+    ...stringField(3, 'configmaps "a" not found'),
+    ...stringField(4, 'NotFound'),
+    ...messageField(5, [...stringField(1, 'a'), ...stringField(3, 'configmaps')]),
+    ...varintField(6, 404),
+  ]);
+
+describe('decodeProtobufObject', () => {
+  it('decodes a real PartialObjectMetadata to what its JSON answer parses to, key order too', () => {
+    const decoded = decodeProtobufObject(POD_METADATA_PROTOBUF);
+    expect(decoded).toStrictEqual(JSON.parse(POD_METADATA_JSON));
+    expect(JSON.stringify(decoded)).toBe(POD_METADATA_JSON.trim());
+  });
+
+  it('skips managedFields when asked, and nothing else', () => {
+    const full = JSON.parse(POD_METADATA_JSON) as { metadata: Record<string, unknown> };
+    expect(full.metadata.managedFields).toBeDefined();
+    delete full.metadata.managedFields;
+    expect(decodeProtobufObject(POD_METADATA_PROTOBUF, { omitManagedFields: true })).toStrictEqual(
+      full,
+    );
+  });
+
+  it('decodes a Status the way its JSON reads', () => {
+    expect(decodeProtobufObject(notFoundStatus())).toStrictEqual({
+      kind: 'Status',
+      apiVersion: 'v1',
+      metadata: {},
+      status: 'Failure',
+      message: 'configmaps "a" not found',
+      reason: 'NotFound',
+      details: { name: 'a', kind: 'configmaps' },
+      code: 404,
+    });
+  });
+
+  it('refuses bytes without the prefix, a kind it has no decoder for, and cut messages', () => {
+    expect(() => decodeProtobufObject(Buffer.from('{"kind":"Pod"}'))).toThrow(ProtoFormatError);
+    expect(() => decodeProtobufObject(protobufObject('v1', 'Pod', []))).toThrow(
+      'no protobuf decoder for "v1" "Pod"',
+    );
+    for (const end of [5, 20, 100, POD_METADATA_PROTOBUF.length - 1]) {
+      expect(() => decodeProtobufObject(POD_METADATA_PROTOBUF.subarray(0, end))).toThrow(
+        ProtoFormatError,
+      );
+    }
+  });
+
+  it('recognises the protobuf media type with or without parameters', () => {
+    expect(isProtobufMediaType('application/vnd.kubernetes.protobuf')).toBe(true);
+    expect(isProtobufMediaType('application/vnd.kubernetes.protobuf;stream=watch')).toBe(true);
+    expect(isProtobufMediaType('application/json')).toBe(false);
+    expect(isProtobufMediaType(undefined)).toBe(false);
+  });
+});
+
+describe('ProtoReader', () => {
+  it('reads every int64 within ±2^53 exactly, negatives as ten-byte varints', () => {
+    fc.assert(
+      fc.property(fc.maxSafeInteger(), (value) => {
+        const reader = new ProtoReader(Buffer.from(varint(BigInt(value))));
+        expect(reader.int64()).toBe(value);
+        expect(reader.done).toBe(true);
+      }),
+    );
+  });
+
+  it('reads int32 varints, negatives sign-extended to ten bytes', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: -(2 ** 31), max: 2 ** 31 - 1 }), (value) => {
+        expect(new ProtoReader(Buffer.from(varint(BigInt(value)))).int32()).toBe(value);
+      }),
+    );
+  });
+
+  it('fails on a varint longer than ten bytes and a length past the end', () => {
+    expect(() => new ProtoReader(Buffer.alloc(11, 0xff)).int64()).toThrow(ProtoFormatError);
+    expect(() => new ProtoReader(Buffer.from([0x0a, 0x05, 0x61])).skip(2)).toThrow(
+      ProtoFormatError,
+    );
+  });
+});
+
+describe('ProtobufWatchDecoder', () => {
+  const recordedEvents = new ProtobufWatchDecoder().push(WATCH_FRAMES);
+
+  it('decodes the real frames: the ADDED object as JSON has it, then the bookmark', () => {
+    expect(recordedEvents.map((event) => event.type)).toEqual(['ADDED', 'BOOKMARK']);
+    expect(recordedEvents[0]?.object).toStrictEqual(JSON.parse(POD_METADATA_JSON));
+    expect(recordedEvents[1]?.object).toStrictEqual({
+      kind: 'PartialObjectMetadata',
+      apiVersion: 'meta.k8s.io/v1',
+      metadata: {
+        resourceVersion: '26482',
+        annotations: { 'k8s.io/initial-events-end': 'true' },
+      },
+    });
+  });
+
+  it('gives the same events however the bytes are cut into chunks', () => {
+    fc.assert(
+      fc.property(
+        fc.uniqueArray(fc.integer({ min: 1, max: WATCH_FRAMES.length - 1 }), { maxLength: 12 }),
+        (cuts) => {
+          const decoder = new ProtobufWatchDecoder();
+          const events = [];
+          let start = 0;
+          for (const cut of [...cuts].sort((a, b) => a - b)) {
+            events.push(...decoder.push(WATCH_FRAMES.subarray(start, cut)));
+            start = cut;
+          }
+          events.push(...decoder.push(WATCH_FRAMES.subarray(start)));
+          expect(events).toStrictEqual(recordedEvents);
+          expect(decoder.end()).toEqual({ events: [], incompleteBytes: 0 });
+        },
+      ),
+      { numRuns: 200 },
+    );
+  });
+
+  it('reports the bytes of a frame cut short at the end', () => {
+    const decoder = new ProtobufWatchDecoder();
+    expect(decoder.push(WATCH_FRAMES.subarray(0, 100))).toEqual([]);
+    expect(decoder.bufferedBytes).toBe(100);
+    expect(decoder.end()).toEqual({ events: [], incompleteBytes: 100 });
+  });
+
+  it('fails on a frame that is not a watch event and on one past the size bound', () => {
+    const garbage = Buffer.concat([Buffer.from([0, 0, 0, 3]), Buffer.from([0x0a, 0x09, 0x41])]);
+    expect(() => new ProtobufWatchDecoder().push(garbage)).toThrow(WatchDecodeError);
+    const unknownType = Buffer.from(stringField(1, 'SOMETHING'));
+    const framed = Buffer.concat([Buffer.from([0, 0, 0, unknownType.length]), unknownType]);
+    expect(() => new ProtobufWatchDecoder().push(framed)).toThrow(
+      'got invalid watch event type: SOMETHING',
+    );
+    expect(() =>
+      new ProtobufWatchDecoder({ maxEventBytes: 1000 }).push(Buffer.from([0, 0, 0x10, 0])),
+    ).toThrow('an event exceeds 1000 bytes');
+  });
+
+  it('makes a watch of the real 410 ERROR frame throw the ApiError it carries', async () => {
+    const watch = new WatchStream(Readable.from([EXPIRED_WATCH_FRAME]), {
+      request: { method: 'GET', path: '/api/v1/pods' },
+      idleTimeoutMs: 0,
+      contentType: 'application/vnd.kubernetes.protobuf;stream=watch',
+    });
+    const failure = await (async () => {
+      for await (const event of watch) void event;
+    })().catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(ApiError);
+    expect(failure).toMatchObject({ reason: 'Expired', statusCode: 410 });
+  });
+});
+
+// A fake server: the real one cannot be made to answer garbage labelled as protobuf.
+describe('RestClient and protobuf answers (fake server)', () => {
+  let server: FakeServer | undefined;
+  afterEach(async () => {
+    await server?.close();
+    server = undefined;
+  });
+  const PROTOBUF_ACCEPT = 'application/vnd.kubernetes.protobuf,application/json';
+
+  it('decodes a protobuf body, and JSON when the server chose JSON', async () => {
+    let protobuf = true;
+    server = await startFakeServer((_request, response) => {
+      response.writeHead(200, {
+        'content-type': protobuf ? 'application/vnd.kubernetes.protobuf' : 'application/json',
+      });
+      response.end(protobuf ? POD_METADATA_PROTOBUF : POD_METADATA_JSON);
+    });
+    const rest = testClient(server.url);
+    try {
+      const get = () => rest.client.get().absPath('/api/v1/pods/p').accept(PROTOBUF_ACCEPT);
+      expect(await get().execute()).toStrictEqual(JSON.parse(POD_METADATA_JSON));
+      protobuf = false;
+      expect(await get().execute()).toStrictEqual(JSON.parse(POD_METADATA_JSON));
+    } finally {
+      await rest.close();
+    }
+  });
+
+  it('turns garbage labelled protobuf into a ResponseDecodeError, and a protobuf Status into an ApiError', async () => {
+    let body: Buffer = Buffer.from('k8s\u0000\u0012\u0099garbage', 'latin1');
+    let status = 200;
+    server = await startFakeServer((_request, response) => {
+      response.writeHead(status, { 'content-type': 'application/vnd.kubernetes.protobuf' });
+      response.end(body);
+    });
+    const rest = testClient(server.url);
+    try {
+      const get = () => rest.client.get().absPath('/api/v1/pods/p').accept(PROTOBUF_ACCEPT);
+      const garbage = await get()
+        .execute()
+        .catch((error: unknown) => error);
+      expect(garbage).toBeInstanceOf(ResponseDecodeError);
+      expect((garbage as Error).message).toMatch(/is not a protobuf object this client decodes/);
+      body = notFoundStatus();
+      status = 404;
+      const notFound = await get()
+        .execute()
+        .catch((error: unknown) => error);
+      expect(notFound).toBeInstanceOf(ApiError);
+      expect(notFound).toMatchObject({ reason: 'NotFound', statusCode: 404 });
+    } finally {
+      await rest.close();
+    }
+  });
+});
