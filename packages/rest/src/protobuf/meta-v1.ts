@@ -16,13 +16,6 @@ function eachField(reader: ProtoReader, field: (number: number, wireType: number
   }
 }
 
-/** expect fails unless a field has the wire type its number calls for. */
-function expect(wireType: number, wanted: number, message: string, number: number): void {
-  if (wireType !== wanted) {
-    throw new ProtoFormatError(`${message} field ${number} has wire type ${wireType}`);
-  }
-}
-
 /**
  * decodeTime reads a metav1.Time as its JSON form (RFC 3339 in UTC, whole seconds: nanoseconds
  * are neither sent as JSON nor read from protobuf by client-go), or undefined for the zero time,
@@ -146,71 +139,25 @@ function decodeObjectMeta(reader: ProtoReader, options: ObjectMetaOptions = {}):
   let finalizers: string[] | undefined;
   let managedFields: JsonObject[] | undefined;
   eachField(reader, (number, wireType) => {
-    switch (number) {
-      case 1:
-        expect(wireType, 2, 'ObjectMeta', number);
-        name = reader.string();
-        return;
-      case 2:
-        expect(wireType, 2, 'ObjectMeta', number);
-        generateName = reader.string();
-        return;
-      case 3:
-        expect(wireType, 2, 'ObjectMeta', number);
-        namespace = reader.string();
-        return;
-      case 4:
-        expect(wireType, 2, 'ObjectMeta', number);
-        selfLink = reader.string();
-        return;
-      case 5:
-        expect(wireType, 2, 'ObjectMeta', number);
-        uid = reader.string();
-        return;
-      case 6:
-        expect(wireType, 2, 'ObjectMeta', number);
-        resourceVersion = reader.string();
-        return;
-      case 7:
-        expect(wireType, 0, 'ObjectMeta', number);
-        generation = reader.int64();
-        return;
-      case 8:
-        expect(wireType, 2, 'ObjectMeta', number);
-        creationTimestamp = decodeTime(reader.message());
-        return;
-      case 9:
-        expect(wireType, 2, 'ObjectMeta', number);
-        deletionTimestamp = decodeTime(reader.message()) ?? null;
-        return;
-      case 10:
-        expect(wireType, 0, 'ObjectMeta', number);
-        deletionGracePeriodSeconds = reader.int64();
-        return;
-      case 11:
-        expect(wireType, 2, 'ObjectMeta', number);
-        decodeMapEntry(reader.message(), (labels ??= {}));
-        return;
-      case 12:
-        expect(wireType, 2, 'ObjectMeta', number);
-        decodeMapEntry(reader.message(), (annotations ??= {}));
-        return;
-      case 13:
-        expect(wireType, 2, 'ObjectMeta', number);
-        (ownerReferences ??= []).push(decodeOwnerReference(reader.message()));
-        return;
-      case 14:
-        expect(wireType, 2, 'ObjectMeta', number);
-        (finalizers ??= []).push(reader.string());
-        return;
-      case 17:
-        expect(wireType, 2, 'ObjectMeta', number);
-        if (options.omitManagedFields) reader.skip(wireType);
-        else (managedFields ??= []).push(decodeManagedFieldsEntry(reader.message()));
-        return;
-      default:
-        reader.skip(wireType);
-    }
+    if (wireType === 2) {
+      if (number === 1) name = reader.string();
+      else if (number === 2) generateName = reader.string();
+      else if (number === 3) namespace = reader.string();
+      else if (number === 4) selfLink = reader.string();
+      else if (number === 5) uid = reader.string();
+      else if (number === 6) resourceVersion = reader.string();
+      else if (number === 8) creationTimestamp = decodeTime(reader.message());
+      else if (number === 9) deletionTimestamp = decodeTime(reader.message()) ?? null;
+      else if (number === 11) decodeMapEntry(reader.message(), (labels ??= {}));
+      else if (number === 12) decodeMapEntry(reader.message(), (annotations ??= {}));
+      else if (number === 13) (ownerReferences ??= []).push(decodeOwnerReference(reader.message()));
+      else if (number === 14) (finalizers ??= []).push(reader.string());
+      else if (number === 17 && !options.omitManagedFields) {
+        (managedFields ??= []).push(decodeManagedFieldsEntry(reader.message()));
+      } else reader.skip(wireType);
+    } else if (wireType === 0 && number === 7) generation = reader.int64();
+    else if (wireType === 0 && number === 10) deletionGracePeriodSeconds = reader.int64();
+    else reader.skip(wireType);
   });
   const meta: JsonObject = {};
   if (name) meta.name = name;
