@@ -89,6 +89,8 @@ if (expectedUpdates > 0) {
     }
     if (updates >= expectedUpdates) break;
   }
+  // A watch the server ended early fails here, saying so, instead of reporting nothing.
+  if (updates < expectedUpdates) throw new Error('the watch ended after ' + updates + ' of ' + expectedUpdates + ' updates');
 }
 watched.body.destroy();
 await dispatcher.close();`;
@@ -124,6 +126,8 @@ read: for await (const chunk of watched.body) {
     if (synced && updates >= expectedUpdates) break read;
   }
 }
+// A watch the server ended early fails here, saying so, instead of reporting nothing.
+if (updates < expectedUpdates) throw new Error('the watch ended after ' + objects + ' objects (synced: ' + synced + ') and ' + updates + ' of ' + expectedUpdates + ' updates');
 watched.body.destroy();
 await dispatcher.close();`;
 
