@@ -1,7 +1,7 @@
 import { useTestNamespace } from '@k/testenv/vitest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Watch } from '@k/rest';
-import type { Clientset, PartialObjectMetadata } from '../src/index.js';
+import type { Clientset, PartialObjectMetadata, PartialObjectMetadataList } from '../src/index.js';
 import { METADATA_LIST_ACCEPT } from '../src/resource/metadata-client.js';
 import { clientsetFor } from './helpers.js';
 
@@ -139,19 +139,27 @@ describe('asMetadata on the real server', () => {
       for (const resource of ['configmaps', 'services']) {
         const metadata =
           resource === 'configmaps' ? configMaps.asMetadata() : services.asMetadata();
-        // The whole list, and one page of it (continue token, remainingItemCount).
+        // The whole list, and one page of it (continue token, remainingItemCount). Other test
+        // files write to the server meanwhile, so every read is pinned to the list's revision.
         const list = await metadata.list();
+        const atList = {
+          resourceVersion: list.metadata!.resourceVersion!,
+          resourceVersionMatch: 'Exact',
+        } as const;
         expect(list).toEqual(
-          await asJson(resource).accept(jsonAccept('PartialObjectMetadataList')).execute(),
+          await asJson(resource)
+            .params(atList)
+            .accept(jsonAccept('PartialObjectMetadataList'))
+            .execute(),
         );
-        const page = await metadata.list({ limit: 1 });
+        const page = await metadata.list({ limit: 1, ...atList });
         if (resource === 'configmaps') {
           expect(page.metadata?.continue).toMatch(/.+/);
           expect(page.metadata?.remainingItemCount).toBe(3);
         }
         expect(page).toEqual(
           await asJson(resource)
-            .params({ limit: 1 })
+            .params({ limit: 1, ...atList })
             .accept(jsonAccept('PartialObjectMetadataList'))
             .execute(),
         );
@@ -170,7 +178,13 @@ describe('asMetadata on the real server', () => {
         .accept(METADATA_LIST_ACCEPT)
         .executeResponse();
       expect(negotiated.headers['content-type']).toBe('application/vnd.kubernetes.protobuf');
-      expect(negotiated.object).toEqual(await configMaps.asMetadata().list());
+      const negotiatedVersion = (negotiated.object as PartialObjectMetadataList).metadata!
+        .resourceVersion!;
+      expect(negotiated.object).toEqual(
+        await configMaps
+          .asMetadata()
+          .list({ resourceVersion: negotiatedVersion, resourceVersionMatch: 'Exact' }),
+      );
 
       const none = await configMaps.asMetadata().list({ labelSelector: { matches: 'nothing' } });
       expect(none.items).toEqual([]); // JSON would say null here (a nil Go slice)
