@@ -1,12 +1,13 @@
 import { WatchDecodeError } from '../errors.js';
-import { isStatus } from '../status.js';
-import type { DecodedWatchEvent, WatchFrameDecoder } from '../watch/watch-decoder.js';
+import {
+  checkWatchEvent,
+  DEFAULT_MAX_EVENT_BYTES,
+  type DecodedWatchEvent,
+  type WatchFrameDecoder,
+} from '../watch/watch-decoder.js';
 import { decodeProtobufObject } from './protobuf-object.js';
 import { ProtoFormatError, ProtoReader } from './proto-reader.js';
 
-const EVENT_TYPES = new Set(['ADDED', 'MODIFIED', 'DELETED', 'BOOKMARK', 'ERROR']);
-/** DEFAULT_MAX_EVENT_BYTES bounds one event (64 MiB), as for JSON watches. */
-const DEFAULT_MAX_EVENT_BYTES = 64 * 1024 * 1024;
 const LENGTH_BYTES = 4;
 
 /** ProtobufWatchDecoderOptions configure a {@link ProtobufWatchDecoder}. */
@@ -26,6 +27,8 @@ interface ProtobufWatchDecoderOptions {
 export class ProtobufWatchDecoder implements WatchFrameDecoder {
   #pending: Buffer[] = [];
   #pendingBytes = 0;
+  /** #frameBytes is the size of the frame held in part (length prefix included), once known. */
+  #frameBytes: number | undefined;
   readonly #maxEventBytes: number;
   readonly #omitManagedFields: boolean;
 
@@ -41,22 +44,28 @@ export class ProtobufWatchDecoder implements WatchFrameDecoder {
   push(chunk: Buffer): DecodedWatchEvent[] {
     let buffer = chunk;
     if (this.#pendingBytes > 0) {
+      // A frame larger than a chunk is joined once, when its last byte has come.
+      const total = this.#pendingBytes + chunk.length;
       this.#pending.push(chunk);
-      buffer = Buffer.concat(this.#pending, this.#pendingBytes + chunk.length);
+      this.#pendingBytes = total;
+      if (this.#frameBytes === undefined && total >= LENGTH_BYTES) {
+        this.#frameBytes =
+          LENGTH_BYTES + this.#checkedLength(Buffer.concat(this.#pending, LENGTH_BYTES), 0);
+      }
+      if (this.#frameBytes === undefined || total < this.#frameBytes) return [];
+      buffer = Buffer.concat(this.#pending, total);
       this.#pending = [];
       this.#pendingBytes = 0;
     }
+    this.#frameBytes = undefined;
     const events: DecodedWatchEvent[] = [];
     let start = 0;
     while (buffer.length - start >= LENGTH_BYTES) {
-      const length = buffer.readUInt32BE(start);
-      if (length > this.#maxEventBytes) {
-        throw new WatchDecodeError(
-          `unable to decode an event from the watch stream: an event exceeds ${this.#maxEventBytes} bytes`,
-        );
+      const end = start + LENGTH_BYTES + this.#checkedLength(buffer, start);
+      if (end > buffer.length) {
+        this.#frameBytes = end - start;
+        break;
       }
-      const end = start + LENGTH_BYTES + length;
-      if (end > buffer.length) break;
       events.push(this.#decodeFrame(buffer, start + LENGTH_BYTES, end));
       start = end;
     }
@@ -67,10 +76,22 @@ export class ProtobufWatchDecoder implements WatchFrameDecoder {
     return events;
   }
 
+  /** #checkedLength reads the length that starts a frame at `start`, within the size bound. */
+  #checkedLength(buffer: Buffer, start: number): number {
+    const length = buffer.readUInt32BE(start);
+    if (length > this.#maxEventBytes) {
+      throw new WatchDecodeError(
+        `unable to decode an event from the watch stream: an event exceeds ${this.#maxEventBytes} bytes`,
+      );
+    }
+    return length;
+  }
+
   end(): { events: DecodedWatchEvent[]; incompleteBytes: number } {
     const incompleteBytes = this.#pendingBytes;
     this.#pending = [];
     this.#pendingBytes = 0;
+    this.#frameBytes = undefined;
     return { events: [], incompleteBytes };
   }
 
@@ -104,17 +125,7 @@ export class ProtobufWatchDecoder implements WatchFrameDecoder {
         },
       );
     }
-    if (!EVENT_TYPES.has(type)) throw new WatchDecodeError(`got invalid watch event type: ${type}`);
-    if (typeof object !== 'object' || object === null) {
-      throw new WatchDecodeError(
-        `unable to decode an event from the watch stream: ${type} event has no object`,
-      );
-    }
-    if (type === 'ERROR' && !isStatus(object)) {
-      throw new WatchDecodeError(
-        'unable to decode an event from the watch stream: ERROR event object is not a Status',
-      );
-    }
+    checkWatchEvent(type, object);
     return { type, object } as DecodedWatchEvent;
   }
 }

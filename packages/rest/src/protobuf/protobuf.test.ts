@@ -168,6 +168,15 @@ describe('ProtobufWatchDecoder', () => {
     );
   });
 
+  it('gives the same events fed one byte at a time (length prefixes split too)', () => {
+    const decoder = new ProtobufWatchDecoder();
+    const events = [];
+    for (let index = 0; index < WATCH_FRAMES.length; index += 1) {
+      events.push(...decoder.push(WATCH_FRAMES.subarray(index, index + 1)));
+    }
+    expect(events).toStrictEqual(recordedEvents);
+  });
+
   it('reports the bytes of a frame cut short at the end', () => {
     const decoder = new ProtobufWatchDecoder();
     expect(decoder.push(WATCH_FRAMES.subarray(0, 100))).toEqual([]);

@@ -10,8 +10,8 @@ export type DecodedWatchEvent =
 const EVENT_TYPES = new Set(['ADDED', 'MODIFIED', 'DELETED', 'BOOKMARK', 'ERROR']);
 const NEWLINE = 0x0a;
 
-/** DEFAULT_MAX_EVENT_BYTES bounds one buffered, incomplete event (64 MiB). */
-const DEFAULT_MAX_EVENT_BYTES = 64 * 1024 * 1024;
+/** DEFAULT_MAX_EVENT_BYTES bounds one buffered, incomplete event (64 MiB), whatever the encoding. */
+export const DEFAULT_MAX_EVENT_BYTES = 64 * 1024 * 1024;
 
 function isBlank(buffer: Buffer, start: number, end: number): boolean {
   for (let index = start; index < end; index += 1) {
@@ -161,6 +161,15 @@ function decodeFrame(text: string): DecodedWatchEvent {
     throw new WatchDecodeError('unable to decode an event from the watch stream: not an object');
   }
   const { type, object } = frame as { type?: unknown; object?: unknown };
+  checkWatchEvent(type, object);
+  return frame as DecodedWatchEvent;
+}
+
+/**
+ * checkWatchEvent fails with a `WatchDecodeError` unless `type` is a watch event type and `object`
+ * an object (a Status for ERROR), what every decoder of a watch stream checks of a frame.
+ */
+export function checkWatchEvent(type: unknown, object: unknown): void {
   if (typeof type !== 'string' || !EVENT_TYPES.has(type)) {
     throw new WatchDecodeError(`got invalid watch event type: ${String(type)}`);
   }
@@ -175,5 +184,4 @@ function decodeFrame(text: string): DecodedWatchEvent {
       'unable to decode an event from the watch stream: ERROR event object is not a Status',
     );
   }
-  return frame as DecodedWatchEvent;
 }
