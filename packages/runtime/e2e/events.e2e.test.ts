@@ -3,7 +3,7 @@ import type { ConfigMap } from '@k/clientset/core/v1';
 import { useTestNamespace } from '@k/testenv/vitest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { COMBINED_PREFIX, EventRecorder, Informer } from '../src/index.js';
-import { clientsetFor } from './helpers.js';
+import { clientsetFor, eventually } from './helpers.js';
 
 // Events recorded on the real API server: the Event as created, repeats counted into its series
 // (also in the core v1 view that `kubectl describe` reads), and many different notes combined;
@@ -109,6 +109,8 @@ describe('EventRecorder on the real server', () => {
     informer.start();
     try {
       await informer.waitForSync(AbortSignal.timeout(20_000));
+      // A LIST at resourceVersion "0" comes from the watch cache, which may trail the create.
+      await eventually(() => expect(informer.lister.get(`${namespace.name}/cached`)).toBeDefined());
       const cached = informer.lister.get(`${namespace.name}/cached`)!;
       expect(cached).toMatchObject({ apiVersion: 'v1', kind: 'ConfigMap' });
       const recorder = new EventRecorder(cs, { reportingController: 'k.example/events-e2e' });
