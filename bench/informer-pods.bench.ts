@@ -137,10 +137,20 @@ import { inferConfig } from '@k/config';
 import { Informer } from '@k/runtime';
 const cs = createClientset({ ...(await inferConfig()), disableCompression: true }, { throttle: 'off' });`;
 
+/** K_JSON_SETUP is K_SETUP with `protobuf: false`: typed reads ask for JSON only. */
+const K_JSON_SETUP = `import { inferClientset } from '@k/clientset';
+import { Informer } from '@k/runtime';
+const cs = await inferClientset({ throttle: 'off', protobuf: false });`;
+
 const NODE_VARIANTS: NodeInformerProgram[] = [
   {
-    name: '@k/runtime Informer (default: streaming list, managedFields dropped)',
+    name: '@k/runtime Informer (default: streaming list as protobuf, managedFields dropped)',
     setup: K_SETUP,
+    run: kInformerRun(PODS, '{}'),
+  },
+  {
+    name: '@k/runtime Informer, JSON (`protobuf: false`)',
+    setup: K_JSON_SETUP,
     run: kInformerRun(PODS, '{}'),
   },
   {
@@ -181,7 +191,7 @@ const NODE_VARIANTS: NodeInformerProgram[] = [
 ];
 
 const GO_VARIANTS = [
-  { name: 'client-go v0.37.2 default (streaming list)', mode: 'default' },
+  { name: 'client-go v0.37.2 default (streaming list, protobuf)', mode: 'default' },
   { name: 'client-go, transform dropping managedFields', mode: 'transform' },
   { name: 'client-go, metadata-only', mode: 'metadata' },
 ];

@@ -1,4 +1,5 @@
 import { controlPlane } from '@k/testenv/vitest';
+import type { Watch } from '@k/rest';
 import { afterAll, beforeAll } from 'vitest';
 
 export { eventually, inParallel } from '@k/test-utils';
@@ -44,4 +45,18 @@ export function useUserClientsets(): UserClientsets {
     await Promise.all([users.admin?.close(), users.tester?.close(), users.alice?.close()]);
   });
   return users;
+}
+
+/** firstEvents reads the first `count` events of `watch` (fewer if it ends first), then closes it. */
+export async function firstEvents(watch: Watch<unknown>, count: number): Promise<unknown[]> {
+  const events: unknown[] = [];
+  try {
+    for await (const event of watch) {
+      events.push(event);
+      if (events.length === count) break;
+    }
+  } finally {
+    watch.close();
+  }
+  return events;
 }

@@ -1,9 +1,8 @@
 import { useTestNamespace } from '@k/testenv/vitest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Watch } from '@k/rest';
 import type { Clientset, PartialObjectMetadata, PartialObjectMetadataList } from '../src/index.js';
 import { METADATA_LIST_ACCEPT } from '../src/resource/metadata-client.js';
-import { clientsetFor } from './helpers.js';
+import { clientsetFor, firstEvents } from './helpers.js';
 
 // What the real API server answers a metadata client: only metadata, as meta.k8s.io/v1
 // PartialObjectMetadata(List), for get, list and watch, typed and dynamic.
@@ -203,23 +202,11 @@ describe('asMetadata on the real server', () => {
       expect(status.metadata?.managedFields?.map((entry) => entry.subresource)).toContain('status');
 
       // Watches from the same resourceVersion, protobuf frames and JSON lines: the same events.
-      const collect = async (watch: Watch<PartialObjectMetadata>, count: number) => {
-        const events: unknown[] = [];
-        try {
-          for await (const event of watch) {
-            events.push(event);
-            if (events.length === count) break;
-          }
-        } finally {
-          watch.close();
-        }
-        return events;
-      };
-      const overProtobuf = await collect(
+      const overProtobuf = await firstEvents(
         await configMaps.asMetadata().watch({ resourceVersion: before, timeoutSeconds: 10 }),
         4,
       );
-      const overJson = await collect(
+      const overJson = await firstEvents(
         await asJson('configmaps')
           .params({ resourceVersion: before, timeoutSeconds: 10 })
           .accept(jsonAccept('PartialObjectMetadata'))

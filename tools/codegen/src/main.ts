@@ -2,6 +2,7 @@ import { parseArgs } from 'node:util';
 import { staleFiles, writeGeneratedFiles } from '@k/codegen';
 import { KUBERNETES_VERSION, startControlPlane, stderrProgress } from '@k/testenv';
 import { BUILTIN_OWNED_DIRECTORIES, builtinFiles } from './builtin/builtin-files.js';
+import { writeProtobufFields } from './builtin/protobuf-fields-program.js';
 import { REPOSITORY_ROOT } from './repository-root.js';
 import { fetchSnapshot } from './snapshot/fetch-snapshot.js';
 import { writeSnapshot } from './snapshot/snapshot-files.js';
@@ -11,7 +12,8 @@ const USAGE = `usage: npm run codegen -- [--refresh [--kubeconfig=PATH] [--conte
 
 regenerate packages/clientset/src/generated (and @k/clientset's exports) from the committed snapshot
   --refresh     first fetch a new snapshot (discovery + OpenAPI v3) from a control plane:
-                the one of --kubeconfig, else a fresh one started by @k/testenv
+                the one of --kubeconfig, else a fresh one started by @k/testenv; and the
+                protobuf field table from the release's Go types (go run protobuf-fields)
   --check       write nothing; exit 1 when a generated file differs (stale)
 
 Typed clients for CustomResourceDefinitions: k-gen crd (@k/codegen), see npx k-gen --help.
@@ -89,7 +91,12 @@ export async function main(argv: readonly string[]): Promise<number> {
     return 0;
   }
   try {
-    if (options.refresh) await refresh(options);
+    if (options.refresh) {
+      await refresh(options);
+      // The protobuf field table comes from the Go types of the same release, not the server.
+      const path = await writeProtobufFields(KUBERNETES_VERSION);
+      process.stderr.write(`[codegen] protobuf field table written to ${path}\n`);
+    }
     const files = await builtinFiles();
     if (options.check) {
       const stale = await staleFiles(files, BUILTIN_OWNED_DIRECTORIES, REPOSITORY_ROOT);

@@ -43,7 +43,7 @@ describe('asMetadata (recording fake server)', () => {
     for await (const page of metadata.inNamespace('other').listPages()) void page;
     const watch = await metadata.watch({ resourceVersion: '1' });
     for await (const event of watch) void event;
-    await configMaps.get('a'); // the typed client itself is unchanged
+    await configMaps.get('a'); // the typed client itself is unchanged (protobuf, then JSON)
 
     expect(server.requests.map((request) => [request.url, request.headers.accept])).toEqual([
       ['/api/v1/namespaces/ns/configmaps/a', ACCEPT],
@@ -51,7 +51,10 @@ describe('asMetadata (recording fake server)', () => {
       ['/api/v1/namespaces/ns/configmaps?limit=500', LIST_ACCEPT],
       ['/api/v1/namespaces/other/configmaps?limit=500', LIST_ACCEPT],
       ['/api/v1/namespaces/ns/configmaps?resourceVersion=1&watch=true', ACCEPT],
-      ['/api/v1/namespaces/ns/configmaps/a', 'application/json, */*'],
+      [
+        '/api/v1/namespaces/ns/configmaps/a',
+        'application/vnd.kubernetes.protobuf,application/json',
+      ],
     ]);
   });
 

@@ -48,6 +48,7 @@ import { attachToPod, execInPod } from './pod-remote-command.js';
 import type { SubresourceTarget } from './subresource-target.js';
 import { METADATA_ACCEPT, METADATA_LIST_ACCEPT, type MetadataClient } from './metadata-client.js';
 import { ResourceArguments } from './resource-arguments.js';
+import { PROTOBUF_ACCEPT, readsProtobuf } from './protobuf-reads.js';
 import { apiVersionOf, resourceName, type ResourceDescriptor } from './resource-descriptor.js';
 
 type Subresource = 'status' | 'scale';
@@ -77,6 +78,7 @@ export class ResourceClient<
   readonly #apiVersion: string;
   readonly #arguments: ResourceArguments;
   #metadataOnly = false;
+  #protobuf: boolean | undefined;
 
   constructor(rest: RestClient, descriptor: ResourceDescriptor, namespace?: string) {
     const checks = new ResourceArguments(descriptor);
@@ -118,9 +120,18 @@ export class ResourceClient<
     return client;
   }
 
-  /** #read sets the Accept header of a read: `PartialObjectMetadata(List)` for a metadata client. */
-  #read(builder: RequestBuilder, list: boolean): RequestBuilder {
+  /**
+   * #read sets the Accept header of a read: `PartialObjectMetadata(List)` for a metadata client,
+   * protobuf first (as client-go's typed clients) for a built-in kind's object or list.
+   */
+  #read(builder: RequestBuilder, list: boolean, subresource?: string): RequestBuilder {
     if (this.#metadataOnly) builder.accept(list ? METADATA_LIST_ACCEPT : METADATA_ACCEPT);
+    else if (
+      subresource === undefined &&
+      (this.#protobuf ??= this.rest.options.protobuf !== false && readsProtobuf(this.descriptor))
+    ) {
+      builder.accept(PROTOBUF_ACCEPT);
+    }
     return builder;
   }
 
@@ -160,7 +171,7 @@ export class ResourceClient<
   }
 
   #get<R>(name: string, options: GetOptions, subresource?: Subresource): Promise<R> {
-    return this.#read(this.#target(this.rest.get(), options, name, subresource), false)
+    return this.#read(this.#target(this.rest.get(), options, name, subresource), false, subresource)
       .params({ resourceVersion: options.resourceVersion || undefined })
       .execute<R>();
   }

@@ -37,6 +37,12 @@ export interface RestClientOptions {
   onRetry?: (event: RetryEvent) => void;
   /** clock is where waits are scheduled (tests substitute `@k/rest/testing`'s `FakeClock`). */
   clock?: Clock;
+  /**
+   * protobuf: typed reads of built-in kinds ask for protobuf first, as client-go's generated
+   * clients do (default `true`; the objects are the same as JSON's). `false` asks for JSON only
+   * (client-go's `ContentType: application/json`). Metadata clients always ask protobuf first.
+   */
+  protobuf?: boolean;
 }
 
 /**
@@ -56,6 +62,7 @@ export interface ResolvedRestClientOptions {
   readonly warningHandler: WarningHandler;
   readonly onRetry: ((event: RetryEvent) => void) | undefined;
   readonly clock: Clock;
+  readonly protobuf: boolean;
 }
 
 /** DEFAULT_REQUEST_TIMEOUT_MS bounds a buffered request when no timeout is configured (60 s, the server's own default). */
@@ -144,6 +151,11 @@ export function resolveRestClientOptions(
       );
     }
   }
+  if (input.protobuf !== undefined && typeof input.protobuf !== 'boolean') {
+    throw new RestConfigurationError(
+      `rest client protobuf must be a boolean, got ${describeValue(input.protobuf)}`,
+    );
+  }
   if (input.onRetry !== undefined && typeof input.onRetry !== 'function') {
     throw new RestConfigurationError(
       `rest client onRetry must be a function, got ${describeValue(input.onRetry)}`,
@@ -164,6 +176,7 @@ export function resolveRestClientOptions(
     warningHandler: input.warningHandler ?? sharedWarningLogger,
     onRetry: input.onRetry,
     clock: input.clock ?? systemClock,
+    protobuf: input.protobuf ?? true,
     [RESOLVED]: true,
   };
   return Object.freeze(resolved);

@@ -6,7 +6,8 @@ import { ProtoFormatError, type ProtoReader } from './proto-reader.js';
 // an empty or zero field left out where its JSON tag has `omitempty` (or `omitzero`), kept where
 // it has not (an OwnerReference's four names, a Status's `metadata`).
 
-type JsonObject = Record<string, unknown>;
+/** JsonObject is a decoded object: what JSON.parse gives for the same object. */
+export type JsonObject = Record<string, unknown>;
 
 /** eachField runs `field` for each field of `reader`'s message, in the order sent. */
 function eachField(reader: ProtoReader, field: (number: number, wireType: number) => void): void {
@@ -16,21 +17,37 @@ function eachField(reader: ProtoReader, field: (number: number, wireType: number
   }
 }
 
+// Times already written, by second: objects of one list share most of theirs (creation, the
+// conditions' transitions), and Date's formatting is the costliest step of decoding a time.
+const TIMES = new Map<number, string>();
+const TIMES_KEPT = 4096;
+
+/** formatSeconds writes a Unix time as RFC 3339 in UTC with whole seconds (`…T12:00:00Z`). */
+export function formatSeconds(seconds: number): string {
+  let text = TIMES.get(seconds);
+  if (text !== undefined) return text;
+  const iso = new Date(seconds * 1000).toISOString();
+  if (iso.length !== 24) throw new ProtoFormatError(`time ${seconds} s is out of range`);
+  text = `${iso.slice(0, 19)}Z`;
+  if (TIMES.size >= TIMES_KEPT) TIMES.clear();
+  TIMES.set(seconds, text);
+  return text;
+}
+
 /**
  * decodeTime reads a metav1.Time as its JSON form (RFC 3339 in UTC, whole seconds: nanoseconds
  * are neither sent as JSON nor read from protobuf by client-go), or undefined for the zero time,
  * which is sent as an empty message.
  */
-function decodeTime(reader: ProtoReader): string | undefined {
+export function decodeTime(reader: ProtoReader): string | undefined {
   if (reader.done) return undefined;
   let seconds = 0;
-  eachField(reader, (number, wireType) => {
-    if (number === 1 && wireType === 0) seconds = reader.int64();
-    else reader.skip(wireType);
-  });
-  const iso = new Date(seconds * 1000).toISOString();
-  if (iso.length !== 24) throw new ProtoFormatError(`time ${seconds} s is out of range`);
-  return `${iso.slice(0, 19)}Z`;
+  while (!reader.done) {
+    const key = reader.key();
+    if (key === 1 << 3) seconds = reader.int64();
+    else reader.skip(key & 7);
+  }
+  return formatSeconds(seconds);
 }
 
 /** decodeMapEntry reads one entry of a `map<string, string>` into `map`. */
@@ -122,7 +139,7 @@ export interface ObjectMetaOptions {
 }
 
 /** decodeObjectMeta reads a metav1.ObjectMeta. */
-function decodeObjectMeta(reader: ProtoReader, options: ObjectMetaOptions = {}): JsonObject {
+export function decodeObjectMeta(reader: ProtoReader, options: ObjectMetaOptions = {}): JsonObject {
   let name = '';
   let generateName = '';
   let namespace = '';
@@ -181,7 +198,7 @@ function decodeObjectMeta(reader: ProtoReader, options: ObjectMetaOptions = {}):
 }
 
 /** decodeListMeta reads a metav1.ListMeta. */
-function decodeListMeta(reader: ProtoReader): JsonObject {
+export function decodeListMeta(reader: ProtoReader): JsonObject {
   let selfLink = '';
   let resourceVersion = '';
   let continueToken = '';

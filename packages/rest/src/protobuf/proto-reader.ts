@@ -4,6 +4,9 @@
  * range, so a truncated or malformed message fails with a `ProtoFormatError`, never an
  * out-of-bounds read or an endless loop.
  */
+/** SHORT_STRING is the longest string {@link ProtoReader.string} builds without Buffer's decoder. */
+const SHORT_STRING = 24;
+
 export class ProtoReader {
   readonly bytes: Buffer;
   position: number;
@@ -87,8 +90,17 @@ export class ProtoReader {
   string(): string {
     const length = this.length();
     const start = this.position;
-    this.position += length;
-    return this.bytes.toString('utf8', start, this.position);
+    const end = (this.position += length);
+    if (length > SHORT_STRING) return this.bytes.toString('utf8', start, end);
+    // Most API strings are short ASCII: built here they skip the native call's set-up cost.
+    const bytes = this.bytes;
+    let text = '';
+    for (let index = start; index < end; index += 1) {
+      const byte = bytes[index] as number;
+      if (byte >= 0x80) return bytes.toString('utf8', start, end);
+      text += String.fromCharCode(byte);
+    }
+    return text;
   }
 
   /** bytes reads a length-delimited field (a view, not a copy). */

@@ -5,6 +5,7 @@ import {
   type ObjectMetaOptions,
 } from './meta-v1.js';
 import { ProtoFormatError, ProtoReader } from './proto-reader.js';
+import type { ProtobufSchema } from './protobuf-schema.js';
 
 /** PROTOBUF_MEDIA_TYPE is Kubernetes' protobuf encoding (client-go's `ContentTypeProtobuf`). */
 const PROTOBUF_MEDIA_TYPE = 'application/vnd.kubernetes.protobuf';
@@ -28,6 +29,16 @@ const DECODERS = new Map<string, ObjectDecoder>([
   ['v1 Status', decodeStatus],
   ['meta.k8s.io/v1 Status', decodeStatus],
 ]);
+
+const schemas: ProtobufSchema[] = [];
+
+/**
+ * registerProtobufSchema adds the kinds of `schema` to those every `RestClient` decodes from
+ * protobuf (@k/clientset registers the built-in kinds' before it asks for protobuf).
+ */
+export function registerProtobufSchema(schema: ProtobufSchema): void {
+  if (!schemas.includes(schema)) schemas.push(schema);
+}
 
 /**
  * decodeProtobufObject decodes a protobuf object (the `k8s\0` prefix, a runtime.Unknown naming
@@ -63,11 +74,14 @@ export function decodeProtobufObject(bytes: Buffer, options: ObjectMetaOptions =
   if (contentEncoding !== '') {
     throw new ProtoFormatError(`unsupported content encoding ${JSON.stringify(contentEncoding)}`);
   }
+  const body = raw ?? new ProtoReader(bytes, bytes.length);
   const decoder = DECODERS.get(`${apiVersion} ${kind}`);
-  if (!decoder) {
-    throw new ProtoFormatError(
-      `no protobuf decoder for ${JSON.stringify(apiVersion)} ${JSON.stringify(kind)}`,
-    );
+  if (decoder) return decoder(body, options);
+  for (const schema of schemas) {
+    const object = schema.decode(apiVersion, kind, body, options);
+    if (object) return object;
   }
-  return decoder(raw ?? new ProtoReader(bytes, bytes.length), options);
+  throw new ProtoFormatError(
+    `no protobuf decoder for ${JSON.stringify(apiVersion)} ${JSON.stringify(kind)}`,
+  );
 }

@@ -13,38 +13,14 @@ import {
 import { decodeProtobufObject, isProtobufMediaType } from './protobuf-object.js';
 import { ProtobufWatchDecoder } from './protobuf-watch-decoder.js';
 import { ProtoFormatError, ProtoReader } from './proto-reader.js';
+import {
+  messageField,
+  protobufObject,
+  stringField,
+  varint,
+  varintField,
+} from './__fixtures__/proto-writer.js';
 
-// A protobuf writer for the tests' own messages (the recorded answers are the real server's).
-function varint(value: bigint): number[] {
-  let rest = BigInt.asUintN(64, value);
-  const bytes: number[] = [];
-  do {
-    const low = Number(rest & 0x7fn);
-    rest >>= 7n;
-    bytes.push(rest === 0n ? low : low | 0x80);
-  } while (rest !== 0n);
-  return bytes;
-}
-const stringField = (field: number, text: string): number[] => {
-  const bytes = [...Buffer.from(text, 'utf8')];
-  return [...varint(BigInt((field << 3) | 2)), ...varint(BigInt(bytes.length)), ...bytes];
-};
-const messageField = (field: number, body: number[]): number[] => [
-  ...varint(BigInt((field << 3) | 2)),
-  ...varint(BigInt(body.length)),
-  ...body,
-];
-const varintField = (field: number, value: number): number[] => [
-  ...varint(BigInt(field << 3)),
-  ...varint(BigInt(value)),
-];
-/** protobufObject wraps a message in the `k8s\0` prefix and a runtime.Unknown. */
-const protobufObject = (apiVersion: string, kind: string, message: number[]): Buffer =>
-  Buffer.from([
-    ...Buffer.from('k8s\u0000', 'latin1'),
-    ...messageField(1, [...stringField(1, apiVersion), ...stringField(2, kind)]),
-    ...messageField(2, message),
-  ]);
 const notFoundStatus = (): Buffer =>
   protobufObject('v1', 'Status', [
     ...messageField(1, []),

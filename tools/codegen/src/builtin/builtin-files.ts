@@ -5,6 +5,7 @@ import type { GeneratedFiles } from '@k/codegen';
 import { REPOSITORY_ROOT } from '../repository-root.js';
 import type { Snapshot } from '../snapshot/fetch-snapshot.js';
 import { readSnapshot } from '../snapshot/snapshot-files.js';
+import { PROTOBUF_SCHEMA_MODULE, protobufSchemaModule } from './protobuf-schema-file.js';
 import {
   CLIENTSET_DIRECTORY,
   GENERATED_DIRECTORY,
@@ -35,5 +36,6 @@ export async function builtinFiles(
   >;
   manifest.exports = packageExports(output.modules);
   files.set(PACKAGE_MANIFEST, `${JSON.stringify(manifest, null, 2)}\n`);
+  files.set(PROTOBUF_SCHEMA_MODULE, await protobufSchemaModule(KUBERNETES_VERSION));
   return files;
 }
