@@ -4,8 +4,40 @@
  * range, so a truncated or malformed message fails with a `ProtoFormatError`, never an
  * out-of-bounds read or an endless loop.
  */
-/** SHORT_STRING is the longest string {@link ProtoReader.string} builds without Buffer's decoder. */
-const SHORT_STRING = 24;
+/**
+ * SHORT_STRING is the longest string read through {@link shortString}'s cache: JSON.parse shares
+ * strings up to this length (V8 internalizes them), so an object decoded from protobuf holds as
+ * few copies of `TCP`, `True` or `Always` as one parsed from JSON.
+ */
+const SHORT_STRING = 10;
+
+// A direct-mapped cache of short strings by a hash of their bytes: a hit costs no allocation.
+const CACHE_SIZE = 4096;
+const cachedStrings: (string | undefined)[] = new Array<string | undefined>(CACHE_SIZE);
+
+/** shortString reads `bytes[start, end)` (at most SHORT_STRING bytes) as UTF-8, shared when cached. */
+function shortString(bytes: Buffer, start: number, end: number): string {
+  let hash = end - start;
+  for (let index = start; index < end; index += 1) {
+    hash = Math.imul(hash ^ (bytes[index] as number), 0x01000193);
+  }
+  const slot = (hash >>> 0) % CACHE_SIZE;
+  const cached = cachedStrings[slot];
+  if (cached !== undefined && cached.length === end - start) {
+    let same = true;
+    for (let index = 0; index < cached.length; index += 1) {
+      if (cached.charCodeAt(index) !== bytes[start + index]) {
+        same = false;
+        break;
+      }
+    }
+    if (same) return cached;
+  }
+  const text = bytes.toString('utf8', start, end);
+  // Only ASCII is cached (its UTF-16 length and code units are its bytes, as the check reads).
+  if (text.length === end - start) cachedStrings[slot] = text;
+  return text;
+}
 
 export class ProtoReader {
   readonly bytes: Buffer;
@@ -91,16 +123,9 @@ export class ProtoReader {
     const length = this.length();
     const start = this.position;
     const end = (this.position += length);
-    if (length > SHORT_STRING) return this.bytes.toString('utf8', start, end);
-    // Most API strings are short ASCII: built here they skip the native call's set-up cost.
-    const bytes = this.bytes;
-    let text = '';
-    for (let index = start; index < end; index += 1) {
-      const byte = bytes[index] as number;
-      if (byte >= 0x80) return bytes.toString('utf8', start, end);
-      text += String.fromCharCode(byte);
-    }
-    return text;
+    return length <= SHORT_STRING
+      ? shortString(this.bytes, start, end)
+      : this.bytes.toString('utf8', start, end);
   }
 
   /** bytes reads a length-delimited field (a view, not a copy). */

@@ -139,6 +139,9 @@ describe('ProtobufSchema', () => {
       ...text(4, 'wrong wire type'), // skipped, as Go's decoder of a newer message would not
     ];
     const decoded = decodeProtobufObject(envelope(body)) as Record<string, unknown>;
+    // Plain objects, as JSON.parse makes them (code that checks for one accepts them).
+    expect(Object.getPrototypeOf(decoded.spec)).toBe(Object.prototype);
+    expect(Object.getPrototypeOf((decoded.children as unknown[])[0])).toBe(Object.prototype);
     expect(JSON.stringify(decoded)).toBe(
       JSON.stringify({
         kind: 'Thing',
