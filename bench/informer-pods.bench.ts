@@ -14,10 +14,12 @@
  *   and with `delete metadata.managedFields` on every object;
  * - the floor: raw undici receiving the same streaming list, uncompressed, with nothing parsed;
  * - client-go v0.37.2 (bench/go/informer, built here and cached): the typed Pod informer by
- *   default (streaming list), with a transform dropping managedFields, and metadata-only.
+ *   default (streaming list, protobuf as its typed clients prefer), with a transform dropping
+ *   managedFields, and metadata-only;
+ * - @k/runtime with `protobuf: false` (JSON), the encoding all the raw rows read.
  *
  * Figures: time from start to synced, the CPU time of kube-apiserver and of the program until
- * then (the server's JSON encoding is most of the wait), the peak RSS, RSS and heap after a full GC once synced,
+ * then (the server's JSON encoding was most of a JSON informer's wait), the peak RSS, RSS and heap after a full GC once synced,
  * heap per 1,000 cached objects (heap after GC once synced minus heap after GC before starting),
  * and the CPU time (user + system, all threads) per update event: once synced, this process
  * patches a label of BENCH_UPDATES (default 2,000) Pods and the child divides the CPU time it
