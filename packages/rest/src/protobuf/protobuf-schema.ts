@@ -92,7 +92,7 @@ function objectMaker(): () => JsonObject {
 export class ProtobufSchema {
   readonly #source: () => SchemaTable;
   #kinds: ReadonlyMap<string, number> | undefined;
-  #messages: readonly Message[] = [];
+  #messages: Messages | undefined;
 
   /** `source` is called once, on first use (the table is large; a process may never need it). */
   constructor(source: () => SchemaTable) {
@@ -102,7 +102,7 @@ export class ProtobufSchema {
   #load(): ReadonlyMap<string, number> {
     if (this.#kinds) return this.#kinds;
     const table = this.#source();
-    this.#messages = table.messages.map(compileMessage);
+    this.#messages = new Messages(table.messages);
     this.#kinds = new Map(Object.entries(table.kinds));
     return this.#kinds;
   }
@@ -126,8 +126,32 @@ export class ProtobufSchema {
     const index = this.#load().get(`${apiVersion} ${kind}`);
     if (index === undefined) return undefined;
     const object: JsonObject = { kind, apiVersion };
-    decodeInto(this.#messages, index, reader, options, object);
+    decodeInto(this.#messages as Messages, index, reader, options, object);
     return object;
+  }
+}
+
+/**
+ * Messages compiles a table's messages on first use: a process reads a few of the hundreds
+ * (a ConfigMap list five), and compiling them all cost a first read 4–6 ms.
+ */
+class Messages {
+  readonly #tuples: readonly (readonly FieldTuple[])[];
+  readonly #compiled: (Message | undefined)[];
+
+  constructor(tuples: readonly (readonly FieldTuple[])[]) {
+    this.#tuples = tuples;
+    this.#compiled = new Array<Message | undefined>(tuples.length); // sized: fast elements
+  }
+
+  at(index: number): Message {
+    let message = this.#compiled[index];
+    if (message === undefined) {
+      const tuples = this.#tuples[index];
+      if (tuples === undefined) throw new ProtoFormatError(`the schema has no message ${index}`);
+      message = this.#compiled[index] = compileMessage(tuples);
+    }
+    return message;
   }
 }
 
@@ -159,13 +183,13 @@ function wireTypeOf(type: number): number {
 
 /** decodeInto reads message `index` from `reader` and writes its JSON fields into `object`. */
 function decodeInto(
-  messages: readonly Message[],
+  messages: Messages,
   index: number,
   reader: ProtoReader,
   options: ObjectMetaOptions,
   object: JsonObject,
 ): void {
-  const message = messages[index] as Message;
+  const message = messages.at(index);
   const { fields, byNumber } = message;
   const values: unknown[] = new Array<unknown>(fields.length);
   while (!reader.done) {
@@ -216,7 +240,7 @@ function readScalar(reader: ProtoReader, type: number): unknown {
 
 /** readValue reads one value of `type`; a message-like value is decoded to its JSON form. */
 function readValue(
-  messages: readonly Message[],
+  messages: Messages,
   field: Field,
   type: number,
   messageIndex: number,
@@ -235,7 +259,7 @@ function readValue(
     case FieldType.Uint64:
       return readScalar(reader, type);
     case FieldType.Message: {
-      const object = (messages[messageIndex] as Message).create();
+      const object = messages.at(messageIndex).create();
       decodeInto(messages, messageIndex, reader.message(), options, object);
       return object;
     }
@@ -270,7 +294,7 @@ function readValue(
 }
 
 function readMapEntry(
-  messages: readonly Message[],
+  messages: Messages,
   field: Field,
   entry: ProtoReader,
   options: ObjectMetaOptions,
@@ -293,7 +317,7 @@ function readMapEntry(
 
 /** writeField writes one field's JSON form into `object` (or nothing, where Go's JSON omits it). */
 function writeField(
-  messages: readonly Message[],
+  messages: Messages,
   field: Field,
   value: unknown,
   options: ObjectMetaOptions,
@@ -338,7 +362,7 @@ function isEmptyScalar(type: number, value: unknown): boolean {
 
 /** zeroOf is the JSON form of a Go zero value of `type`. */
 function zeroOf(
-  messages: readonly Message[],
+  messages: Messages,
   type: number,
   messageIndex: number,
   options: ObjectMetaOptions,
@@ -350,7 +374,7 @@ function zeroOf(
     case FieldType.Bool:
       return false;
     case FieldType.Message: {
-      const object = (messages[messageIndex] as Message).create();
+      const object = messages.at(messageIndex).create();
       decodeInto(messages, messageIndex, EMPTY, options, object);
       return object;
     }
