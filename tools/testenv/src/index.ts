@@ -2,7 +2,7 @@ export { ensureBinaries } from './build.js';
 export type { Binaries, EnsureBinariesOptions } from './build.js';
 export { verifyCacheEntry } from './cache-entry.js';
 export type { BuildStamp } from './cache-entry.js';
-export { readGoEnvironment } from './go-environment.js';
+export { goBuildEnvironment, readGoEnvironment } from './go-environment.js';
 export type { GoEnvironment } from './go-environment.js';
 export { cacheKey, resolveCacheRoot, BINARY_NAMES } from './cache-layout.js';
 export type { BinaryName, CacheKeyParts } from './cache-layout.js';

@@ -101,7 +101,8 @@ function decodeManagedFieldsEntry(reader: ProtoReader): JsonObject {
       time = decodeTime(reader.message());
       timeSet = true;
     } else if (number === 6 && wireType === 2) fieldsType = reader.string();
-    else if (number === 7 && wireType === 2) fieldsV1 = decodeFieldsV1(reader.message());
+    else if (number === 7 && wireType === 2)
+      fieldsV1 = decodeRawJson(reader.message(), "a managedFields entry's fieldsV1");
     else if (number === 8 && wireType === 2) subresource = reader.string();
     else reader.skip(wireType);
   });
@@ -117,18 +118,22 @@ function decodeManagedFieldsEntry(reader: ProtoReader): JsonObject {
   return entry;
 }
 
-/** decodeFieldsV1 reads a FieldsV1: its `Raw` bytes are the JSON the object shows inline. */
-function decodeFieldsV1(reader: ProtoReader): unknown {
+/**
+ * decodeRawJson reads a message whose `raw` bytes (field 1) are JSON shown inline: a FieldsV1, a
+ * RawExtension. Empty is `null`; bytes that are not JSON fail naming `what`.
+ */
+export function decodeRawJson(reader: ProtoReader, what: string): unknown {
   let raw: Buffer | undefined;
-  eachField(reader, (number, wireType) => {
-    if (number === 1 && wireType === 2) raw = reader.bytesField();
-    else reader.skip(wireType);
-  });
+  while (!reader.done) {
+    const key = reader.key();
+    if (key === (1 << 3) + 2) raw = reader.bytesField();
+    else reader.skip(key & 7);
+  }
   if (raw === undefined || raw.length === 0) return null;
   try {
     return JSON.parse(raw.toString('utf8')) as unknown;
   } catch {
-    throw new ProtoFormatError('a managedFields entry holds fieldsV1 that is not JSON');
+    throw new ProtoFormatError(`${what} holds raw bytes that are not JSON`);
   }
 }
 

@@ -1,6 +1,7 @@
 import {
   decodeListMeta,
   decodeObjectMeta,
+  decodeRawJson,
   decodeTime,
   formatSeconds,
   type JsonObject,
@@ -225,6 +226,18 @@ function decodeInto(
   }
 }
 
+/** decodeMessage reads message `index` into a new object (EMPTY gives its zero value). */
+function decodeMessage(
+  messages: Messages,
+  index: number,
+  reader: ProtoReader,
+  options: ObjectMetaOptions,
+): JsonObject {
+  const object = messages.at(index).create();
+  decodeInto(messages, index, reader, options, object);
+  return object;
+}
+
 function readScalar(reader: ProtoReader, type: number): unknown {
   switch (type) {
     case FieldType.Bool:
@@ -258,11 +271,8 @@ function readValue(
     case FieldType.Uint32:
     case FieldType.Uint64:
       return readScalar(reader, type);
-    case FieldType.Message: {
-      const object = messages.at(messageIndex).create();
-      decodeInto(messages, messageIndex, reader.message(), options, object);
-      return object;
-    }
+    case FieldType.Message:
+      return decodeMessage(messages, messageIndex, reader.message(), options);
     case FieldType.Time:
       return decodeTime(reader.message()) ?? null;
     case FieldType.MicroTime:
@@ -273,7 +283,7 @@ function readValue(
       return decodeIntOrString(reader.message());
     case FieldType.RawExtension:
     case FieldType.FieldsV1:
-      return decodeRawJson(reader.message(), field);
+      return decodeRawJson(reader.message(), `field ${JSON.stringify(field.json)}`);
     case FieldType.ObjectMeta:
       return decodeObjectMeta(reader.message(), options);
     case FieldType.ListMeta:
@@ -332,11 +342,11 @@ function writeField(
   }
   if (value === undefined) {
     // Absent: nil for a pointer, slice, map or []byte; the zero value otherwise.
-    if (flags & (FieldFlag.Repeated | FieldFlag.Pointer) || type === FieldType.Map) {
-      if (!(flags & FieldFlag.OmitEmpty)) object[field.json] = null;
-      return;
-    }
-    if (type === FieldType.Bytes) {
+    if (
+      flags & (FieldFlag.Repeated | FieldFlag.Pointer) ||
+      type === FieldType.Map ||
+      type === FieldType.Bytes
+    ) {
       if (!(flags & FieldFlag.OmitEmpty)) object[field.json] = null;
       return;
     }
@@ -373,11 +383,8 @@ function zeroOf(
       return '';
     case FieldType.Bool:
       return false;
-    case FieldType.Message: {
-      const object = messages.at(messageIndex).create();
-      decodeInto(messages, messageIndex, EMPTY, options, object);
-      return object;
-    }
+    case FieldType.Message:
+      return decodeMessage(messages, messageIndex, EMPTY, options);
     case FieldType.Quantity:
       return '0';
     case FieldType.IntOrString:
@@ -438,22 +445,4 @@ function decodeIntOrString(reader: ProtoReader): number | string {
     else reader.skip(key & 7);
   }
   return type === 1 ? stringValue : intValue;
-}
-
-/** decodeRawJson reads a RawExtension (or FieldsV1): its `raw` bytes are JSON shown inline. */
-function decodeRawJson(reader: ProtoReader, field: Field): unknown {
-  let raw: Buffer | undefined;
-  while (!reader.done) {
-    const key = reader.key();
-    if (key === (1 << 3) + 2) raw = reader.bytesField();
-    else reader.skip(key & 7);
-  }
-  if (raw === undefined || raw.length === 0) return null;
-  try {
-    return JSON.parse(raw.toString('utf8')) as unknown;
-  } catch {
-    throw new ProtoFormatError(
-      `field ${JSON.stringify(field.json)} holds raw bytes that are not JSON`,
-    );
-  }
 }

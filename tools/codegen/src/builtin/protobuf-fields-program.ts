@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { readFile, writeFile } from 'node:fs/promises';
 import { promisify } from 'node:util';
-import { readGoEnvironment } from '@k/testenv';
+import { goBuildEnvironment, readGoEnvironment } from '@k/testenv';
 import { PROTOBUF_FIELDS_DIRECTORY, protobufFieldsFile } from './protobuf-schema-file.js';
 
 /**
@@ -14,7 +14,7 @@ export async function runProtobufFieldsProgram(): Promise<string> {
   try {
     const { stdout, stderr } = await promisify(execFile)(go, ['run', '.'], {
       cwd: PROTOBUF_FIELDS_DIRECTORY,
-      env: { ...process.env, GOTOOLCHAIN: 'local', CGO_ENABLED: '0', GOFLAGS: '', GOWORK: 'off' },
+      env: goBuildEnvironment(),
       maxBuffer: 64 * 1024 * 1024,
     });
     if (!/ 0 problems\n?$/.test(stderr)) {
