@@ -134,6 +134,7 @@ export type {
   Status,
   ThrottleOption,
   Watch,
+  WatchEncoding,
   WatchEvent,
   WatchEventType,
   WebSocketErrorCode,

@@ -24,7 +24,13 @@ export type { ListObject } from './response/list-object.js';
 
 // Paging and watching.
 export type { ListPage, ListPager, PagerOptions } from './pager/list-pager.js';
-export type { Watch, WatchEvent, WatchEventType, WatchStreamOptions } from './watch/watch.js';
+export type {
+  Watch,
+  WatchEncoding,
+  WatchEvent,
+  WatchEventType,
+  WatchStreamOptions,
+} from './watch/watch.js';
 export { ProtobufSchema } from './protobuf/protobuf-schema.js';
 export type { SchemaTable } from './protobuf/protobuf-schema.js';
 export { registerProtobufSchema } from './protobuf/protobuf-object.js';

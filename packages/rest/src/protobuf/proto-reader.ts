@@ -1,27 +1,24 @@
 /**
- * ProtoReader reads the protobuf wire format from a byte range: field keys, varints, fixed
- * values and length-delimited fields (strings, bytes, embedded messages). Every read checks the
- * range, so a truncated or malformed message fails with a `ProtoFormatError`, never an
- * out-of-bounds read or an endless loop.
+ * SHARED_STRING is the longest string read through {@link sharedString}'s cache. JSON.parse
+ * shares strings of up to 10 characters (V8 internalizes them); this shares longer ones too, so
+ * the images, mount paths, label keys and owner names that repeat in every object of a list are
+ * one string each: a cache of decoded objects (an informer's) needs no pass of its own to share
+ * them, and a repeated string costs neither an allocation nor a call into Buffer's decoder.
  */
-/**
- * SHORT_STRING is the longest string read through {@link shortString}'s cache: JSON.parse shares
- * strings up to this length (V8 internalizes them), so an object decoded from protobuf holds as
- * few copies of `TCP`, `True` or `Always` as one parsed from JSON.
- */
-const SHORT_STRING = 10;
+const SHARED_STRING = 128;
 
-// A direct-mapped cache of short strings by a hash of their bytes: a hit costs no allocation.
-const CACHE_SIZE = 4096;
+// A direct-mapped cache of strings by a hash of their bytes; bounded (at most 8,192 strings of
+// at most 128 bytes), so strings that appear once only push others out of their slot.
+const CACHE_SIZE = 8192;
 const cachedStrings: (string | undefined)[] = new Array<string | undefined>(CACHE_SIZE);
 
-/** shortString reads `bytes[start, end)` (at most SHORT_STRING bytes) as UTF-8, shared when cached. */
-function shortString(bytes: Buffer, start: number, end: number): string {
+/** sharedString reads `bytes[start, end)` (at most SHARED_STRING bytes) as UTF-8, shared when cached. */
+function sharedString(bytes: Buffer, start: number, end: number): string {
   let hash = end - start;
   for (let index = start; index < end; index += 1) {
     hash = Math.imul(hash ^ (bytes[index] as number), 0x01000193);
   }
-  const slot = (hash >>> 0) % CACHE_SIZE;
+  const slot = (hash >>> 0) & (CACHE_SIZE - 1);
   const cached = cachedStrings[slot];
   if (cached !== undefined && cached.length === end - start) {
     let same = true;
@@ -39,6 +36,12 @@ function shortString(bytes: Buffer, start: number, end: number): string {
   return text;
 }
 
+/**
+ * ProtoReader reads the protobuf wire format from a byte range: field keys, varints, fixed
+ * values and length-delimited fields (strings, bytes, embedded messages). Every read checks the
+ * range, so a truncated or malformed message fails with a `ProtoFormatError`, never an
+ * out-of-bounds read or an endless loop.
+ */
 export class ProtoReader {
   readonly bytes: Buffer;
   position: number;
@@ -123,8 +126,8 @@ export class ProtoReader {
     const length = this.length();
     const start = this.position;
     const end = (this.position += length);
-    return length <= SHORT_STRING
-      ? shortString(this.bytes, start, end)
+    return length <= SHARED_STRING
+      ? sharedString(this.bytes, start, end)
       : this.bytes.toString('utf8', start, end);
   }
 

@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { decodeProtobufObject, registerProtobufSchema } from './protobuf-object.js';
 import { ProtoFormatError, ProtoReader } from './proto-reader.js';
@@ -77,19 +78,27 @@ const TABLE: SchemaTable = {
   ],
 };
 
-const schema = new ProtobufSchema(() => TABLE);
-registerProtobufSchema(schema);
+// The same table decoded both ways: by generated code (the default) and by walking the table
+// (where code generation is disallowed); the kind's apiVersion tells the two schemas apart.
+const VARIANTS = [
+  { name: 'generated decoders', apiVersion: 'test.k/v1', generateCode: true },
+  { name: 'the table walk', apiVersion: 'test.k/v1walked', generateCode: false },
+];
+for (const variant of VARIANTS) {
+  const table = { ...TABLE, kinds: { [`${variant.apiVersion} Thing`]: 0 } };
+  registerProtobufSchema(new ProtobufSchema(() => table, { generateCode: variant.generateCode }));
+}
 
-const envelope = (body: number[]): Buffer => protobufObject('test.k/v1', 'Thing', body);
+describe.each(VARIANTS)('ProtobufSchema with $name', ({ apiVersion }) => {
+  const envelope = (body: number[]): Buffer => protobufObject(apiVersion, 'Thing', body);
 
-describe('ProtobufSchema', () => {
   it('writes the JSON form: struct order, omitempty, nulls and zero values of absent fields', () => {
     const decoded = decodeProtobufObject(envelope([...text(2, '')]));
     // JSON.stringify: the key order is encoding/json's too.
     expect(JSON.stringify(decoded)).toBe(
       JSON.stringify({
         kind: 'Thing',
-        apiVersion: 'test.k/v1',
+        apiVersion,
         metadata: {},
         name: '',
         enabled: null,
@@ -145,7 +154,7 @@ describe('ProtobufSchema', () => {
     expect(JSON.stringify(decoded)).toBe(
       JSON.stringify({
         kind: 'Thing',
-        apiVersion: 'test.k/v1',
+        apiVersion,
         metadata: { name: 'thing', namespace: 'ns' },
         name: 'a',
         note: 'note',
@@ -182,6 +191,68 @@ describe('ProtobufSchema', () => {
     expect(() => decodeProtobufObject(envelope(bytesField(18, text(1, '{'))))).toThrow(
       /field "raw" holds raw bytes that are not JSON/,
     );
+  });
+
+  it('fails when a field of an embedded message runs past the end of that message', () => {
+    // spec (field 9) says it holds 4 bytes, but its string claims 6: two of them are the next
+    // field of the outer message.
+    const spec = [...varint((9 << 3) | 2), ...varint(4), ...varint((2 << 3) | 2), 6, 0x61, 0x62];
+    const body = [...spec, ...text(3, 'note')];
+    expect(() => decodeProtobufObject(envelope(body))).toThrow(ProtoFormatError);
+  });
+});
+
+describe('ProtobufSchema', () => {
+  it('generates decoders only from a table whose codes are integers and writes names as data', () => {
+    // A message reference is written into the source as an index: text there would run.
+    const hostile = {
+      kinds: { 'test.k/v1 Hostile': 0 },
+      messages: [[['spec', 1, MESSAGE, 0, '0] ?? (globalThis.injected = true) ?? d[0']]],
+    } as unknown as SchemaTable;
+    const refused = new ProtobufSchema(() => hostile);
+    expect(() =>
+      refused.decode('test.k/v1', 'Hostile', new ProtoReader(Buffer.from(bytesField(1, []))), {}),
+    ).toThrow(ProtoFormatError);
+    expect((globalThis as { injected?: boolean }).injected).toBeUndefined();
+
+    const oddName = 'a"b\\c\n${d}\u2028';
+    const odd = new ProtobufSchema(() => ({
+      kinds: { 'test.k/v1 Odd': 0 },
+      messages: [[[oddName, 1, STRING, 0]]],
+    }));
+    const decoded = odd.decode('test.k/v1', 'Odd', new ProtoReader(Buffer.from(text(1, 'x'))), {});
+    expect(decoded).toEqual({ kind: 'Odd', apiVersion: 'test.k/v1', [oddName]: 'x' });
+  });
+
+  it('walks the table by itself where code generation from strings is disallowed', () => {
+    // A child node with --disallow-code-generation-from-strings decodes with the default schema.
+    const body = [...text(2, 'a'), ...bytesField(9, text(2, 'fast')), ...bytesField(19, [])];
+    const program = [
+      `import { ProtobufSchema } from ${JSON.stringify(new URL('./protobuf-schema.ts', import.meta.url).pathname)};`,
+      `import { ProtoReader } from ${JSON.stringify(new URL('./proto-reader.ts', import.meta.url).pathname)};`,
+      `const schema = new ProtobufSchema(() => (${JSON.stringify(TABLE)}));`,
+      `const reader = new ProtoReader(Buffer.from(${JSON.stringify(body)}));`,
+      `process.stdout.write(JSON.stringify(schema.decode('test.k/v1', 'Thing', reader, {})));`,
+    ].join('\n');
+    const output = execFileSync(
+      process.execPath,
+      [
+        '--disallow-code-generation-from-strings',
+        '--import',
+        'tsx',
+        '--input-type=module',
+        '-e',
+        program,
+      ],
+      { encoding: 'utf8' },
+    );
+    const expected = new ProtobufSchema(() => TABLE).decode(
+      'test.k/v1',
+      'Thing',
+      new ProtoReader(Buffer.from(body)),
+      {},
+    );
+    expect(output).toBe(JSON.stringify(expected));
   });
 
   it('answers only for its kinds, and reads its table once, on first use', () => {

@@ -179,6 +179,14 @@ describe('ProtobufWatchDecoder', () => {
       idleTimeoutMs: 0,
       contentType: 'application/vnd.kubernetes.protobuf;stream=watch',
     });
+    expect(watch.encoding).toBe('protobuf');
+    const json = new WatchStream(Readable.from([]), {
+      request: { method: 'GET', path: '/api/v1/pods' },
+      idleTimeoutMs: 0,
+      contentType: 'application/json;stream=watch',
+    });
+    expect(json.encoding).toBe('json');
+    json.close();
     const failure = await (async () => {
       for await (const event of watch) void event;
     })().catch((error: unknown) => error);

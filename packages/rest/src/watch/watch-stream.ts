@@ -10,7 +10,7 @@ import {
 import { describeTransportFailure } from '../retry/transport-failure.js';
 import { onAbort } from '../timers/on-abort.js';
 import { startTimer, type Timer } from '../timers/timer.js';
-import type { Watch, WatchEvent } from './watch.js';
+import type { Watch, WatchEncoding, WatchEvent } from './watch.js';
 import { isProtobufMediaType } from '../protobuf/protobuf-object.js';
 import { ProtobufWatchDecoder } from '../protobuf/protobuf-watch-decoder.js';
 import { WatchDecoder, type DecodedWatchEvent, type WatchFrameDecoder } from './watch-decoder.js';
@@ -42,6 +42,7 @@ export interface WatchStreamSettings {
  * It can be iterated once.
  */
 export class WatchStream<T> implements Watch<T> {
+  readonly encoding: WatchEncoding;
   readonly #body: Readable;
   readonly #options: WatchStreamSettings;
   #iterated = false;
@@ -51,6 +52,7 @@ export class WatchStream<T> implements Watch<T> {
   constructor(body: Readable, options: WatchStreamSettings) {
     this.#body = body;
     this.#options = options;
+    this.encoding = isProtobufMediaType(options.contentType) ? 'protobuf' : 'json';
     const signal = options.signal;
     if (signal) {
       if (signal.aborted) this.#close(signal.reason);
@@ -90,6 +92,7 @@ export class WatchStream<T> implements Watch<T> {
 
   #events(): AsyncIterator<WatchEvent<T>> {
     return new WatchEventIterator<T>(this.#body, this.#options, {
+      encoding: this.encoding,
       closed: () => this.#closed,
       close: () => this.#close(undefined),
       toEvent: (event) => this.#toEvent(event),
@@ -98,6 +101,7 @@ export class WatchStream<T> implements Watch<T> {
 }
 
 interface StreamHooks<T> {
+  readonly encoding: WatchEncoding;
   closed(): boolean;
   close(): void;
   toEvent(event: DecodedWatchEvent): WatchEvent<T>;
@@ -139,9 +143,10 @@ class WatchEventIterator<T> implements AsyncIterator<WatchEvent<T>> {
     this.#settings = settings;
     this.#hooks = hooks;
     const decoderOptions = { omitManagedFields: settings.omitManagedFields ?? false };
-    this.#decoder = isProtobufMediaType(settings.contentType)
-      ? new ProtobufWatchDecoder(decoderOptions)
-      : new WatchDecoder(decoderOptions);
+    this.#decoder =
+      hooks.encoding === 'protobuf'
+        ? new ProtobufWatchDecoder(decoderOptions)
+        : new WatchDecoder(decoderOptions);
     if (settings.idleTimeoutMs > 0) {
       this.#timer = startTimer(this.#onIdle, settings.idleTimeoutMs, false);
     }

@@ -14,7 +14,16 @@ export interface WatchEvent<T> {
  */
 export interface Watch<T> extends AsyncIterable<WatchEvent<T>> {
   close(): void;
+  /**
+   * encoding is how the server sent the events. Objects of a `protobuf` watch come with their
+   * repeated strings shared (one string each; see `ProtobufSchema`), as a cache would make them;
+   * JSON.parse shares only the shortest.
+   */
+  readonly encoding?: WatchEncoding;
 }
+
+/** WatchEncoding is the encoding of a watch's events: JSON lines or protobuf frames. */
+export type WatchEncoding = 'json' | 'protobuf';
 
 /**
  * WatchStreamOptions configure how `RequestBuilder.watch` opens and reads the stream (the

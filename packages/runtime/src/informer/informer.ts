@@ -85,33 +85,34 @@ function describeSource(source: unknown): string | undefined {
 
 /**
  * cacheTransform is what the reflector runs on each received object: for objects of a
- * @k/clientset resource client (fresh from `JSON.parse`), it shares their repeated strings
- * ({@link StringInterner}) and runs the informer's transform; then it adds the resource's
- * `apiVersion` and `kind` to objects that arrive without them (the items of a list do), so
- * cached objects can always be referred to (events, owner references).
+ * @k/clientset resource client it shares their repeated strings ({@link StringInterner}) unless
+ * their decoder did (a protobuf watch's), and runs the informer's transform; then it adds the
+ * resource's `apiVersion` and `kind` to objects that arrive without them (the items of a list
+ * do), so cached objects can always be referred to (events, owner references).
  */
 function cacheTransform<T extends KubernetesObject>(
   descriptor: ResourceDescriptor | undefined,
   transform: ((object: T) => T) | undefined,
-): ((object: T) => T) | undefined {
+): ((object: T, stringsShared: boolean) => T) | undefined {
   if (!descriptor) return transform;
   const interner = new StringInterner();
   const apiVersion = descriptor.group
     ? `${descriptor.group}/${descriptor.version}`
     : descriptor.version;
   const { kind } = descriptor;
+  const share = (object: T, stringsShared: boolean): T =>
+    stringsShared ? object : interner.internTree(object);
   // The default transform only deletes a member: run it first so the walk skips managedFields
   // (a list's items arrive with them). A transform of your own gets the tree fresh from the
   // parser, which is the only kind the interner may change in place.
-  const share = (object: T): T => interner.internTree(object);
-  const prepare: (received: T) => T =
+  const prepare: (received: T, stringsShared: boolean) => T =
     transform === undefined
       ? share
       : transform === dropManagedFields
-        ? (received) => share(transform(received))
-        : (received) => transform(share(received));
-  return (received) => {
-    const object = prepare(received);
+        ? (received, stringsShared) => share(transform(received), stringsShared)
+        : (received, stringsShared) => transform(share(received, stringsShared));
+  return (received, stringsShared) => {
+    const object = prepare(received, stringsShared);
     if (kind && object.kind === undefined) {
       (object as { kind?: string }).kind = kind;
       (object as { apiVersion?: string }).apiVersion ??= apiVersion;

@@ -2,7 +2,13 @@
 // does the same with a fake ListWatch); the real server's behaviour is in e2e/informer.e2e.test.ts.
 import type { ConfigMap } from '@k/clientset/core/v1';
 import type { KubernetesList, ListOptions, WatchOptions } from '@k/clientset';
-import { ApiError, ConnectionError, type Watch, type WatchEvent } from '@k/rest';
+import {
+  ApiError,
+  ConnectionError,
+  type Watch,
+  type WatchEncoding,
+  type WatchEvent,
+} from '@k/rest';
 import { FakeClock, flushMicrotasks } from '@k/rest/testing';
 import { describe, expect, it } from 'vitest';
 import { Reflector, type ListerWatcher, type ReflectorSink } from './reflector.js';
@@ -31,6 +37,8 @@ class ScriptedSource implements ListerWatcher<ConfigMap> {
   constructor(
     readonly listAnswers: (KubernetesList<ConfigMap> | Error)[],
     readonly watchAnswers: (WatchScript | Error)[],
+    /** watchEncodings are the `encoding`s of the scripted watches, in order. */
+    readonly watchEncodings: (WatchEncoding | undefined)[] = [],
   ) {}
 
   list(options: ListOptions = {}): Promise<KubernetesList<ConfigMap>> {
@@ -47,12 +55,13 @@ class ScriptedSource implements ListerWatcher<ConfigMap> {
       return Promise.resolve(openWatch(options.signal));
     }
     if (answer instanceof Error) return Promise.reject(answer);
-    return Promise.resolve(scriptedWatch(answer));
+    return Promise.resolve(scriptedWatch(answer, this.watchEncodings.shift()));
   }
 }
 
-function scriptedWatch(script: WatchScript): Watch<ConfigMap> {
+function scriptedWatch(script: WatchScript, encoding?: WatchEncoding): Watch<ConfigMap> {
   return {
+    ...(encoding ? { encoding } : {}),
     close: () => undefined,
     async *[Symbol.asyncIterator]() {
       for (const step of script) {
@@ -101,13 +110,18 @@ async function advance(clock: FakeClock, milliseconds: number): Promise<void> {
   }
 }
 
-function start(source: ScriptedSource, watchList = false) {
+function start(
+  source: ScriptedSource,
+  watchList = false,
+  transform?: (object: ConfigMap, stringsShared: boolean) => ConfigMap,
+) {
   const clock = new FakeClock();
   const sink = new RecordingSink();
   const errors: string[] = [];
   const reflector = new Reflector(source, sink, {
     description: 'configmaps',
     watchList,
+    ...(transform ? { transform } : {}),
     clock,
     random: () => 0,
     onError: (error) => errors.push(error.code),
@@ -273,5 +287,40 @@ describe('Reflector', () => {
     expect(source.watches[0]?.sendInitialEvents).toBe(true);
     expect(source.watches[1]?.sendInitialEvents).toBeUndefined();
     expect(run.sink.calls).toEqual(['replace a @10']);
+  });
+
+  it("tells the transform which objects' strings their decoder shared: a protobuf watch's", async () => {
+    const endBookmark = {
+      type: 'BOOKMARK',
+      object: {
+        metadata: { resourceVersion: '30', annotations: { 'k8s.io/initial-events-end': 'true' } },
+      },
+    } as const;
+    const seen: string[] = [];
+    const record = (object: ConfigMap, stringsShared: boolean): ConfigMap => {
+      seen.push(`${object.metadata?.name} ${stringsShared}`);
+      return object;
+    };
+    const streamed = new ScriptedSource(
+      [],
+      [
+        [{ type: 'ADDED', object: cm('a', '5') }, endBookmark],
+        [{ type: 'MODIFIED', object: cm('a', '31') }],
+      ],
+      ['protobuf', 'json'],
+    );
+    const run = start(streamed, true, record);
+    await flushMicrotasks();
+    await run.stop();
+    const listed = new ScriptedSource(
+      [list('10', ['b'])],
+      [[{ type: 'ADDED', object: cm('c', '11') }]],
+      ['protobuf'],
+    );
+    const second = start(listed, false, record);
+    await flushMicrotasks();
+    await second.stop();
+    // A list does not say how it was decoded: its items count as not shared.
+    expect(seen).toEqual(['a true', 'a false', 'b false', 'c true']);
   });
 });

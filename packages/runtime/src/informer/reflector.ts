@@ -48,8 +48,12 @@ export interface ReflectorOptions<T> {
   pageSize?: number;
   /** watchList streams the initial list over a watch when the server serves it (default true). */
   watchList?: boolean;
-  /** transform runs on every object before it reaches the sink. */
-  transform?: (object: T) => T;
+  /**
+   * transform runs on every object before it reaches the sink. `stringsShared` is true for the
+   * objects of a protobuf watch, whose decoder shared their repeated strings already (see
+   * `Watch.encoding`), so a transform that shares strings can leave them be.
+   */
+  transform?: (object: T, stringsShared: boolean) => T;
   /**
    * omitManagedFields asks watches to decode objects without `metadata.managedFields` (set when
    * the transform drops them anyway: the bytes are skipped instead of parsed).
@@ -255,10 +259,11 @@ export class Reflector<T extends KubernetesObject> {
     let received = 0;
     this.health.state = 'watching';
     this.health.watchEstablished();
+    const stringsShared = watch.encoding === 'protobuf';
     try {
       for (let next = await events.next(); !next.done; next = await events.next()) {
         received += 1;
-        this.#handleEvent(next.value);
+        this.#handleEvent(next.value, stringsShared);
       }
     } catch (error) {
       if (signal.aborted) return new Restart(false);
@@ -293,22 +298,22 @@ export class Reflector<T extends KubernetesObject> {
     return received === 0 && this.#clock.now() - startedAt < SHORT_WATCH_MS;
   }
 
-  #handleEvent(event: WatchEvent<T>): void {
+  #handleEvent(event: WatchEvent<T>, stringsShared: boolean): void {
     this.health.eventAt(this.#clock.now());
     if (event.type === 'BOOKMARK') {
       const resourceVersion = resourceVersionOf(event.object);
       if (resourceVersion) this.#lastResourceVersion = resourceVersion;
       return;
     }
-    const object = this.#transform(event.object);
+    const object = this.#transform(event.object, stringsShared);
     const resourceVersion = resourceVersionOf(event.object);
     this.#sink.apply(event.type, object);
     if (resourceVersion) this.#lastResourceVersion = resourceVersion;
   }
 
-  #transform(object: T): T {
+  #transform(object: T, stringsShared: boolean): T {
     const transform = this.#options.transform;
-    return transform ? transform(object) : object;
+    return transform ? transform(object, stringsShared) : object;
   }
 
   /**
@@ -332,6 +337,7 @@ export class Reflector<T extends KubernetesObject> {
         resourceVersionMatch: 'NotOlderThan',
       });
       const events = watch[Symbol.asyncIterator]();
+      const stringsShared = watch.encoding === 'protobuf';
       const items = new Map<string, T>();
       for (let next = await events.next(); !next.done; next = await events.next()) {
         const event = next.value;
@@ -343,7 +349,7 @@ export class Reflector<T extends KubernetesObject> {
           watch.close();
           return true;
         }
-        const object = this.#transform(event.object);
+        const object = this.#transform(event.object, stringsShared);
         const key = `${object.metadata?.namespace ?? ''}/${object.metadata?.name ?? ''}`;
         if (event.type === 'DELETED') items.delete(key);
         else items.set(key, object);
@@ -413,7 +419,8 @@ export class Reflector<T extends KubernetesObject> {
       ...(pageSize > 0 ? { limit: pageSize } : {}),
     });
     for (;;) {
-      for (const item of page.items) items.push(this.#transform(item));
+      // A list does not say how it was decoded: its items are shared as JSON's would be.
+      for (const item of page.items) items.push(this.#transform(item, false));
       const token = page.metadata?.continue;
       if (!token) return { items, resourceVersion: page.metadata?.resourceVersion ?? '' };
       try {

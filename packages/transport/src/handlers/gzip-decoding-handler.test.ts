@@ -138,3 +138,60 @@ describe('GzipDecodingHandler back-pressure', () => {
     }
   });
 });
+
+describe('GzipDecodingHandler with one gzip member per event', () => {
+  // kube-apiserver gzips a streaming list with one gzip member per flushed event. The handler
+  // joins the chunks of one turn of the event loop before inflating them: a burst must decode
+  // intact, and a lone event must arrive without waiting for the next.
+  it('decodes a burst of members whole, and delivers each lone member before the next is sent', async () => {
+    const burst = Array.from({ length: 2000 }, (_, index) => `event ${index}\n`);
+    let sendNext: (() => void) | undefined;
+    const server = createServer((request, response) => {
+      if (request.url === '/next') {
+        sendNext?.();
+        response.end();
+        return;
+      }
+      response.writeHead(200, { 'content-type': 'text/plain', 'content-encoding': 'gzip' });
+      for (const line of burst) response.write(gzipSync(line));
+      let lone = 0;
+      sendNext = () => {
+        if (lone === 3) response.end();
+        else response.write(gzipSync(`lone ${lone++}\n`));
+      };
+      sendNext();
+    });
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    try {
+      transport = createTransport(
+        config(`http://127.0.0.1:${(server.address() as AddressInfo).port}`),
+        { connectionPools: new ConnectionPools() },
+      );
+      const response = await transport.request({ method: 'GET', path: '/watch' });
+      const received: string[] = [];
+      let pending = '';
+      for await (const chunk of response.body) {
+        pending += (chunk as Buffer).toString();
+        const lines = pending.split('\n');
+        pending = lines.pop() ?? '';
+        received.push(...lines);
+        // The next lone member is sent only once this one arrived: a handler that held it back
+        // for more input would wait here forever.
+        if (lines.some((line) => line.startsWith('lone '))) {
+          const next = await transport.request({ method: 'GET', path: '/next' });
+          await next.body.text();
+        }
+      }
+      expect(received).toEqual([
+        ...burst.map((line) => line.trimEnd()),
+        'lone 0',
+        'lone 1',
+        'lone 2',
+      ]);
+    } finally {
+      server.closeAllConnections();
+      server.close();
+    }
+  });
+});

@@ -1,0 +1,234 @@
+import { decodeListMeta, decodeObjectMeta, decodeRawJson, decodeTime } from './meta-v1.js';
+import { ProtoFormatError, type ProtoReader } from './proto-reader.js';
+import {
+  EMPTY,
+  FieldFlag,
+  FieldType,
+  decodeIntOrString,
+  decodeMicroTime,
+  isScalar,
+  readOneString,
+  readStrings,
+  wireTypeOf,
+  type Field,
+  type MessageDecoder,
+  type MessageTable,
+} from './schema-fields.js';
+
+// The schema's decoders, generated per message as JavaScript on first use (as protobufjs and
+// ajv generate theirs): a switch over the message's field keys into locals, then the JSON fields
+// written in struct order by name. Each write site then sees one object shape, where a decoder
+// that walks the table writes every message through one site of many shapes (V8's slowest
+// store); and embedded messages share their parent's reader instead of a reader each.
+//
+// Only the table's checked integers and JSON.stringify'd names are written into the source.
+
+const OVERRUN = 'a field runs past the end of its message';
+
+/** The helpers generated code calls, passed in as `k`. */
+const HELPERS = {
+  decodeTime,
+  decodeMicroTime,
+  readOneString,
+  decodeIntOrString,
+  decodeRawJson,
+  decodeObjectMeta,
+  decodeListMeta,
+  readStrings,
+  embedded,
+  ProtoFormatError,
+  EMPTY,
+};
+
+/** embedded reads a length-delimited embedded message with `decoder`, on the parent's reader. */
+function embedded(
+  decoder: MessageDecoder,
+  reader: ProtoReader,
+  options: Parameters<MessageDecoder>[2],
+): ReturnType<MessageDecoder> {
+  const end = reader.length() + reader.position;
+  const object = decoder(reader, end, options);
+  if (reader.position !== end) throw new ProtoFormatError(OVERRUN);
+  return object;
+}
+
+const SCALAR_READS: Readonly<Record<number, string>> = {
+  [FieldType.Bool]: 'r.bool()',
+  [FieldType.Int32]: 'r.int32()',
+  [FieldType.Uint32]: 'r.uint32()',
+  [FieldType.Int64]: 'r.int64()', // int64 and uint64, exact within 2^53 as JSON.parse's numbers are
+  [FieldType.Uint64]: 'r.int64()',
+};
+
+/** decoderOf is the source of message `ref`'s decoder, compiled when first called. */
+const decoderOf = (ref: number): string => `(d[${ref}] ?? c(${ref}))`;
+
+/** readSource is the source of an expression reading one value of `type` from `r`. */
+function readSource(field: Field, type: number, ref: number): string {
+  switch (type) {
+    case FieldType.String:
+      return 'r.string()';
+    case FieldType.Bytes:
+      return "r.bytesField().toString('base64')";
+    case FieldType.Bool:
+    case FieldType.Int32:
+    case FieldType.Int64:
+    case FieldType.Uint32:
+    case FieldType.Uint64:
+      return SCALAR_READS[type] as string;
+    case FieldType.Message:
+      return `k.embedded(${decoderOf(ref)}, r, o)`;
+    case FieldType.Time:
+      return '(k.decodeTime(r.message()) ?? null)';
+    case FieldType.MicroTime:
+      return 'k.decodeMicroTime(r.message())';
+    case FieldType.Quantity:
+      return "(k.readOneString(r.message()) || '0')";
+    case FieldType.IntOrString:
+      return 'k.decodeIntOrString(r.message())';
+    case FieldType.RawExtension:
+    case FieldType.FieldsV1:
+      return `k.decodeRawJson(r.message(), ${JSON.stringify(`field ${JSON.stringify(field.json)}`)})`;
+    case FieldType.ObjectMeta:
+      return 'k.decodeObjectMeta(r.message(), o)';
+    case FieldType.ListMeta:
+      return 'k.decodeListMeta(r.message())';
+    case FieldType.Strings:
+      return 'k.readStrings(r.message())';
+    default:
+      throw new ProtoFormatError(`field ${JSON.stringify(field.json)} has an unknown type ${type}`);
+  }
+}
+
+/** zeroSource is the source of the JSON form of a Go zero value of `type` (a fresh object each time). */
+function zeroSource(type: number, ref: number): string {
+  switch (type) {
+    case FieldType.String:
+    case FieldType.Bytes:
+      return "''";
+    case FieldType.Bool:
+      return 'false';
+    case FieldType.Message:
+      return `${decoderOf(ref)}(k.EMPTY, 0, o)`;
+    case FieldType.Quantity:
+      return "'0'";
+    case FieldType.Time:
+    case FieldType.MicroTime:
+    case FieldType.RawExtension:
+    case FieldType.FieldsV1:
+    case FieldType.Strings:
+      return 'null';
+    case FieldType.ObjectMeta:
+    case FieldType.ListMeta:
+      return '{}';
+    default:
+      return '0'; // numbers and IntOrString
+  }
+}
+
+/** caseSource is the `case` clauses that read `field` into local `v<index>`. */
+function caseSource(field: Field, index: number): string {
+  const local = `v${index}`;
+  const { type } = field;
+  const wireType = wireTypeOf(type);
+  const key = field.number * 8 + wireType;
+  const overrun = `throw new k.ProtoFormatError(${JSON.stringify(OVERRUN)})`;
+  if (field.flags & FieldFlag.Repeated) {
+    const one = `case ${key}: (${local} ??= []).push(${readSource(field, type, field.message)}); break;`;
+    if (wireType !== 0) return one;
+    // Packed scalars: one length-delimited run of them.
+    return `case ${field.number * 8 + 2}: { const e = r.length() + r.position; const l = (${local} ??= []); while (r.position < e) l.push(${SCALAR_READS[type]}); if (r.position !== e) ${overrun}; break; }
+${one}`;
+  }
+  if (type === FieldType.Map) {
+    const valueKey = 16 + wireTypeOf(field.valueType);
+    return `case ${key}: {
+  const e = r.length() + r.position;
+  let mapKey = '', value;
+  while (r.position < e) {
+    const entryKey = r.uint32();
+    if (entryKey === 10) mapKey = r.string();
+    else if (entryKey === ${valueKey}) value = ${readSource(field, field.valueType, field.message)};
+    else r.skip(entryKey & 7);
+  }
+  if (r.position !== e) ${overrun};
+  (${local} ??= {})[mapKey] = value === undefined ? ${zeroSource(field.valueType, field.message)} : value;
+  break;
+}`;
+  }
+  return `case ${key}: ${local} = ${readSource(field, type, field.message)}; break;`;
+}
+
+/** writeSource is the statement that writes local `v<index>` as `field`'s JSON form into `t`. */
+function writeSource(field: Field, index: number): string {
+  const local = `v${index}`;
+  const { flags, type } = field;
+  if (flags & FieldFlag.Inline) {
+    // An embedded struct: its fields show at its place.
+    return `Object.assign(t, ${local} === undefined ? ${zeroSource(FieldType.Message, field.message)} : ${local});`;
+  }
+  const name = JSON.stringify(field.json);
+  // Absent: nil for a pointer, slice, map or []byte (null, or nothing with omitempty); Go's zero
+  // value otherwise (nothing for an omitempty scalar).
+  let absent = '';
+  if (
+    flags & (FieldFlag.Repeated | FieldFlag.Pointer) ||
+    type === FieldType.Map ||
+    type === FieldType.Bytes
+  ) {
+    if (!(flags & FieldFlag.OmitEmpty)) absent = `t[${name}] = null;`;
+  } else if (!(flags & FieldFlag.OmitEmpty && isScalar(type))) {
+    absent = `t[${name}] = ${zeroSource(type, field.message)};`;
+  }
+  // A list grew by push; its exact-size copy is what a cache keeps (JSON.parse sizes its arrays).
+  let present = `t[${name}] = ${flags & FieldFlag.Repeated ? `${local}.slice()` : local};`;
+  if (
+    flags & FieldFlag.OmitEmpty &&
+    !(flags & (FieldFlag.Pointer | FieldFlag.Repeated)) &&
+    isScalar(type)
+  ) {
+    present = `if (${local} !== '' && ${local} !== 0 && ${local} !== false) ${present}`;
+  }
+  return absent
+    ? `if (${local} === undefined) ${absent} else { ${present} }`
+    : `if (${local} !== undefined) { ${present} }`;
+}
+
+/** decoderSource is the source of a function returning message `index`'s decoder. */
+export function decoderSource(fields: readonly Field[]): string {
+  const locals = fields.map((_, index) => `v${index}`);
+  return `'use strict';
+return function decode(r, end, o, target) {
+${locals.length > 0 ? `let ${locals.join(', ')};` : ''}
+while (r.position < end) {
+  const key = r.uint32();
+  switch (key) {
+${fields.map(caseSource).join('\n')}
+    default: r.skip(key & 7);
+  }
+}
+const t = target ?? new S();
+${fields.map(writeSource).join('\n')}
+return t;
+};`;
+}
+
+/**
+ * compileDecoder generates message `index`'s decoder; it throws an EvalError where code
+ * generation from strings is not allowed.
+ */
+export function compileDecoder(
+  messages: MessageTable,
+  index: number,
+  decoders: readonly (MessageDecoder | undefined)[],
+): MessageDecoder {
+  const message = messages.at(index);
+  // eslint-disable-next-line @typescript-eslint/no-implied-eval -- the decoder is generated from the checked table
+  const factory = new Function('k', 'd', 'c', 'S', decoderSource(message.fields)) as (
+    helpers: typeof HELPERS,
+    compiled: readonly (MessageDecoder | undefined)[],
+    compile: (ref: number) => MessageDecoder,
+    Shape: new () => ReturnType<MessageDecoder>,
+  ) => MessageDecoder;
+  return factory(HELPERS, decoders, (ref) => messages.decoder(ref), message.Shape);
+}
