@@ -83,25 +83,31 @@ export function listShape(items: readonly KubernetesObject[]): {
  * MEASURE is the prelude of every Node program: a full GC, then `globalThis.report(objects)`
  * prints the synced figures (time and CPU time since the prelude, peak RSS, RSS and heap after a full GC, heap
  * per 1,000 objects over the heap before) and starts the CPU clock; `globalThis.updated()` counts
- * one update event and, at BENCH_UPDATES, prints the CPU time per event and resolves
- * `globalThis.allUpdated`.
+ * one update event. Updates come in two batches: BENCH_WARMUP_UPDATES first, then BENCH_UPDATES
+ * (`expectedUpdates` is both together); once all arrived it prints the CPU time per event of
+ * each batch and resolves `globalThis.allUpdated`.
  */
 const MEASURE = `
 const namespace = process.env.BENCH_NAMESPACE;
-const expectedUpdates = Number(process.env.BENCH_UPDATES ?? 0);
+const warmupUpdates = Number(process.env.BENCH_WARMUP_UPDATES ?? 0);
+const expectedUpdates = warmupUpdates + Number(process.env.BENCH_UPDATES ?? 0);
 const mb = (bytes) => bytes / 1e6;
 const cpuMicros = () => { const usage = process.cpuUsage(); return usage.user + usage.system; };
 globalThis.gc(); globalThis.gc();
 const before = process.memoryUsage();
 let updates = 0;
 let cpuAtSync = 0;
+let cpuAtWarm = 0;
 let resolveUpdated;
 globalThis.allUpdated = new Promise((resolve) => (resolveUpdated = resolve));
 globalThis.updated = () => {
   updates += 1;
+  if (updates === warmupUpdates) cpuAtWarm = cpuMicros();
   if (updates !== expectedUpdates) return;
-  const cpuPerUpdateUs = (cpuMicros() - cpuAtSync) / updates;
-  process.stdout.write(JSON.stringify({ updates, cpuPerUpdateUs }) + '\\n');
+  const measured = expectedUpdates - warmupUpdates;
+  const cpuPerUpdateUs = (cpuMicros() - (warmupUpdates > 0 ? cpuAtWarm : cpuAtSync)) / measured;
+  const cpuPerWarmupUpdateUs = warmupUpdates > 0 ? (cpuAtWarm - cpuAtSync) / warmupUpdates : null;
+  process.stdout.write(JSON.stringify({ updates: measured, cpuPerUpdateUs, cpuPerWarmupUpdateUs }) + '\\n');
   resolveUpdated();
 };
 globalThis.benchStart = performance.now();
@@ -208,10 +214,15 @@ export function processCpuMs(pid: number): number {
   return (Number(fields[11]) + Number(fields[12])) * 10;
 }
 
-/** UpdateFigures are what a program reports once it received every update event asked for. */
+/**
+ * UpdateFigures are what a program reports once it received every update event asked for:
+ * `updates` measured ones after the warm-up ones, and the CPU time per event of each batch (the
+ * warm-up's is null when there was none).
+ */
 export interface UpdateFigures {
   updates: number;
   cpuPerUpdateUs: number;
+  cpuPerWarmupUpdateUs: number | null;
 }
 
 /**
@@ -228,7 +239,7 @@ export interface RunOptions {
   expectedObjects: number;
   /** afterSynced runs once the synced line arrived (e.g. to change the objects it watches). */
   afterSynced?: () => Promise<void>;
-  /** expectedUpdates: the second line must report this many updates. */
+  /** expectedUpdates: the second line must report this many (measured) updates. */
   expectedUpdates?: number;
   timeoutMs?: number;
   /** serverPid is the API server's process, to measure its CPU time until synced. */
@@ -312,7 +323,11 @@ export async function runInterleaved(
       heapAfterGcMb: pick('heapAfterGcMb'),
       heapPerThousandMb: pick('heapPerThousandMb'),
       ...(options.expectedUpdates !== undefined
-        ? { updates: pick('updates'), cpuPerUpdateUs: pick('cpuPerUpdateUs') }
+        ? {
+            updates: pick('updates'),
+            cpuPerUpdateUs: pick('cpuPerUpdateUs'),
+            cpuPerWarmupUpdateUs: pick('cpuPerWarmupUpdateUs'),
+          }
         : {}),
       ...(options.serverPid !== undefined
         ? { serverCpuToSyncedMs: pick('serverCpuToSyncedMs') }

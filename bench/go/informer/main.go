@@ -42,8 +42,9 @@ type synced struct {
 }
 
 type updated struct {
-	Updates           int     `json:"updates"`
-	CPUPerUpdateMicro float64 `json:"cpuPerUpdateUs"`
+	Updates                 int      `json:"updates"`
+	CPUPerUpdateMicro       float64  `json:"cpuPerUpdateUs"`
+	CPUPerWarmupUpdateMicro *float64 `json:"cpuPerWarmupUpdateUs"`
 }
 
 func fail(format string, arguments ...any) {
@@ -102,10 +103,18 @@ func main() {
 	mode := flag.String("mode", "default", "default, transform or metadata")
 	flag.Parse()
 	namespace := os.Getenv("BENCH_NAMESPACE")
-	expectedUpdates, err := strconv.Atoi(os.Getenv("BENCH_UPDATES"))
+	measuredUpdates, err := strconv.Atoi(os.Getenv("BENCH_UPDATES"))
 	if err != nil || namespace == "" {
 		fail("BENCH_NAMESPACE and BENCH_UPDATES must be set")
 	}
+	warmupUpdates := 0
+	if value := os.Getenv("BENCH_WARMUP_UPDATES"); value != "" {
+		if warmupUpdates, err = strconv.Atoi(value); err != nil {
+			fail("BENCH_WARMUP_UPDATES: %v", err)
+		}
+	}
+	// The warm-up batch comes first, then the measured one.
+	expectedUpdates := warmupUpdates + measuredUpdates
 	config, err := clientcmd.BuildConfigFromFlags("", os.Getenv("KUBECONFIG"))
 	if err != nil {
 		fail("kubeconfig: %v", err)
@@ -136,13 +145,18 @@ func main() {
 	}
 
 	var updates atomic.Int64
+	var cpuAtWarm atomic.Int64
 	allUpdated := make(chan struct{})
 	_, err = informer.AddEventHandler(cache.ResourceEventHandlerFuncs{
 		UpdateFunc: func(_, object any) {
 			if _, isPod := object.(*corev1.Pod); !isPod && *mode != "metadata" {
 				fail("update of a %T", object)
 			}
-			if updates.Add(1) == int64(expectedUpdates) {
+			count := updates.Add(1)
+			if count == int64(warmupUpdates) {
+				cpuAtWarm.Store(int64(cpuTime(usage())))
+			}
+			if count == int64(expectedUpdates) {
 				close(allUpdated)
 			}
 		},
@@ -181,10 +195,16 @@ func main() {
 	case <-time.After(5 * time.Minute):
 		fail("only %d of %d updates arrived", updates.Load(), expectedUpdates)
 	}
-	spent := cpuTime(usage()) - cpuBefore
-	line, _ = json.Marshal(updated{
-		Updates:           expectedUpdates,
-		CPUPerUpdateMicro: float64(spent.Nanoseconds()) / 1000 / float64(expectedUpdates),
-	})
+	cpuAtEnd := cpuTime(usage())
+	figures := updated{Updates: measuredUpdates}
+	if warmupUpdates > 0 {
+		warm := time.Duration(cpuAtWarm.Load())
+		perWarmup := float64((warm - cpuBefore).Nanoseconds()) / 1000 / float64(warmupUpdates)
+		figures.CPUPerWarmupUpdateMicro = &perWarmup
+		figures.CPUPerUpdateMicro = float64((cpuAtEnd - warm).Nanoseconds()) / 1000 / float64(measuredUpdates)
+	} else {
+		figures.CPUPerUpdateMicro = float64((cpuAtEnd - cpuBefore).Nanoseconds()) / 1000 / float64(measuredUpdates)
+	}
+	line, _ = json.Marshal(figures)
 	os.Stdout.Write(append(line, '\n'))
 }

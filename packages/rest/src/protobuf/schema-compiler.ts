@@ -1,5 +1,5 @@
 import { decodeListMeta, decodeObjectMeta, decodeRawJson, decodeTime } from './meta-v1.js';
-import { ProtoFormatError, type ProtoReader } from './proto-reader.js';
+import { ProtoFormatError } from './proto-reader.js';
 import {
   EMPTY,
   FieldFlag,
@@ -35,21 +35,14 @@ const HELPERS = {
   decodeObjectMeta,
   decodeListMeta,
   readStrings,
-  embedded,
+  overrun,
   ProtoFormatError,
   EMPTY,
 };
 
-/** embedded reads a length-delimited embedded message with `decoder`, on the parent's reader. */
-function embedded(
-  decoder: MessageDecoder,
-  reader: ProtoReader,
-  options: Parameters<MessageDecoder>[2],
-): ReturnType<MessageDecoder> {
-  const end = reader.length() + reader.position;
-  const object = decoder(reader, end, options);
-  if (reader.position !== end) throw new ProtoFormatError(OVERRUN);
-  return object;
+/** overrun fails a message whose embedded message's fields ran past that message's end. */
+function overrun(): never {
+  throw new ProtoFormatError(OVERRUN);
 }
 
 const SCALAR_READS: Readonly<Record<number, string>> = {
@@ -77,7 +70,8 @@ function readSource(field: Field, type: number, ref: number): string {
     case FieldType.Uint64:
       return SCALAR_READS[type] as string;
     case FieldType.Message:
-      return `k.embedded(${decoderOf(ref)}, r, o)`;
+      // An expression for the decoder's own call site: each site calls one decoder.
+      return `(e = r.length() + r.position, x = ${decoderOf(ref)}(r, e, o), r.position === e ? x : k.overrun())`;
     case FieldType.Time:
       return '(k.decodeTime(r.message()) ?? null)';
     case FieldType.MicroTime:
@@ -132,26 +126,26 @@ function caseSource(field: Field, index: number): string {
   const { type } = field;
   const wireType = wireTypeOf(type);
   const key = field.number * 8 + wireType;
-  const overrun = `throw new k.ProtoFormatError(${JSON.stringify(OVERRUN)})`;
+  const overrun = 'k.overrun()';
   if (field.flags & FieldFlag.Repeated) {
     const one = `case ${key}: (${local} ??= []).push(${readSource(field, type, field.message)}); break;`;
     if (wireType !== 0) return one;
     // Packed scalars: one length-delimited run of them.
-    return `case ${field.number * 8 + 2}: { const e = r.length() + r.position; const l = (${local} ??= []); while (r.position < e) l.push(${SCALAR_READS[type]}); if (r.position !== e) ${overrun}; break; }
+    return `case ${field.number * 8 + 2}: { const limit = r.length() + r.position; const l = (${local} ??= []); while (r.position < limit) l.push(${SCALAR_READS[type]}); if (r.position !== limit) ${overrun}; break; }
 ${one}`;
   }
   if (type === FieldType.Map) {
     const valueKey = 16 + wireTypeOf(field.valueType);
     return `case ${key}: {
-  const e = r.length() + r.position;
+  const limit = r.length() + r.position;
   let mapKey = '', value;
-  while (r.position < e) {
+  while (r.position < limit) {
     const entryKey = r.uint32();
     if (entryKey === 10) mapKey = r.string();
     else if (entryKey === ${valueKey}) value = ${readSource(field, field.valueType, field.message)};
     else r.skip(entryKey & 7);
   }
-  if (r.position !== e) ${overrun};
+  if (r.position !== limit) ${overrun};
   (${local} ??= {})[mapKey] = value === undefined ? ${zeroSource(field.valueType, field.message)} : value;
   break;
 }`;
@@ -199,7 +193,7 @@ export function decoderSource(fields: readonly Field[]): string {
   const locals = fields.map((_, index) => `v${index}`);
   return `'use strict';
 return function decode(r, end, o, target) {
-${locals.length > 0 ? `let ${locals.join(', ')};` : ''}
+let e, x${locals.length > 0 ? `, ${locals.join(', ')}` : ''};
 while (r.position < end) {
   const key = r.uint32();
   switch (key) {
