@@ -222,7 +222,7 @@ describe.each(MODULE_KINDS)(
       expect(unset.stderr).toContain('K_EXAMPLE_TOKEN is not set');
     });
 
-    it('loads child_process only once an exec credential plugin runs', async () => {
+    it("loads child_process only once an exec credential plugin runs, and never undici's index", async () => {
       const { server, caPem, users } = controlPlane();
       const directory = await mkdtemp(join(scratch, 'exec-'));
       const plugin = join(directory, 'plugin.cjs');
@@ -243,11 +243,14 @@ describe.each(MODULE_KINDS)(
           },
         }),
       );
+      // @k/transport loads only the parts of undici it sends with (src/transport/undici-parts.ts).
       const body = `const loaded = () => process.moduleLoadList.includes('NativeModule child_process');
 const atImport = loaded();
 const clientset = await inferClientset();
 const review = await clientset.authenticationV1.selfSubjectReviews().create({ apiVersion: 'authentication.k8s.io/v1', kind: 'SelfSubjectReview' });
-console.log(JSON.stringify({ atImport, afterPlugin: loaded(), user: review.status?.userInfo?.username }));
+const { createRequire } = await import('node:module');
+const undiciIndex = Object.keys(createRequire(process.cwd() + '/').cache).some((file) => file.endsWith('/undici/index.js'));
+console.log(JSON.stringify({ atImport, afterPlugin: loaded(), user: review.status?.userInfo?.username, undiciIndex }));
 `;
       const file = join(project, `exec-child-process.${kind === 'esm' ? 'mjs' : 'cjs'}`);
       await writeFile(
@@ -264,6 +267,7 @@ console.log(JSON.stringify({ atImport, afterPlugin: loaded(), user: review.statu
         atImport: false,
         afterPlugin: true,
         user: 'tester',
+        undiciIndex: false,
       });
     });
 

@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import type { AuthProviderAuth, ResolvedConfig } from '@k/config';
-import { Agent, EnvHttpProxyAgent, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
+import { Agent, EnvHttpProxyAgent } from '../transport/undici-parts.js';
 import type {
   CredentialProvider,
   CredentialProviderContext,

@@ -1,5 +1,6 @@
 import { STATUS_CODES } from 'node:http';
-import { request, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
+import { requestThrough } from '../transport/undici-parts.js';
 import {
   expectDuration,
   expectOptionalSignal,
@@ -201,11 +202,10 @@ async function send(
     ...(delay === undefined ? [] : [AbortSignal.timeout(delay)]),
   ];
   const signal = signals.length > 1 ? AbortSignal.any(signals) : signals[0];
-  const response = await request(url, {
+  const response = await requestThrough(options.dispatcher, url, {
     method: init.method,
     headers: init.headers,
     ...(init.body === undefined ? {} : { body: init.body }),
-    dispatcher: options.dispatcher,
     ...(signal ? { signal } : {}),
   });
   const chunks: Buffer[] = [];

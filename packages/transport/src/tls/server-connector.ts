@@ -1,6 +1,7 @@
 import { connect as connectTcp, isIP, type Socket } from 'node:net';
 import { connect as connectTls, createSecureContext } from 'node:tls';
-import { buildConnector } from 'undici';
+import type { buildConnector } from 'undici';
+import { buildConnector as newConnector } from '../transport/undici-parts.js';
 import type { ClientCertificate } from '../auth/credential-provider.js';
 import {
   expectDuration,
@@ -133,7 +134,7 @@ export class ServerConnector {
       minVersion: 'TLSv1.2',
     });
     this.#certificate = certificate;
-    this.#connector = buildConnector({
+    this.#connector = newConnector({
       secureContext,
       ...(tls.serverName ? { servername: tls.serverName } : {}),
       rejectUnauthorized: !tls.insecure,

@@ -1,4 +1,5 @@
-import { Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
+import { Dispatcher as BaseDispatcher } from './undici-parts.js';
 import { expectOptions, expectString } from '../checks/argument-checks.js';
 import { TransportError } from '../errors.js';
 import { parseServerUrl, type ServerInfo } from './server-url.js';
@@ -20,7 +21,7 @@ export interface ApiServerDispatcherOptions {
   defaultNamespace?: string;
 }
 
-class BoundDispatcher extends Dispatcher implements ApiServerDispatcher {
+class BoundDispatcher extends BaseDispatcher implements ApiServerDispatcher {
   readonly server: ServerInfo;
   readonly defaultNamespace: string;
   readonly #dispatcher: Dispatcher;

@@ -1,4 +1,5 @@
-import { Pool } from 'undici';
+import type { Pool } from 'undici';
+import { Pool as UndiciPool } from './undici-parts.js';
 import type { ClientCertificate } from '../auth/credential-provider.js';
 import { fingerprint } from '../tls/pem.js';
 import type { TlsOptions } from '../tls/load-tls-options.js';
@@ -104,7 +105,7 @@ export class ConnectionPools {
       const keepAliveTimeout =
         identity.settings.keepAliveTimeoutMs ?? DEFAULT_KEEP_ALIVE_TIMEOUT_MS;
       entry = {
-        pool: new Pool(identity.origin, {
+        pool: new UndiciPool(identity.origin, {
           connect: connector.connect,
           keepAliveTimeout,
           keepAliveMaxTimeout: Math.max(keepAliveTimeout, 600_000),

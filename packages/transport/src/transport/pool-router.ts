@@ -1,4 +1,5 @@
-import { Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
+import { Dispatcher as BaseDispatcher } from './undici-parts.js';
 import type { ClientCertificate } from '../auth/credential-provider.js';
 import type { ConnectionPools, PoolIdentity, PoolLease } from './connection-pools.js';
 
@@ -12,7 +13,7 @@ import type { ConnectionPools, PoolIdentity, PoolLease } from './connection-pool
  *
  * Concurrency: called synchronously per request on one event loop.
  */
-export class PoolRouter extends Dispatcher {
+export class PoolRouter extends BaseDispatcher {
   readonly #pools: ConnectionPools;
   readonly #identity: PoolIdentity;
   readonly #base: PoolLease;

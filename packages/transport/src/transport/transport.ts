@@ -1,4 +1,5 @@
-import { Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
+import { Dispatcher as BaseDispatcher } from './undici-parts.js';
 import type { CredentialProvider } from '../auth/credential-provider.js';
 import { TransportError } from '../errors.js';
 import type { ApiServerDispatcher } from './api-server-dispatcher.js';
@@ -43,7 +44,7 @@ const REJECTED_CONTROLLER: Dispatcher.DispatchController = {
  * releases the pools (the last transport of a pool closes it after its requests finish).
  * Concurrency: any number of concurrent requests.
  */
-export class Transport extends Dispatcher implements ApiServerDispatcher {
+export class Transport extends BaseDispatcher implements ApiServerDispatcher {
   /** server is the API server this transport talks to. */
   readonly server: ServerInfo;
   /** defaultNamespace is the context's namespace (`default` when it names none). */

@@ -1,0 +1,105 @@
+import { createRequire } from 'node:module';
+import type * as Undici from 'undici';
+
+// undici's index loads all of undici before it exports anything: fetch, WebSocket, EventSource,
+// cookies, caches, mocks, interceptors. That was 75–95 ms of a program's start on a 2-core
+// machine, most of what a Kubernetes CLI pays before its first request (bench/results/
+// whole-process.md). k sends through undici's dispatchers only, so it loads those modules (about
+// 25 ms) and, as the index does, gives every Dispatcher undici's request API. The classes are the
+// index's own (one module each), so a program that imports undici itself shares them.
+//
+// The files are where undici 7 keeps them, not its public API: where one is missing or is not
+// what it should be, the index is loaded instead (slower, never wrong). A unit test holds each
+// part to the index's export of the same name.
+
+/** UndiciParts are the parts of undici @k/transport sends with. */
+export interface UndiciParts {
+  Dispatcher: typeof Undici.Dispatcher;
+  Agent: typeof Undici.Agent;
+  Pool: typeof Undici.Pool;
+  EnvHttpProxyAgent: typeof Undici.EnvHttpProxyAgent;
+  buildConnector: typeof Undici.buildConnector;
+  /** request sends `url` through `dispatcher` (see {@link requestThrough}). */
+  request: (
+    dispatcher: Undici.Dispatcher,
+    url: string,
+    options: RequestThroughOptions,
+  ) => Promise<Undici.Dispatcher.ResponseData>;
+  /** fromIndex is true when the parts came from undici's index. */
+  fromIndex: boolean;
+}
+
+/**
+ * loadUndiciParts loads the parts with `load` (a `require`), from undici's index when they are
+ * not where undici 7 keeps them.
+ */
+export function loadUndiciParts(load: (id: string) => unknown): UndiciParts {
+  try {
+    const parts = {
+      Dispatcher: load('undici/lib/dispatcher/dispatcher.js') as typeof Undici.Dispatcher,
+      Agent: load('undici/lib/dispatcher/agent.js') as typeof Undici.Agent,
+      Pool: load('undici/lib/dispatcher/pool.js') as typeof Undici.Pool,
+      EnvHttpProxyAgent: load(
+        'undici/lib/dispatcher/env-http-proxy-agent.js',
+      ) as typeof Undici.EnvHttpProxyAgent,
+      buildConnector: load('undici/lib/core/connect.js') as typeof Undici.buildConnector,
+    };
+    const api = load('undici/lib/api/index.js') as Record<string, unknown>;
+    const classes = [parts.Dispatcher, parts.Agent, parts.Pool, parts.EnvHttpProxyAgent];
+    const expected =
+      classes.every((part) => typeof part === 'function') &&
+      classes.slice(1).every((part) => part.prototype instanceof parts.Dispatcher) &&
+      typeof parts.buildConnector === 'function' &&
+      ['request', 'stream', 'pipeline', 'upgrade', 'connect'].every(
+        (name) => typeof api[name] === 'function',
+      );
+    if (!expected) return indexParts(load);
+    // What undici's index does before it exports its dispatchers (the same functions, so doing
+    // it again, or the index doing it later, changes nothing).
+    Object.assign(parts.Dispatcher.prototype, api);
+    const requestApi = api.request as (
+      this: Undici.Dispatcher,
+      options: Undici.Dispatcher.RequestOptions,
+    ) => Promise<Undici.Dispatcher.ResponseData>;
+    const request: UndiciParts['request'] = (dispatcher, url, options) => {
+      const target = new URL(url);
+      return requestApi.call(dispatcher, {
+        ...options,
+        origin: target.origin,
+        path: `${target.pathname}${target.search}`,
+      });
+    };
+    return { ...parts, request, fromIndex: false };
+  } catch {
+    return indexParts(load);
+  }
+}
+
+function indexParts(load: (id: string) => unknown): UndiciParts {
+  const undici = load('undici') as typeof Undici;
+  return {
+    Dispatcher: undici.Dispatcher,
+    Agent: undici.Agent,
+    Pool: undici.Pool,
+    EnvHttpProxyAgent: undici.EnvHttpProxyAgent,
+    buildConnector: undici.buildConnector,
+    request: (dispatcher, url, options) => undici.request(url, { ...options, dispatcher }),
+    fromIndex: true,
+  };
+}
+
+const parts = loadUndiciParts(createRequire(import.meta.url));
+
+export const { Dispatcher, Agent, Pool, EnvHttpProxyAgent, buildConnector } = parts;
+
+/** undiciPartsFromIndex is true when this undici keeps its parts elsewhere and its index was loaded. */
+export const undiciPartsFromIndex = parts.fromIndex;
+
+/** RequestThroughOptions are undici's request options but the target, which is the URL. */
+export type RequestThroughOptions = Omit<Undici.Dispatcher.RequestOptions, 'origin' | 'path'>;
+
+/**
+ * requestThrough sends `url` through `dispatcher` (anything with undici's `dispatch`) and
+ * resolves with the response: undici's `request(url, { dispatcher, ... })`, without its index.
+ */
+export const requestThrough = parts.request;
