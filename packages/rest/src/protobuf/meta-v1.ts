@@ -9,12 +9,19 @@ import { ProtoFormatError, type ProtoReader } from './proto-reader.js';
 /** JsonObject is a decoded object: what JSON.parse gives for the same object. */
 export type JsonObject = Record<string, unknown>;
 
-/** eachField runs `field` for each field of `reader`'s message, in the order sent. */
-function eachField(reader: ProtoReader, field: (number: number, wireType: number) => void): void {
-  while (!reader.done) {
-    const key = reader.key();
-    field(key >>> 3, key & 7);
-  }
+// Each decoder reads its fields in a plain loop over the keys (field number << 3 | wire type):
+// they run for every object of a list, and a callback per field cost a closure per message.
+
+const OVERRUN = 'a field runs past the end of its message';
+
+/** embeddedEnd reads an embedded message's length and returns where it ends. */
+function embeddedEnd(reader: ProtoReader): number {
+  return reader.length() + reader.position;
+}
+
+/** checkEnd fails when an embedded message's fields ran past its end. */
+function checkEnd(reader: ProtoReader, end: number): void {
+  if (reader.position !== end) throw new ProtoFormatError(OVERRUN);
 }
 
 // Times already written, by second: objects of one list share most of theirs (creation, the
@@ -50,34 +57,41 @@ export function decodeTime(reader: ProtoReader): string | undefined {
   return formatSeconds(seconds);
 }
 
-/** decodeMapEntry reads one entry of a `map<string, string>` into `map`. */
-function decodeMapEntry(reader: ProtoReader, map: Record<string, string>): void {
+/** readMapEntry reads one embedded entry of a `map<string, string>` into `map`. */
+function readMapEntry(reader: ProtoReader, map: Record<string, string>): void {
+  const end = embeddedEnd(reader);
   let key = '';
   let value = '';
-  eachField(reader, (number, wireType) => {
-    if (number === 1 && wireType === 2) key = reader.string();
-    else if (number === 2 && wireType === 2) value = reader.string();
-    else reader.skip(wireType);
-  });
+  while (reader.position < end) {
+    const field = reader.key();
+    if (field === (1 << 3) + 2) key = reader.string();
+    else if (field === (2 << 3) + 2) value = reader.string();
+    else reader.skip(field & 7);
+  }
+  checkEnd(reader, end);
   map[key] = value;
 }
 
-function decodeOwnerReference(reader: ProtoReader): JsonObject {
+/** readOwnerReference reads one embedded metav1.OwnerReference. */
+function readOwnerReference(reader: ProtoReader): JsonObject {
+  const end = embeddedEnd(reader);
   let apiVersion = '';
   let kind = '';
   let name = '';
   let uid = '';
   let controller: boolean | undefined;
   let blockOwnerDeletion: boolean | undefined;
-  eachField(reader, (number, wireType) => {
-    if (number === 5 && wireType === 2) apiVersion = reader.string();
-    else if (number === 1 && wireType === 2) kind = reader.string();
-    else if (number === 3 && wireType === 2) name = reader.string();
-    else if (number === 4 && wireType === 2) uid = reader.string();
-    else if (number === 6 && wireType === 0) controller = reader.bool();
-    else if (number === 7 && wireType === 0) blockOwnerDeletion = reader.bool();
-    else reader.skip(wireType);
-  });
+  while (reader.position < end) {
+    const field = reader.key();
+    if (field === (5 << 3) + 2) apiVersion = reader.string();
+    else if (field === (1 << 3) + 2) kind = reader.string();
+    else if (field === (3 << 3) + 2) name = reader.string();
+    else if (field === (4 << 3) + 2) uid = reader.string();
+    else if (field === 6 << 3) controller = reader.bool();
+    else if (field === 7 << 3) blockOwnerDeletion = reader.bool();
+    else reader.skip(field & 7);
+  }
+  checkEnd(reader, end);
   const reference: JsonObject = { apiVersion, kind, name, uid };
   if (controller !== undefined) reference.controller = controller;
   if (blockOwnerDeletion !== undefined) reference.blockOwnerDeletion = blockOwnerDeletion;
@@ -93,19 +107,20 @@ function decodeManagedFieldsEntry(reader: ProtoReader): JsonObject {
   let apiVersion = '';
   let fieldsType = '';
   let subresource = '';
-  eachField(reader, (number, wireType) => {
-    if (number === 1 && wireType === 2) manager = reader.string();
-    else if (number === 2 && wireType === 2) operation = reader.string();
-    else if (number === 3 && wireType === 2) apiVersion = reader.string();
-    else if (number === 4 && wireType === 2) {
+  while (!reader.done) {
+    const field = reader.key();
+    if (field === (1 << 3) + 2) manager = reader.string();
+    else if (field === (2 << 3) + 2) operation = reader.string();
+    else if (field === (3 << 3) + 2) apiVersion = reader.string();
+    else if (field === (4 << 3) + 2) {
       time = decodeTime(reader.message());
       timeSet = true;
-    } else if (number === 6 && wireType === 2) fieldsType = reader.string();
-    else if (number === 7 && wireType === 2)
+    } else if (field === (6 << 3) + 2) fieldsType = reader.string();
+    else if (field === (7 << 3) + 2) {
       fieldsV1 = decodeRawJson(reader.message(), "a managedFields entry's fieldsV1");
-    else if (number === 8 && wireType === 2) subresource = reader.string();
-    else reader.skip(wireType);
-  });
+    } else if (field === (8 << 3) + 2) subresource = reader.string();
+    else reader.skip(field & 7);
+  }
   const entry: JsonObject = {};
   if (manager) entry.manager = manager;
   if (operation) entry.operation = operation;
@@ -160,27 +175,60 @@ export function decodeObjectMeta(reader: ProtoReader, options: ObjectMetaOptions
   let ownerReferences: JsonObject[] | undefined;
   let finalizers: string[] | undefined;
   let managedFields: JsonObject[] | undefined;
-  eachField(reader, (number, wireType) => {
-    if (wireType === 2) {
-      if (number === 1) name = reader.string();
-      else if (number === 2) generateName = reader.string();
-      else if (number === 3) namespace = reader.string();
-      else if (number === 4) selfLink = reader.string();
-      else if (number === 5) uid = reader.string();
-      else if (number === 6) resourceVersion = reader.string();
-      else if (number === 8) creationTimestamp = decodeTime(reader.message());
-      else if (number === 9) deletionTimestamp = decodeTime(reader.message()) ?? null;
-      else if (number === 11) decodeMapEntry(reader.message(), (labels ??= {}));
-      else if (number === 12) decodeMapEntry(reader.message(), (annotations ??= {}));
-      else if (number === 13) (ownerReferences ??= []).push(decodeOwnerReference(reader.message()));
-      else if (number === 14) (finalizers ??= []).push(reader.string());
-      else if (number === 17 && !options.omitManagedFields) {
-        (managedFields ??= []).push(decodeManagedFieldsEntry(reader.message()));
-      } else reader.skip(wireType);
-    } else if (wireType === 0 && number === 7) generation = reader.int64();
-    else if (wireType === 0 && number === 10) deletionGracePeriodSeconds = reader.int64();
-    else reader.skip(wireType);
-  });
+  const omitManagedFields = options.omitManagedFields === true;
+  while (!reader.done) {
+    const field = reader.key();
+    switch (field) {
+      case (1 << 3) + 2:
+        name = reader.string();
+        break;
+      case (2 << 3) + 2:
+        generateName = reader.string();
+        break;
+      case (3 << 3) + 2:
+        namespace = reader.string();
+        break;
+      case (4 << 3) + 2:
+        selfLink = reader.string();
+        break;
+      case (5 << 3) + 2:
+        uid = reader.string();
+        break;
+      case (6 << 3) + 2:
+        resourceVersion = reader.string();
+        break;
+      case 7 << 3:
+        generation = reader.int64();
+        break;
+      case (8 << 3) + 2:
+        creationTimestamp = decodeTime(reader.message());
+        break;
+      case (9 << 3) + 2:
+        deletionTimestamp = decodeTime(reader.message()) ?? null;
+        break;
+      case 10 << 3:
+        deletionGracePeriodSeconds = reader.int64();
+        break;
+      case (11 << 3) + 2:
+        readMapEntry(reader, (labels ??= {}));
+        break;
+      case (12 << 3) + 2:
+        readMapEntry(reader, (annotations ??= {}));
+        break;
+      case (13 << 3) + 2:
+        (ownerReferences ??= []).push(readOwnerReference(reader));
+        break;
+      case (14 << 3) + 2:
+        (finalizers ??= []).push(reader.string());
+        break;
+      case (17 << 3) + 2:
+        if (omitManagedFields) reader.skip(2);
+        else (managedFields ??= []).push(decodeManagedFieldsEntry(reader.message()));
+        break;
+      default:
+        reader.skip(field & 7);
+    }
+  }
   const meta: JsonObject = {};
   if (name) meta.name = name;
   if (generateName) meta.generateName = generateName;
@@ -209,14 +257,15 @@ export function decodeListMeta(reader: ProtoReader): JsonObject {
   let continueToken = '';
   let remainingItemCount: number | undefined;
   let shardInfo: JsonObject | undefined;
-  eachField(reader, (number, wireType) => {
-    if (number === 1 && wireType === 2) selfLink = reader.string();
-    else if (number === 2 && wireType === 2) resourceVersion = reader.string();
-    else if (number === 3 && wireType === 2) continueToken = reader.string();
-    else if (number === 4 && wireType === 0) remainingItemCount = reader.int64();
-    else if (number === 5 && wireType === 2) shardInfo = decodeShardInfo(reader.message());
-    else reader.skip(wireType);
-  });
+  while (!reader.done) {
+    const field = reader.key();
+    if (field === (1 << 3) + 2) selfLink = reader.string();
+    else if (field === (2 << 3) + 2) resourceVersion = reader.string();
+    else if (field === (3 << 3) + 2) continueToken = reader.string();
+    else if (field === 4 << 3) remainingItemCount = reader.int64();
+    else if (field === (5 << 3) + 2) shardInfo = decodeShardInfo(reader.message());
+    else reader.skip(field & 7);
+  }
   const meta: JsonObject = {};
   if (selfLink) meta.selfLink = selfLink;
   if (resourceVersion) meta.resourceVersion = resourceVersion;
@@ -228,10 +277,11 @@ export function decodeListMeta(reader: ProtoReader): JsonObject {
 
 function decodeShardInfo(reader: ProtoReader): JsonObject {
   let selector = '';
-  eachField(reader, (number, wireType) => {
-    if (number === 1 && wireType === 2) selector = reader.string();
-    else reader.skip(wireType);
-  });
+  while (!reader.done) {
+    const field = reader.key();
+    if (field === (1 << 3) + 2) selector = reader.string();
+    else reader.skip(field & 7);
+  }
   return { selector };
 }
 
@@ -241,10 +291,11 @@ export function decodePartialObjectMetadata(
   options: ObjectMetaOptions = {},
 ): JsonObject {
   let metadata: JsonObject = {};
-  eachField(reader, (number, wireType) => {
-    if (number === 1 && wireType === 2) metadata = decodeObjectMeta(reader.message(), options);
-    else reader.skip(wireType);
-  });
+  while (!reader.done) {
+    const field = reader.key();
+    if (field === (1 << 3) + 2) metadata = decodeObjectMeta(reader.message(), options);
+    else reader.skip(field & 7);
+  }
   return { kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata };
 }
 
@@ -255,12 +306,13 @@ export function decodePartialObjectMetadataList(
 ): JsonObject {
   let metadata: JsonObject = {};
   const items: JsonObject[] = [];
-  eachField(reader, (number, wireType) => {
-    if (number === 1 && wireType === 2) metadata = decodeListMeta(reader.message());
-    else if (number === 2 && wireType === 2) {
+  while (!reader.done) {
+    const field = reader.key();
+    if (field === (1 << 3) + 2) metadata = decodeListMeta(reader.message());
+    else if (field === (2 << 3) + 2) {
       items.push(decodePartialObjectMetadata(reader.message(), options));
-    } else reader.skip(wireType);
-  });
+    } else reader.skip(field & 7);
+  }
   return { kind: 'PartialObjectMetadataList', apiVersion: 'meta.k8s.io/v1', metadata, items };
 }
 
@@ -272,15 +324,16 @@ export function decodeStatus(reader: ProtoReader): JsonObject {
   let reason = '';
   let details: JsonObject | undefined;
   let code = 0;
-  eachField(reader, (number, wireType) => {
-    if (number === 1 && wireType === 2) metadata = decodeListMeta(reader.message());
-    else if (number === 2 && wireType === 2) status = reader.string();
-    else if (number === 3 && wireType === 2) message = reader.string();
-    else if (number === 4 && wireType === 2) reason = reader.string();
-    else if (number === 5 && wireType === 2) details = decodeStatusDetails(reader.message());
-    else if (number === 6 && wireType === 0) code = reader.int32();
-    else reader.skip(wireType);
-  });
+  while (!reader.done) {
+    const field = reader.key();
+    if (field === (1 << 3) + 2) metadata = decodeListMeta(reader.message());
+    else if (field === (2 << 3) + 2) status = reader.string();
+    else if (field === (3 << 3) + 2) message = reader.string();
+    else if (field === (4 << 3) + 2) reason = reader.string();
+    else if (field === (5 << 3) + 2) details = decodeStatusDetails(reader.message());
+    else if (field === 6 << 3) code = reader.int32();
+    else reader.skip(field & 7);
+  }
   const decoded: JsonObject = { kind: 'Status', apiVersion: 'v1', metadata };
   if (status) decoded.status = status;
   if (message) decoded.message = message;
@@ -297,16 +350,17 @@ function decodeStatusDetails(reader: ProtoReader): JsonObject {
   let uid = '';
   let causes: JsonObject[] | undefined;
   let retryAfterSeconds = 0;
-  eachField(reader, (number, wireType) => {
-    if (number === 1 && wireType === 2) name = reader.string();
-    else if (number === 2 && wireType === 2) group = reader.string();
-    else if (number === 3 && wireType === 2) kind = reader.string();
-    else if (number === 6 && wireType === 2) uid = reader.string();
-    else if (number === 4 && wireType === 2) {
+  while (!reader.done) {
+    const field = reader.key();
+    if (field === (1 << 3) + 2) name = reader.string();
+    else if (field === (2 << 3) + 2) group = reader.string();
+    else if (field === (3 << 3) + 2) kind = reader.string();
+    else if (field === (6 << 3) + 2) uid = reader.string();
+    else if (field === (4 << 3) + 2) {
       (causes ??= []).push(decodeStatusCause(reader.message()));
-    } else if (number === 5 && wireType === 0) retryAfterSeconds = reader.int32();
-    else reader.skip(wireType);
-  });
+    } else if (field === 5 << 3) retryAfterSeconds = reader.int32();
+    else reader.skip(field & 7);
+  }
   const details: JsonObject = {};
   if (name) details.name = name;
   if (group) details.group = group;
@@ -321,12 +375,13 @@ function decodeStatusCause(reader: ProtoReader): JsonObject {
   let reason = '';
   let message = '';
   let field = '';
-  eachField(reader, (number, wireType) => {
-    if (number === 1 && wireType === 2) reason = reader.string();
-    else if (number === 2 && wireType === 2) message = reader.string();
-    else if (number === 3 && wireType === 2) field = reader.string();
-    else reader.skip(wireType);
-  });
+  while (!reader.done) {
+    const key = reader.key();
+    if (key === (1 << 3) + 2) reason = reader.string();
+    else if (key === (2 << 3) + 2) message = reader.string();
+    else if (key === (3 << 3) + 2) field = reader.string();
+    else reader.skip(key & 7);
+  }
   const cause: JsonObject = {};
   if (reason) cause.reason = reason;
   if (message) cause.message = message;
