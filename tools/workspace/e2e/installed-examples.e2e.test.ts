@@ -1,3 +1,5 @@
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { copyFile, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, join, relative } from 'node:path';
@@ -6,6 +8,7 @@ import {
   MODULE_KINDS,
   runCommand,
   singleContextKubeconfig,
+  userEnvironment,
   WORKSPACE_ROOT,
   type CommandResult,
   type InstalledProject,
@@ -20,7 +23,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 // package's examples/*.ts is compiled to a plain .mjs and a .cjs program, as a user's build
 // would, and run there with node against the local control plane; what it prints is checked.
 
-const PACKAGES = ['config', 'transport', 'rest', 'clientset', 'codegen'];
+const PACKAGES = ['config', 'transport', 'rest', 'clientset', 'codegen', 'runtime'];
 /** What the DI path of the custom auth plugin example loads (the versions the workspace uses). */
 const DI_DEPENDENCIES = ['tsyringe@4.10.0', 'reflect-metadata@0.2.2'];
 const WIDGET_CRD = join(WORKSPACE_ROOT, 'packages/clientset/e2e/fixtures/widget-crd.yaml');
@@ -99,6 +102,7 @@ const EXAMPLES = [
   'codegen/generate-crd-client.ts',
   'config/show-current-context.ts',
   'rest/configmap-round-trip.ts',
+  'runtime/configmap-mirror.ts',
   'transport/request-logging.ts',
 ];
 
@@ -269,6 +273,54 @@ console.log(JSON.stringify({ atImport, afterPlugin: loaded(), user: review.statu
         user: 'tester',
         undiciIndex: false,
       });
+    });
+
+    it('runtime/configmap-mirror mirrors a labelled ConfigMap and stops on SIGTERM', async () => {
+      const kubeconfig = controlPlane().kubeconfigPath;
+      const env = userEnvironment();
+      delete env.KUBECONFIG;
+      const child = spawn(
+        process.execPath,
+        [
+          `runtime-configmap-mirror.${kind === 'esm' ? 'mjs' : 'cjs'}`,
+          `--kubeconfig=${kubeconfig}`,
+          '--context=admin',
+          `--namespace=${namespace.name}`,
+          '--port=0',
+        ],
+        { cwd: project, env, stdio: ['ignore', 'pipe', 'pipe'] },
+      );
+      let stdout = '';
+      let stderr = '';
+      child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+      child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+      const closed = once(child, 'close') as Promise<[number | null, NodeJS.Signals | null]>;
+      const printed = async (pattern: RegExp): Promise<void> => {
+        for (const started = Date.now(); !pattern.test(stdout);) {
+          if (Date.now() - started > 30_000 || child.exitCode !== null) {
+            throw new Error(`no ${String(pattern)} in: ${stdout}${stderr}`);
+          }
+          await new Promise((resolve) => setTimeout(resolve, 50));
+        }
+      };
+      try {
+        await printed(/listening \S+/);
+        const kubectl = ['--kubeconfig', kubeconfig, '--context', 'admin', '-n', namespace.name];
+        for (const args of [
+          ['create', 'configmap', 'greeting', '--from-literal=hello=world'],
+          ['label', 'configmap', 'greeting', 'k-example/mirror=true'],
+        ]) {
+          const result = await runCommand('kubectl', [...kubectl, ...args], project);
+          expect(result, result.stderr).toMatchObject({ status: 0 });
+        }
+        await printed(/mirrored \S+\/greeting -> greeting-copy/);
+        child.kill('SIGTERM');
+        const [code, signal] = await closed;
+        expect({ code, signal, stderr }).toEqual({ code: 0, signal: null, stderr: '' });
+        expect(stdout.trim().split('\n').at(-1)).toBe('stopped');
+      } finally {
+        child.kill('SIGKILL');
+      }
     });
 
     it('codegen/generate-crd-client generates the Widget modules in memory', async () => {

@@ -189,7 +189,7 @@ function writeSource(field: Field, index: number): string {
 }
 
 /** decoderSource is the source of a function returning message `index`'s decoder. */
-export function decoderSource(fields: readonly Field[]): string {
+function decoderSource(fields: readonly Field[]): string {
   const locals = fields.map((_, index) => `v${index}`);
   return `'use strict';
 return function decode(r, end, o, target) {
