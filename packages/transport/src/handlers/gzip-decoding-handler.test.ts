@@ -66,6 +66,15 @@ async function startStreamingServer(): Promise<StreamingServer> {
 
 const config = (server: string): ResolvedConfig => testResolvedConfig(server);
 
+/** transportTo starts `server` on a loopback port and makes a transport to it. */
+async function transportTo(server: Server): Promise<Transport> {
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  return createTransport(config(`http://127.0.0.1:${(server.address() as AddressInfo).port}`), {
+    connectionPools: new ConnectionPools(),
+  });
+}
+
 let streaming: StreamingServer | undefined;
 let transport: Transport | undefined;
 
@@ -124,13 +133,8 @@ describe('GzipDecodingHandler back-pressure', () => {
       response.writeHead(200, { 'content-type': 'text/plain' });
       response.end('plain body');
     });
-    server.listen(0, '127.0.0.1');
-    await once(server, 'listening');
     try {
-      transport = createTransport(
-        config(`http://127.0.0.1:${(server.address() as AddressInfo).port}`),
-        { connectionPools: new ConnectionPools() },
-      );
+      transport = await transportTo(server);
       const response = await transport.request({ method: 'GET', path: '/' });
       expect(await response.body.text()).toBe('plain body');
     } finally {
@@ -161,13 +165,8 @@ describe('GzipDecodingHandler with one gzip member per event', () => {
       };
       sendNext();
     });
-    server.listen(0, '127.0.0.1');
-    await once(server, 'listening');
     try {
-      transport = createTransport(
-        config(`http://127.0.0.1:${(server.address() as AddressInfo).port}`),
-        { connectionPools: new ConnectionPools() },
-      );
+      transport = await transportTo(server);
       const response = await transport.request({ method: 'GET', path: '/watch' });
       const received: string[] = [];
       let pending = '';
