@@ -12,18 +12,6 @@ export type JsonObject = Record<string, unknown>;
 // Each decoder reads its fields in a plain loop over the keys (field number << 3 | wire type):
 // they run for every object of a list, and a callback per field cost a closure per message.
 
-const OVERRUN = 'a field runs past the end of its message';
-
-/** embeddedEnd reads an embedded message's length and returns where it ends. */
-function embeddedEnd(reader: ProtoReader): number {
-  return reader.length() + reader.position;
-}
-
-/** checkEnd fails when an embedded message's fields ran past its end. */
-function checkEnd(reader: ProtoReader, end: number): void {
-  if (reader.position !== end) throw new ProtoFormatError(OVERRUN);
-}
-
 // Times already written, by second: objects of one list share most of theirs (creation, the
 // conditions' transitions), and Date's formatting is the costliest step of decoding a time.
 const TIMES = new Map<number, string>();
@@ -59,7 +47,7 @@ export function decodeTime(reader: ProtoReader): string | undefined {
 
 /** readMapEntry reads one embedded entry of a `map<string, string>` into `map`. */
 function readMapEntry(reader: ProtoReader, map: Record<string, string>): void {
-  const end = embeddedEnd(reader);
+  const end = reader.embeddedEnd();
   let key = '';
   let value = '';
   while (reader.position < end) {
@@ -68,13 +56,13 @@ function readMapEntry(reader: ProtoReader, map: Record<string, string>): void {
     else if (field === (2 << 3) + 2) value = reader.string();
     else reader.skip(field & 7);
   }
-  checkEnd(reader, end);
+  reader.endEmbedded(end);
   map[key] = value;
 }
 
 /** readOwnerReference reads one embedded metav1.OwnerReference. */
 function readOwnerReference(reader: ProtoReader): JsonObject {
-  const end = embeddedEnd(reader);
+  const end = reader.embeddedEnd();
   let apiVersion = '';
   let kind = '';
   let name = '';
@@ -91,7 +79,7 @@ function readOwnerReference(reader: ProtoReader): JsonObject {
     else if (field === 7 << 3) blockOwnerDeletion = reader.bool();
     else reader.skip(field & 7);
   }
-  checkEnd(reader, end);
+  reader.endEmbedded(end);
   const reference: JsonObject = { apiVersion, kind, name, uid };
   if (controller !== undefined) reference.controller = controller;
   if (blockOwnerDeletion !== undefined) reference.blockOwnerDeletion = blockOwnerDeletion;

@@ -139,6 +139,21 @@ export class ProtoReader {
     return this.bytes.subarray(start, this.position);
   }
 
+  /**
+   * embeddedEnd reads an embedded message's length and returns where it ends, for reading it on
+   * this reader (no reader of its own); {@link endEmbedded} then checks it was read to that end.
+   */
+  embeddedEnd(): number {
+    return this.length() + this.position;
+  }
+
+  /** endEmbedded fails when the fields of an embedded message ending at `end` ran past it. */
+  endEmbedded(end: number): void {
+    if (this.position !== end) {
+      throw new ProtoFormatError('a field runs past the end of its message');
+    }
+  }
+
   /** message returns a reader over an embedded message and moves past it. */
   message(): ProtoReader {
     const length = this.length();

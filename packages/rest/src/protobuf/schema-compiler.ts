@@ -1,12 +1,15 @@
 import { decodeListMeta, decodeObjectMeta, decodeRawJson, decodeTime } from './meta-v1.js';
 import { ProtoFormatError } from './proto-reader.js';
 import {
+  AbsentField,
   EMPTY,
   FieldFlag,
   FieldType,
+  absentField,
+  omittedWhenEmpty,
+  zeroValue,
   decodeIntOrString,
   decodeMicroTime,
-  isScalar,
   readOneString,
   readStrings,
   wireTypeOf,
@@ -23,8 +26,6 @@ import {
 //
 // Only the table's checked integers and JSON.stringify'd names are written into the source.
 
-const OVERRUN = 'a field runs past the end of its message';
-
 /** The helpers generated code calls, passed in as `k`. */
 const HELPERS = {
   decodeTime,
@@ -35,15 +36,8 @@ const HELPERS = {
   decodeObjectMeta,
   decodeListMeta,
   readStrings,
-  overrun,
-  ProtoFormatError,
   EMPTY,
 };
-
-/** overrun fails a message whose embedded message's fields ran past that message's end. */
-function overrun(): never {
-  throw new ProtoFormatError(OVERRUN);
-}
 
 const SCALAR_READS: Readonly<Record<number, string>> = {
   [FieldType.Bool]: 'r.bool()',
@@ -71,7 +65,7 @@ function readSource(field: Field, type: number, ref: number): string {
       return SCALAR_READS[type] as string;
     case FieldType.Message:
       // An expression for the decoder's own call site: each site calls one decoder.
-      return `(e = r.length() + r.position, x = ${decoderOf(ref)}(r, e, o), r.position === e ? x : k.overrun())`;
+      return `(e = r.embeddedEnd(), x = ${decoderOf(ref)}(r, e, o), r.endEmbedded(e), x)`;
     case FieldType.Time:
       return '(k.decodeTime(r.message()) ?? null)';
     case FieldType.MicroTime:
@@ -96,28 +90,9 @@ function readSource(field: Field, type: number, ref: number): string {
 
 /** zeroSource is the source of the JSON form of a Go zero value of `type` (a fresh object each time). */
 function zeroSource(type: number, ref: number): string {
-  switch (type) {
-    case FieldType.String:
-    case FieldType.Bytes:
-      return "''";
-    case FieldType.Bool:
-      return 'false';
-    case FieldType.Message:
-      return `${decoderOf(ref)}(k.EMPTY, 0, o)`;
-    case FieldType.Quantity:
-      return "'0'";
-    case FieldType.Time:
-    case FieldType.MicroTime:
-    case FieldType.RawExtension:
-    case FieldType.FieldsV1:
-    case FieldType.Strings:
-      return 'null';
-    case FieldType.ObjectMeta:
-    case FieldType.ListMeta:
-      return '{}';
-    default:
-      return '0'; // numbers and IntOrString
-  }
+  return type === FieldType.Message
+    ? `${decoderOf(ref)}(k.EMPTY, 0, o)`
+    : JSON.stringify(zeroValue(type));
 }
 
 /** caseSource is the `case` clauses that read `field` into local `v<index>`. */
@@ -126,18 +101,17 @@ function caseSource(field: Field, index: number): string {
   const { type } = field;
   const wireType = wireTypeOf(type);
   const key = field.number * 8 + wireType;
-  const overrun = 'k.overrun()';
   if (field.flags & FieldFlag.Repeated) {
     const one = `case ${key}: (${local} ??= []).push(${readSource(field, type, field.message)}); break;`;
     if (wireType !== 0) return one;
     // Packed scalars: one length-delimited run of them.
-    return `case ${field.number * 8 + 2}: { const limit = r.length() + r.position; const l = (${local} ??= []); while (r.position < limit) l.push(${SCALAR_READS[type]}); if (r.position !== limit) ${overrun}; break; }
+    return `case ${field.number * 8 + 2}: { const limit = r.embeddedEnd(); const l = (${local} ??= []); while (r.position < limit) l.push(${SCALAR_READS[type]}); r.endEmbedded(limit); break; }
 ${one}`;
   }
   if (type === FieldType.Map) {
     const valueKey = 16 + wireTypeOf(field.valueType);
     return `case ${key}: {
-  const limit = r.length() + r.position;
+  const limit = r.embeddedEnd();
   let mapKey = '', value;
   while (r.position < limit) {
     const entryKey = r.uint32();
@@ -145,7 +119,7 @@ ${one}`;
     else if (entryKey === ${valueKey}) value = ${readSource(field, field.valueType, field.message)};
     else r.skip(entryKey & 7);
   }
-  if (r.position !== limit) ${overrun};
+  r.endEmbedded(limit);
   (${local} ??= {})[mapKey] = value === undefined ? ${zeroSource(field.valueType, field.message)} : value;
   break;
 }`;
@@ -162,25 +136,16 @@ function writeSource(field: Field, index: number): string {
     return `Object.assign(t, ${local} === undefined ? ${zeroSource(FieldType.Message, field.message)} : ${local});`;
   }
   const name = JSON.stringify(field.json);
-  // Absent: nil for a pointer, slice, map or []byte (null, or nothing with omitempty); Go's zero
-  // value otherwise (nothing for an omitempty scalar).
-  let absent = '';
-  if (
-    flags & (FieldFlag.Repeated | FieldFlag.Pointer) ||
-    type === FieldType.Map ||
-    type === FieldType.Bytes
-  ) {
-    if (!(flags & FieldFlag.OmitEmpty)) absent = `t[${name}] = null;`;
-  } else if (!(flags & FieldFlag.OmitEmpty && isScalar(type))) {
-    absent = `t[${name}] = ${zeroSource(type, field.message)};`;
-  }
+  const absentKind = absentField(field);
+  const absent =
+    absentKind === AbsentField.Null
+      ? `t[${name}] = null;`
+      : absentKind === AbsentField.Zero
+        ? `t[${name}] = ${zeroSource(type, field.message)};`
+        : '';
   // A list grew by push; its exact-size copy is what a cache keeps (JSON.parse sizes its arrays).
   let present = `t[${name}] = ${flags & FieldFlag.Repeated ? `${local}.slice()` : local};`;
-  if (
-    flags & FieldFlag.OmitEmpty &&
-    !(flags & (FieldFlag.Pointer | FieldFlag.Repeated)) &&
-    isScalar(type)
-  ) {
+  if (omittedWhenEmpty(field)) {
     present = `if (${local} !== '' && ${local} !== 0 && ${local} !== false) ${present}`;
   }
   return absent

