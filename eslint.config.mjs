@@ -48,7 +48,15 @@ const testFiles = ['**/*.test.ts', '**/*.test-d.ts', '**/e2e/**/*.ts', '**/__fix
 
 export default tseslint.config(
   {
-    ignores: ['**/dist/**', '**/node_modules/**', '**/.nx/**', '**/coverage/**', '**/generated/**'],
+    ignores: [
+      '**/dist/**',
+      '**/node_modules/**',
+      '**/.nx/**',
+      '**/coverage/**',
+      '**/generated/**',
+      '.tmp/**',
+      'bench/.tmp-*/**',
+    ],
   },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,

@@ -13,7 +13,7 @@
  * 2. LIST 5,000 pods through the typed client (`clientset.coreV1.pods('default').list()` on
  *    @k/rest and @k/transport) against raw `undici.request` + `JSON.parse`, from a fake API server
  *    in its own process (bench/clientset-list-server.ts); each measurement is a child process of
- *    its own (bench/clientset-list-child.ts, on the built dist), so heaps never mix: time to
+ *    its own (bench/clientset-list-child.ts as a plain node program on the built dist), so heaps never mix: time to
  *    decoded objects in hand (cold and warm) and peak RSS of a list after the first (Linux
  *    VmHWM, reset just before it).
  *
@@ -29,6 +29,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { plainNodeProgram } from './plain-node-program.js';
 
 const benchDirectory = dirname(fileURLToPath(import.meta.url));
 const repositoryRoot = dirname(benchDirectory);
@@ -215,15 +216,18 @@ interface ListResult {
   error?: string;
 }
 
-async function listOnce(kind: 'raw' | 'typed', origin: string): Promise<ListResult> {
+async function listOnce(
+  program: string,
+  kind: 'raw' | 'typed',
+  origin: string,
+): Promise<ListResult> {
   const env = { ...process.env };
   delete env.NODE_OPTIONS;
-  // tsx for the child's own TypeScript, but no source condition: the typed client is the built
-  // dist, as applications load it.
-  const child = fork(join(benchDirectory, 'clientset-list-child.ts'), [kind, origin], {
+  const child = fork(program, [kind, origin], {
     cwd: repositoryRoot,
     env,
-    execArgv: ['--import', import.meta.resolve('tsx'), '--expose-gc'],
+    // A plain node program on k's built dist, as applications run (see plainNodeProgram).
+    execArgv: ['--expose-gc'],
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
   const [message] = (await once(child, 'message')) as [ListResult];
@@ -243,10 +247,11 @@ async function measureLists(
   const [{ port, bytes }] = (await once(server, 'message')) as [{ port: number; bytes: number }];
   const origin = `http://127.0.0.1:${port}`;
   const results: Record<'raw' | 'typed', ListResult[]> = { raw: [], typed: [] };
+  const program = await plainNodeProgram(join(benchDirectory, 'clientset-list-child.ts'));
   try {
     for (let repeat = 0; repeat < repeats; repeat++) {
       const order: ('raw' | 'typed')[] = repeat % 2 === 0 ? ['raw', 'typed'] : ['typed', 'raw'];
-      for (const kind of order) results[kind].push(await listOnce(kind, origin));
+      for (const kind of order) results[kind].push(await listOnce(program, kind, origin));
     }
   } finally {
     server.send('exit');

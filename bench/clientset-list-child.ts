@@ -1,8 +1,8 @@
 /**
  * One client's LIST of 5,000 pods for bench/clientset-import.bench.ts, in a process of its own so
- * its memory is its own. argv: `<raw|typed> <origin>`. It runs through tsx without the source
- * condition, so the typed client is the built dist of @k/clientset and @k/rest, as applications
- * load it.
+ * its memory is its own. argv: `<raw|typed> <origin>`. It runs as a plain node program
+ * (bench/plain-node-program.ts), so the typed client is the built dist of @k/clientset and
+ * @k/rest, as applications load it.
  *
  * - raw: `undici.request` on an `Agent`, then `JSON.parse(await body.text())` — the floor;
  * - typed: `createClientset(config).coreV1.pods('default').list()` — throttle

@@ -7,8 +7,8 @@
  * The fake API server (bench/rest-server.ts) runs in its own process. Rows: sequential GET of a
  * Pod, 32-concurrent GET, sequential POST of a ConfigMap, LIST of 5,000 Pods (time from request to
  * decoded objects in hand, cold and warm, and peak RSS — each client in a child process of its
- * own, bench/rest-list-child.ts, so their heaps do not pollute each other; they load the built dist,
- * so build first: `npx nx run-many -t build`) and a watch of 20,000
+ * own, bench/rest-list-child.ts run as a plain node program, so their heaps do not pollute each
+ * other; they load the built dist, so build first: `npx nx run-many -t build`) and a watch of 20,000
  * events. Throttles are off (client-node has none). Throughput workloads run in batches that
  * rotate across the clients and each client reports its median batch, so load from other processes
  * falls on all alike; the client-side CPU time per operation is reported too. Writes
@@ -34,6 +34,7 @@ import {
   type BenchTarget,
   type ClientKind,
 } from './rest-clients.js';
+import { plainNodeProgram } from './plain-node-program.js';
 
 interface ListResult {
   coldMs: number;
@@ -107,18 +108,15 @@ async function interleave(
 }
 
 async function listInChild(
+  program: string,
   kind: ClientKind,
   target: BenchTarget,
   env: NodeJS.ProcessEnv,
 ): Promise<ListResult> {
-  const child: ChildProcess = fork(here('./rest-list-child.ts'), [kind, target.origin], {
+  const child: ChildProcess = fork(program, [kind, target.origin], {
     env: { ...env, ...(target.caPem ? { K_BENCH_CA: target.caPem } : {}) },
-    // The children load k's built dist, as applications do (not the sources through tsx, whose
-    // transpiled modules would add to the resident set before the list).
-    execArgv: [
-      ...process.execArgv.filter((argument) => argument !== '--conditions=@k/source'),
-      '--expose-gc',
-    ],
+    // A plain node program on k's built dist, as applications run (see plainNodeProgram).
+    execArgv: ['--expose-gc'],
   });
   const [message] = (await once(child, 'message')) as [ListResult];
   await once(child, 'exit');
@@ -235,11 +233,12 @@ async function main(): Promise<void> {
   }
 
   const lists = new Map<string, ListResult[]>();
+  const listProgram = await plainNodeProgram(here('./rest-list-child.ts'));
   for (let repeat = 0; repeat < listRepeats; repeat += 1) {
     for (const { name: targetName, target } of targets) {
       for (let offset = 0; offset < kinds.length; offset += 1) {
         const kind = kinds[(repeat + offset) % kinds.length];
-        const result = await listInChild(kind, target, env);
+        const result = await listInChild(listProgram, kind, target, env);
         const entry = `${targetName}\u0000${kind}`;
         lists.set(entry, [...(lists.get(entry) ?? []), result]);
         process.stderr.write(
@@ -276,9 +275,9 @@ async function main(): Promise<void> {
     'falls on every client alike and a burst of it spoils one batch, not a result. Throttles off.',
     `GET returns a ~2.6 KB Pod, POST sends and receives a ~1 KB ConfigMap, LIST returns ${format(listPods)}`,
     `Pods, the watch streams ${format(watchEvents)} MODIFIED Pod events.`,
-    'Every client decodes every body. LIST rows come from one child process per client (median of',
+    'Every client decodes every body. LIST rows come from one child process per client, a plain node program on the built dist (median of',
     `${listRepeats} children each): cold = first list, warm = median of the next ${process.env.BENCH_LIST_WARM ?? 5}; RSS after connecting`,
-    '("before": after a full GC; runtime, tsx and the client\'s modules) and the peak of the cold list',
+    '("before": after a full GC; runtime and the client\'s modules) and the peak of the cold list',
     '(Linux VmHWM, reset just before the list, read with its objects in hand).',
     '"client CPU per op" is the CPU time of the benchmark process (the server is elsewhere) per request or',
     'event (for LIST, per list, in its child); "CPU vs raw" is raw ÷ client. On a shared, busy machine wall',

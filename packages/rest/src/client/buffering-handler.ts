@@ -94,6 +94,9 @@ export class BufferingHandler implements Dispatcher.DispatchHandler {
     this.#settled = true;
     this.#scope.removeListener('abort', this.#onAbort);
     const chunks = this.#chunks;
+    // The handler may outlive the answer (undici holds it until the request is done): the
+    // chunks must not, or a large list is held twice.
+    this.#chunks = [];
     const length = Math.min(this.#bytes, this.#limit);
     const only = chunks.length === 1 ? (chunks[0] as Buffer) : undefined;
     const body = only

@@ -47,6 +47,9 @@ export interface ExecutorSettings {
 /** HeaderMap is undici's response header object (lowercase names). */
 export type HeaderMap = Record<string, string | string[] | undefined>;
 
+/** BufferedAs is how a buffered body is handed over: see {@link RequestExecutor.buffered}. */
+export type BufferedAs = 'text' | 'bytes' | 'protobuf-or-text';
+
 /** BufferedResponse is a 2xx response read to the end, as text or as bytes. */
 export interface BufferedResponse<Body extends string | Buffer = string | Buffer> {
   statusCode: number;
@@ -187,11 +190,15 @@ export class RequestExecutor {
 
   /**
    * buffered sends `request` and reads a 2xx body to the end (retrying a GET cut mid-body), as
-   * UTF-8 text (what JSON.parse takes, decoded straight from the chunks) or as bytes.
+   * UTF-8 text (what JSON.parse takes), as bytes, or — `protobuf-or-text`, for a request that
+   * accepts protobuf — as bytes when the answer is protobuf and as text otherwise. Text is
+   * decoded here so the joined bytes are garbage before the caller parses: a 12 MB list would
+   * otherwise hold its bytes and its text at once.
    */
   async buffered(request: RestRequest, as: 'text'): Promise<BufferedResponse<string>>;
   async buffered(request: RestRequest, as: 'bytes'): Promise<BufferedResponse<Buffer>>;
-  async buffered(request: RestRequest, as: 'text' | 'bytes'): Promise<BufferedResponse> {
+  async buffered(request: RestRequest, as: BufferedAs): Promise<BufferedResponse>;
+  async buffered(request: RestRequest, as: BufferedAs): Promise<BufferedResponse> {
     const timeoutMs = request.timeoutMs ?? this.settings.defaultTimeoutMs;
     const scope = new RequestScope(request, timeoutMs);
     try {
@@ -222,7 +229,7 @@ export class RequestExecutor {
   async #run(
     request: RestRequest,
     scope: RequestScope,
-    mode: 'text' | 'bytes' | 'open' | 'watch',
+    mode: BufferedAs | 'open' | 'watch',
   ): Promise<BufferedResponse | Omit<OpenResponse, 'done'>> {
     const { origin, throttle, retry } = this.settings;
     const body = request.body;
@@ -235,7 +242,7 @@ export class RequestExecutor {
     };
     const maxRetries = request.maxRetries ?? retry.maxRetries;
     const path = request.query === '' ? request.path : request.path + request.query;
-    const buffered = mode === 'text' || mode === 'bytes';
+    const buffered = mode !== 'open' && mode !== 'watch';
     let group: string | undefined;
     for (let retries = 0; ; retries += 1) {
       if (this.#pauses.active) {
@@ -276,7 +283,10 @@ export class RequestExecutor {
         if (attempt.stream) return { statusCode, headers, body: attempt.stream };
         const bytes = attempt.bytes ?? EMPTY;
         if (attempt.failure === undefined) {
-          return { statusCode, headers, body: mode === 'text' ? bytes.toString('utf8') : bytes };
+          const asText =
+            mode === 'text' ||
+            (mode === 'protobuf-or-text' && !isProtobufMediaType(header(headers, 'content-type')));
+          return { statusCode, headers, body: asText ? bytes.toString('utf8') : bytes };
         }
         // The body was cut short (reset, socket timeout): a GET may be read again.
         scope.throwIfAborted();

@@ -187,13 +187,12 @@ export class RestClient implements RequestRunner {
   }
 
   /**
-   * #read reads a response to the end: as text (decoded as it arrives), or as bytes when the
-   * request accepts protobuf, whose answer may be binary.
+   * #read reads a response to the end: as text, or — when the request accepts protobuf — as
+   * bytes if the answer is protobuf (it may also be JSON: a kind without a protobuf encoding, or
+   * a server that prefers JSON).
    */
   #read(request: RestRequest): Promise<BufferedResponse> {
-    return acceptsProtobuf(request)
-      ? this.#executor.buffered(request, 'bytes')
-      : this.#executor.buffered(request, 'text');
+    return this.#executor.buffered(request, acceptsProtobuf(request) ? 'protobuf-or-text' : 'text');
   }
 
   #decode<T>(request: RestRequest, response: BufferedResponse): T {

@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { WatchDecodeError } from '../errors.js';
 import { WatchDecoder, type DecodedWatchEvent } from './watch-decoder.js';
@@ -33,6 +34,57 @@ describe('WatchDecoder', () => {
     for (const chunkSize of [1, 2, 3, 7, 64, stream.length]) {
       expect(decodeInChunks(stream, chunkSize)).toEqual(frames);
     }
+  });
+
+  it('decodes any stream split anywhere the same, with or without managedFields cut (property)', () => {
+    const frame = fc.record({
+      type: fc.constantFrom('ADDED', 'MODIFIED', 'DELETED'),
+      object: fc.record({
+        metadata: fc.record({
+          name: fc.string({ unit: 'grapheme', maxLength: 12 }),
+          managedFields: fc.array(fc.record({ manager: fc.string({ unit: 'grapheme' }) }), {
+            maxLength: 2,
+          }),
+        }),
+        data: fc.dictionary(fc.string(), fc.string({ unit: 'grapheme', maxLength: 40 })),
+      }),
+    });
+    fc.assert(
+      fc.property(
+        fc.array(fc.tuple(frame, fc.constantFrom('', '\n', ' \r\n')), { maxLength: 8 }),
+        fc.array(fc.nat(), { maxLength: 12 }),
+        (framesWithGaps, cutSeeds) => {
+          const bytes = Buffer.from(
+            framesWithGaps.map(([event, gap]) => `${JSON.stringify(event)}\n${gap}`).join(''),
+          );
+          const cuts = [...new Set(cutSeeds.map((seed) => seed % (bytes.length + 1)))].sort(
+            (a, b) => a - b,
+          );
+          for (const omitManagedFields of [false, true]) {
+            const decoder = new WatchDecoder({ omitManagedFields });
+            const events: DecodedWatchEvent[] = [];
+            let start = 0;
+            for (const cut of [...cuts, bytes.length]) {
+              events.push(...decoder.push(bytes.subarray(start, cut)));
+              start = cut;
+            }
+            events.push(...decoder.end().events);
+            const expected = framesWithGaps.map(([event]) =>
+              omitManagedFields
+                ? {
+                    ...event,
+                    object: {
+                      ...event.object,
+                      metadata: { name: event.object.metadata.name },
+                    },
+                  }
+                : event,
+            );
+            expect(events).toEqual(expected);
+          }
+        },
+      ),
+    );
   });
 
   it('emits an event as soon as its newline arrives', () => {

@@ -13,6 +13,16 @@ const NEWLINE = 0x0a;
 /** DEFAULT_MAX_EVENT_BYTES bounds one buffered, incomplete event (64 MiB), whatever the encoding. */
 export const DEFAULT_MAX_EVENT_BYTES = 64 * 1024 * 1024;
 
+const LEFT_BRACE = 0x7b;
+
+function isBlankText(text: string, start: number, end: number): boolean {
+  for (let index = start; index < end; index += 1) {
+    const code = text.charCodeAt(index);
+    if (code !== 0x20 && code !== 0x09 && code !== 0x0d) return false;
+  }
+  return true;
+}
+
 function isBlank(buffer: Buffer, start: number, end: number): boolean {
   for (let index = start; index < end; index += 1) {
     const byte = buffer[index];
@@ -69,6 +79,38 @@ export class WatchDecoder implements WatchFrameDecoder {
 
   /** push decodes every event completed by `chunk`, in order. */
   push(chunk: Buffer): DecodedWatchEvent[] {
+    if (this.#omitManagedFields) return this.#pushCutting(chunk);
+    // The complete lines are decoded to text at once and split there: one UTF-8 decode per
+    // chunk, not one per event (a newline byte always ends a UTF-8 character).
+    const events: DecodedWatchEvent[] = [];
+    const last = chunk.lastIndexOf(NEWLINE);
+    if (last !== -1) {
+      let text: string;
+      if (this.#pendingBytes > 0) {
+        this.#pending.push(chunk.subarray(0, last));
+        text = Buffer.concat(this.#pending, this.#pendingBytes + last).toString('utf8');
+        this.#pending = [];
+        this.#pendingBytes = 0;
+      } else {
+        text = chunk.toString('utf8', 0, last);
+      }
+      let start = 0;
+      for (;;) {
+        const newline = text.indexOf('\n', start);
+        const end = newline === -1 ? text.length : newline;
+        if (text.charCodeAt(start) === LEFT_BRACE || !isBlankText(text, start, end)) {
+          events.push(decodeFrame(text.slice(start, end)));
+        }
+        if (newline === -1) break;
+        start = newline + 1;
+      }
+    }
+    if (last + 1 < chunk.length) this.#hold(last === -1 ? chunk : chunk.subarray(last + 1));
+    return events;
+  }
+
+  /** #pushCutting is push for `omitManagedFields`: each line is cut in its bytes, then decoded. */
+  #pushCutting(chunk: Buffer): DecodedWatchEvent[] {
     const events: DecodedWatchEvent[] = [];
     let start = 0;
     let newline = chunk.indexOf(NEWLINE);
@@ -86,16 +128,19 @@ export class WatchDecoder implements WatchFrameDecoder {
       start = newline + 1;
       newline = chunk.indexOf(NEWLINE, start);
     }
-    if (start < chunk.length) {
-      this.#pending.push(start === 0 ? chunk : chunk.subarray(start));
-      this.#pendingBytes += chunk.length - start;
-      if (this.#pendingBytes > this.#maxEventBytes) {
-        throw new WatchDecodeError(
-          `unable to decode an event from the watch stream: an event exceeds ${this.#maxEventBytes} bytes`,
-        );
-      }
-    }
+    if (start < chunk.length) this.#hold(start === 0 ? chunk : chunk.subarray(start));
     return events;
+  }
+
+  /** #hold keeps the start of an incomplete event, within the bound. */
+  #hold(piece: Buffer): void {
+    this.#pending.push(piece);
+    this.#pendingBytes += piece.length;
+    if (this.#pendingBytes > this.#maxEventBytes) {
+      throw new WatchDecodeError(
+        `unable to decode an event from the watch stream: an event exceeds ${this.#maxEventBytes} bytes`,
+      );
+    }
   }
 
   /**
