@@ -28,7 +28,7 @@ export interface BenchCluster {
    * so without this a collection (some 0.35 s of its CPU on these 2 cores) fell into every other
    * program's sync, whichever program that was.
    */
-  collectServerGarbage(): Promise<void>;
+  collectServerGarbage: () => Promise<void>;
 }
 
 /**
