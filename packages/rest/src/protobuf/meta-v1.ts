@@ -238,6 +238,25 @@ export function decodeObjectMeta(reader: ProtoReader, options: ObjectMetaOptions
   return meta;
 }
 
+/**
+ * decodeBookmarkMeta reads what a bookmark's metav1.ObjectMeta carries: `resourceVersion` and
+ * `annotations` (`k8s.io/initial-events-end`), skipping anything else.
+ */
+export function decodeBookmarkMeta(reader: ProtoReader): JsonObject {
+  let resourceVersion = '';
+  let annotations: Record<string, string> | undefined;
+  while (!reader.done) {
+    const field = reader.key();
+    if (field === (6 << 3) + 2) resourceVersion = reader.string();
+    else if (field === (12 << 3) + 2) readMapEntry(reader, (annotations ??= {}));
+    else reader.skip(field & 7);
+  }
+  const meta: JsonObject = {};
+  if (resourceVersion) meta.resourceVersion = resourceVersion;
+  if (annotations) meta.annotations = annotations;
+  return meta;
+}
+
 /** decodeListMeta reads a metav1.ListMeta. */
 export function decodeListMeta(reader: ProtoReader): JsonObject {
   let selfLink = '';

@@ -1,7 +1,9 @@
 import {
+  decodeBookmarkMeta,
   decodePartialObjectMetadata,
   decodePartialObjectMetadataList,
   decodeStatus,
+  type JsonObject,
   type ObjectMetaOptions,
 } from './meta-v1.js';
 import { ProtoFormatError, ProtoReader } from './proto-reader.js';
@@ -47,6 +49,39 @@ export function registerProtobufSchema(schema: ProtobufSchema): void {
  * for.
  */
 export function decodeProtobufObject(bytes: Buffer, options: ObjectMetaOptions = {}): unknown {
+  const { apiVersion, kind, body } = readUnknown(bytes);
+  const decoder = DECODERS.get(`${apiVersion} ${kind}`);
+  if (decoder) return decoder(body, options);
+  for (const schema of schemas) {
+    const object = schema.decode(apiVersion, kind, body, options);
+    if (object) return object;
+  }
+  throw new ProtoFormatError(
+    `no protobuf decoder for ${JSON.stringify(apiVersion)} ${JSON.stringify(kind)}`,
+  );
+}
+
+/**
+ * decodeBookmarkObject decodes the object of a BOOKMARK watch event to its type and what a
+ * bookmark carries: `metadata.resourceVersion` and `metadata.annotations` (the API promises
+ * nothing else of it). It is decoded apart so the kind's own decoders only ever see whole
+ * objects: the metadata-only Pod of the initial-events-end bookmark changed the object shapes
+ * their optimized code was built for, and V8 threw that code away right after an informer's sync.
+ */
+export function decodeBookmarkObject(bytes: Buffer): unknown {
+  const { apiVersion, kind, body } = readUnknown(bytes);
+  let metadata: JsonObject = {};
+  while (!body.done) {
+    const field = body.key();
+    // Field 1 is `metadata` in every top-level kind.
+    if (field === (1 << 3) + 2) metadata = decodeBookmarkMeta(body.message());
+    else body.skip(field & 7);
+  }
+  return { kind, apiVersion, metadata };
+}
+
+/** readUnknown reads the `k8s\0` prefix and the runtime.Unknown around a protobuf object. */
+function readUnknown(bytes: Buffer): { apiVersion: string; kind: string; body: ProtoReader } {
   if (bytes.length < MAGIC.length || !bytes.subarray(0, MAGIC.length).equals(MAGIC)) {
     throw new ProtoFormatError('the body does not start with the protobuf prefix "k8s\\0"');
   }
@@ -74,14 +109,5 @@ export function decodeProtobufObject(bytes: Buffer, options: ObjectMetaOptions =
   if (contentEncoding !== '') {
     throw new ProtoFormatError(`unsupported content encoding ${JSON.stringify(contentEncoding)}`);
   }
-  const body = raw ?? new ProtoReader(bytes, bytes.length);
-  const decoder = DECODERS.get(`${apiVersion} ${kind}`);
-  if (decoder) return decoder(body, options);
-  for (const schema of schemas) {
-    const object = schema.decode(apiVersion, kind, body, options);
-    if (object) return object;
-  }
-  throw new ProtoFormatError(
-    `no protobuf decoder for ${JSON.stringify(apiVersion)} ${JSON.stringify(kind)}`,
-  );
+  return { apiVersion, kind, body: raw ?? new ProtoReader(bytes, bytes.length) };
 }

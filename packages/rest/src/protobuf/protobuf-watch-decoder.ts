@@ -5,7 +5,7 @@ import {
   type DecodedWatchEvent,
   type WatchFrameDecoder,
 } from '../watch/watch-decoder.js';
-import { decodeProtobufObject } from './protobuf-object.js';
+import { decodeBookmarkObject, decodeProtobufObject } from './protobuf-object.js';
 import { ProtoFormatError, ProtoReader } from './proto-reader.js';
 
 const LENGTH_BYTES = 4;
@@ -20,7 +20,8 @@ interface ProtobufWatchDecoderOptions {
 /**
  * ProtobufWatchDecoder turns the bytes of a protobuf watch (`application/vnd.kubernetes.protobuf;
  * stream=watch`) into events as they arrive: each frame is a 4-byte big-endian length and a
- * metav1.WatchEvent whose object is a protobuf object (see `decodeProtobufObject`). A frame is
+ * metav1.WatchEvent whose object is a protobuf object (see `decodeProtobufObject`; a BOOKMARK's
+ * object is its type, resourceVersion and annotations, see `decodeBookmarkObject`). A frame is
  * decoded once it is complete; a malformed one, or one past `maxEventBytes`, throws a
  * `WatchDecodeError`. One decoder per stream; not for concurrent use.
  */
@@ -108,11 +109,14 @@ export class ProtobufWatchDecoder implements WatchFrameDecoder {
           const extension = reader.message();
           while (!extension.done) {
             const extensionKey = extension.key();
-            if (extensionKey === (1 << 3) + 2) {
+            if (extensionKey !== (1 << 3) + 2) extension.skip(extensionKey & 7);
+            // The type comes first (field 1): a bookmark's object is read apart.
+            else if (type === 'BOOKMARK') object = decodeBookmarkObject(extension.bytesField());
+            else {
               object = decodeProtobufObject(extension.bytesField(), {
                 omitManagedFields: this.#omitManagedFields,
               });
-            } else extension.skip(extensionKey & 7);
+            }
           }
         } else reader.skip(key & 7);
       }

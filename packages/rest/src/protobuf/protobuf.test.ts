@@ -160,6 +160,46 @@ describe('ProtobufWatchDecoder', () => {
     expect(decoder.end()).toEqual({ events: [], incompleteBytes: 100 });
   });
 
+  it("reads a bookmark's object apart: its type, resourceVersion and annotations, whatever the kind", () => {
+    // A Pod bookmark with a name and a spec the server would not send: both are skipped.
+    const metadata = messageField(1, [
+      ...stringField(1, 'not-in-a-bookmark'),
+      ...stringField(6, '4242'),
+      ...messageField(12, [
+        ...stringField(1, 'k8s.io/initial-events-end'),
+        ...stringField(2, 'true'),
+      ]),
+    ]);
+    const pod = protobufObject('v1', 'Pod', [...metadata, ...messageField(2, [])]);
+    const event = (type: string, typeFirst: boolean): Buffer => {
+      const typeField = stringField(1, type);
+      const objectField = messageField(2, messageField(1, [...pod]));
+      const body = Buffer.from(
+        typeFirst ? [...typeField, ...objectField] : [...objectField, ...typeField],
+      );
+      const length = Buffer.alloc(4);
+      length.writeUInt32BE(body.length);
+      return Buffer.concat([length, body]);
+    };
+    expect(new ProtobufWatchDecoder().push(event('BOOKMARK', true))).toStrictEqual([
+      {
+        type: 'BOOKMARK',
+        object: {
+          kind: 'Pod',
+          apiVersion: 'v1',
+          metadata: {
+            resourceVersion: '4242',
+            annotations: { 'k8s.io/initial-events-end': 'true' },
+          },
+        },
+      },
+    ]);
+    // The type after the object (Go writes it first): the object is read as any other.
+    expect(() => new ProtobufWatchDecoder().push(event('BOOKMARK', false))).toThrow(
+      'no protobuf decoder for "v1" "Pod"',
+    );
+  });
+
   it('fails on a frame that is not a watch event and on one past the size bound', () => {
     const garbage = Buffer.concat([Buffer.from([0, 0, 0, 3]), Buffer.from([0x0a, 0x09, 0x41])]);
     expect(() => new ProtobufWatchDecoder().push(garbage)).toThrow(WatchDecodeError);
