@@ -13,9 +13,9 @@
  * 2. LIST 5,000 pods through the typed client (`clientset.coreV1.pods('default').list()` on
  *    @k/rest and @k/transport) against raw `undici.request` + `JSON.parse`, from a fake API server
  *    in its own process (bench/clientset-list-server.ts); each measurement is a child process of
- *    its own (bench/clientset-list-child.ts as a plain node program on the built dist), so heaps never mix: time to
- *    decoded objects in hand (cold and warm) and peak RSS of a list after the first (Linux
- *    VmHWM, reset just before it).
+ *    its own (bench/clientset-list-child.ts as a plain node program on the built dist), so heaps
+ *    never mix: time to decoded objects in hand (cold and warm) and peak RSS of a list after the
+ *    first (Linux VmHWM, reset just before it).
  *
  *   npx tsx --conditions=@k/source bench/clientset-import.bench.ts [--no-build]
  *

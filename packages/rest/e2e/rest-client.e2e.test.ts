@@ -18,6 +18,7 @@ import {
   type WatchEvent,
 } from '../src/index.js';
 import { caught } from '@k/test-utils';
+import { RequestExecutor } from '../src/client/request-executor.js';
 
 interface ConfigMap {
   apiVersion?: string;
@@ -482,5 +483,37 @@ describe('RestClient against the real API server', () => {
     const single = await configMaps().param('limit', 3).execute<ConfigMapList>();
     expect(single.items).toHaveLength(3);
     expect(single.metadata.continue).toBeTruthy();
+  });
+});
+
+describe('a buffered read that accepts protobuf, on the real API server', () => {
+  const PROTOBUF_ACCEPT = 'application/vnd.kubernetes.protobuf,application/json';
+  const executor = () =>
+    new RequestExecutor({
+      dispatcher: client.dispatcher,
+      origin: client.server.origin,
+      basePath: '',
+      throttle: client.options.throttle,
+      retry: client.options.retry,
+      defaultTimeoutMs: 30_000,
+      warningHandler: client.options.warningHandler,
+      clock: client.options.clock,
+      onRetry: undefined,
+    });
+
+  it('hands a protobuf answer over as bytes and a JSON one as text, decoded before the parse', async () => {
+    const namespace = client.get().absPath('/api/v1/namespaces/default');
+    const pb = await executor().buffered(
+      namespace.accept(PROTOBUF_ACCEPT).build(),
+      'protobuf-or-text',
+    );
+    expect(pb.headers['content-type']).toBe('application/vnd.kubernetes.protobuf');
+    expect(Buffer.isBuffer(pb.body)).toBe(true);
+    // /version has no protobuf form: the server answers JSON whatever the Accept says.
+    const version = client.get().absPath('/version').accept(PROTOBUF_ACCEPT).build();
+    const json = await executor().buffered(version, 'protobuf-or-text');
+    expect(json.headers['content-type']).toBe('application/json');
+    expect(typeof json.body).toBe('string');
+    expect(JSON.parse(json.body as string)).toHaveProperty('gitVersion');
   });
 });

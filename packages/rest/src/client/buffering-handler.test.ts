@@ -5,12 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { Client } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RestRequest } from '../request/rest-request.js';
-import { NO_WARNINGS } from '../response/warning-handler.js';
-import { RetryPolicy } from '../retry/retry-policy.js';
-import { TokenBucket } from '../throttle/token-bucket.js';
-import { systemClock } from '../timers/clock.js';
 import { BufferingHandler } from './buffering-handler.js';
-import { RequestExecutor } from './request-executor.js';
 import { RequestScope } from './request-scope.js';
 
 const LIMIT = 1024;
@@ -26,14 +21,6 @@ const routes: Record<string, (response: ServerResponse) => void> = {
   '/small-error': (response) => {
     response.writeHead(404);
     response.end('{"kind":"Status","code":404}');
-  },
-  '/json': (response) => {
-    response.writeHead(200, { 'content-type': 'application/json' });
-    response.end('{"kind":"Pod"}');
-  },
-  '/protobuf': (response) => {
-    response.writeHead(200, { 'content-type': 'application/vnd.kubernetes.protobuf' });
-    response.end(Buffer.from('k8s\u0000\u000a\u0000', 'latin1'));
   },
   '/reset': (response) => response.socket?.destroy(),
   '/hang': () => undefined,
@@ -107,31 +94,5 @@ describe('BufferingHandler', () => {
     const pending = send('/hang', controller.signal);
     setTimeout(() => controller.abort(new Error('caller gave up')), 20);
     await expect(pending).rejects.toThrow('caller gave up');
-  });
-});
-
-describe("RequestExecutor.buffered, 'protobuf-or-text' (a request that accepts protobuf)", () => {
-  const executor = () =>
-    new RequestExecutor({
-      dispatcher: client,
-      origin: 'http://127.0.0.1',
-      basePath: '',
-      throttle: TokenBucket.unlimited(),
-      retry: new RetryPolicy({}),
-      defaultTimeoutMs: 0,
-      warningHandler: NO_WARNINGS,
-      clock: systemClock,
-      onRetry: undefined,
-    });
-
-  it('hands a JSON answer over as text, so its bytes are garbage before it is parsed', async () => {
-    const response = await executor().buffered(request('/json'), 'protobuf-or-text');
-    expect(response.body).toBe('{"kind":"Pod"}');
-  });
-
-  it('hands a protobuf answer over as bytes', async () => {
-    const response = await executor().buffered(request('/protobuf'), 'protobuf-or-text');
-    expect(Buffer.isBuffer(response.body)).toBe(true);
-    expect((response.body as Buffer).subarray(0, 4).toString('latin1')).toBe('k8s\u0000');
   });
 });

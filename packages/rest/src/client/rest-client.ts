@@ -206,10 +206,10 @@ export class RestClient implements RequestRunner {
       );
     }
     let decoded: unknown;
-    const protobuf = typeof body !== 'string' && isProtobufMediaType(contentType);
+    // #read hands over bytes only for a protobuf answer.
+    const protobuf = typeof body !== 'string';
     try {
-      if (protobuf) decoded = decodeProtobufObject(body);
-      else decoded = JSON.parse(typeof body === 'string' ? body : body.toString('utf8'));
+      decoded = protobuf ? decodeProtobufObject(body) : JSON.parse(body);
     } catch (error) {
       const reason = protobuf
         ? `is not a protobuf object this client decodes (${(error as Error).message})`
