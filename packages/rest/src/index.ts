@@ -48,6 +48,8 @@ export { TokenBucket } from './throttle/token-bucket.js';
 export type { RateLimiter, TokenBucketOptions } from './throttle/token-bucket.js';
 export { systemClock, sleep } from './timers/clock.js';
 export type { Clock } from './timers/clock.js';
+export { linkSignals } from './timers/linked-signal.js';
+export type { LinkedSignal, LinkedSignalOptions } from './timers/linked-signal.js';
 export { RetryPolicy } from './retry/retry-policy.js';
 export type { RetryPolicyOptions } from './retry/retry-policy.js';
 export type { RetryEvent } from './client/request-executor.js';
