@@ -196,35 +196,67 @@ async function send(
   init: { method: 'GET' | 'POST'; headers: Record<string, string>; body?: string },
   options: Pick<RefreshIdTokenOptions, 'dispatcher' | 'timeoutMs' | 'signal'>,
 ): Promise<SentResponse> {
-  const delay = timerDelay(options.timeoutMs ?? 30_000);
-  const signals = [
-    ...(options.signal ? [options.signal] : []),
-    ...(delay === undefined ? [] : [AbortSignal.timeout(delay)]),
-  ];
-  const signal = signals.length > 1 ? AbortSignal.any(signals) : signals[0];
-  const response = await requestThrough(options.dispatcher, url, {
-    method: init.method,
-    headers: init.headers,
-    ...(init.body === undefined ? {} : { body: init.body }),
-    ...(signal ? { signal } : {}),
-  });
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of response.body as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > MAX_BODY_BYTES) {
-      response.body.destroy();
-      throw new Error(
-        `response from ${new URL(url).origin} is larger than ${MAX_BODY_BYTES} bytes`,
-      );
+  const deadline = deadlineSignal(options.signal, timerDelay(options.timeoutMs ?? 30_000));
+  try {
+    const response = await requestThrough(options.dispatcher, url, {
+      method: init.method,
+      headers: init.headers,
+      ...(init.body === undefined ? {} : { body: init.body }),
+      ...(deadline.signal ? { signal: deadline.signal } : {}),
+    });
+    const chunks: Buffer[] = [];
+    let size = 0;
+    for await (const chunk of response.body as AsyncIterable<Buffer>) {
+      size += chunk.length;
+      if (size > MAX_BODY_BYTES) {
+        response.body.destroy();
+        throw new Error(
+          `response from ${new URL(url).origin} is larger than ${MAX_BODY_BYTES} bytes`,
+        );
+      }
+      chunks.push(chunk);
     }
-    chunks.push(chunk);
+    const contentType = response.headers['content-type'];
+    return {
+      status: response.statusCode,
+      contentType: (Array.isArray(contentType) ? contentType[0] : contentType) ?? '',
+      body: Buffer.concat(chunks),
+    };
+  } finally {
+    deadline.dispose();
   }
-  const contentType = response.headers['content-type'];
+}
+
+/**
+ * deadlineSignal returns a signal that aborts when `signal` does or, with the reason
+ * `AbortSignal.timeout` gives, after `delay` ms (none when undefined), and `dispose`, which the
+ * caller must call when the request is over: it stops the timer and leaves `signal`.
+ */
+function deadlineSignal(
+  signal: AbortSignal | undefined,
+  delay: number | undefined,
+): { signal: AbortSignal | undefined; dispose: () => void } {
+  if (delay === undefined) return { signal, dispose: () => {} };
+  // Not AbortSignal.any([signal, AbortSignal.timeout(delay)]): Node 20 holds its sources weakly,
+  // and once a GC collected the timeout signal the request never times out. Here the timer and
+  // the listener on `signal` hold the controller until dispose.
+  const controller = new AbortController();
+  const onAbort = () => {
+    clearTimeout(timer);
+    controller.abort(signal?.reason);
+  };
+  const timer = setTimeout(() => {
+    signal?.removeEventListener('abort', onAbort);
+    controller.abort(new DOMException('The operation was aborted due to timeout', 'TimeoutError'));
+  }, delay);
+  if (signal?.aborted) onAbort();
+  else signal?.addEventListener('abort', onAbort, { once: true });
   return {
-    status: response.statusCode,
-    contentType: (Array.isArray(contentType) ? contentType[0] : contentType) ?? '',
-    body: Buffer.concat(chunks),
+    signal: controller.signal,
+    dispose: () => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', onAbort);
+    },
   };
 }
 
