@@ -18,7 +18,10 @@ interface Instruction {
   stage: string;
 }
 
-/** instructions reads a Dockerfile: comments dropped, continued lines joined, each tagged with its stage. */
+/**
+ * instructions reads a Dockerfile: comments dropped, continued lines joined, each tagged with its
+ * stage (`''` before the first FROM, where the global ARGs are).
+ */
 function instructions(text: string): Instruction[] {
   const lines = text
     .split('\n')
@@ -39,6 +42,21 @@ function instructions(text: string): Instruction[] {
 }
 
 const dockerfile = instructions(readFileSync(path.join(APP_ROOT, 'deploy/Dockerfile'), 'utf8'));
+/** globalArgs are the ARGs declared before the first FROM, with their defaults: only they may name a base image. */
+const globalArgs = new Map(
+  dockerfile
+    .filter((entry) => entry.stage === '' && entry.keyword === 'ARG')
+    .map((entry) => {
+      const [name, value = ''] = entry.args[0]!.split(/=(.*)/s);
+      return [name!, value] as const;
+    }),
+);
+/** baseImage is what a FROM names, with a global ARG replaced by its default (`${NAME}` only). */
+function baseImage(from: Instruction): string {
+  const reference = from.args[0]!;
+  const argument = /^\$\{(\w+)\}$/.exec(reference)?.[1];
+  return argument === undefined ? reference : (globalArgs.get(argument) ?? reference);
+}
 const stages = dockerfile.filter((entry) => entry.keyword === 'FROM');
 const finalStage = stages.at(-1)!.stage;
 const final = dockerfile.filter((entry) => entry.stage === finalStage);
@@ -277,12 +295,45 @@ describe('deploy/Dockerfile', () => {
     expect((manifestOf(APP_DIRECTORY) as Manifest & { type?: string }).type).toBe('module');
   });
 
+  it('builds and runs on one supported Node LTS line, from base images a release can pin by digest', () => {
+    // Every base image is a global ARG used whole (`FROM ${NAME}`), so a release passes
+    // `--build-arg NAME=<image>:<tag>@sha256:<digest>`; the defaults name a tag, never `latest`.
+    const bases = stages.filter((entry) => !stages.some((stage) => stage.stage === entry.args[0]));
+    expect(bases.map((entry) => entry.args[0])).toEqual(['${BUILD_IMAGE}', '${RUNTIME_IMAGE}']);
+    const reference = /^(?:[a-z0-9.-]+\/)*[a-z0-9._-]+:([\w.-]+)(?:@sha256:[0-9a-f]{64})?$/;
+    for (const entry of bases) {
+      const image = baseImage(entry);
+      expect(image, entry.args[0]).toMatch(reference);
+      expect(reference.exec(image)![1], image).not.toBe('latest');
+    }
+    const build = /^node:(\d+)-(\w+)-slim\b/.exec(baseImage(bases[0]!));
+    const runtime = /\/nodejs(\d+)-debian(\d+):/.exec(baseImage(bases[1]!));
+    expect(build, baseImage(bases[0]!)).not.toBeNull();
+    expect(runtime, baseImage(bases[1]!)).not.toBeNull();
+    // The build's Node and Debian are the image's (npm ci and the build run on what runs them).
+    expect(build![1]).toBe(runtime![1]);
+    const debian: Record<string, string> = { bookworm: '12', trixie: '13' };
+    expect(debian[build![2]!], build![2]).toBe(runtime![2]);
+    // An LTS line before its end of life (the Node.js release schedule): Node 20's ended on
+    // 2026-04-30. This fails once the image's line reaches its end: move to the next LTS first.
+    const endOfLife: Record<string, string> = {
+      '22': '2027-04-30',
+      '24': '2028-04-30',
+      '26': '2029-04-30',
+    };
+    const major = runtime![1]!;
+    expect(endOfLife[major], `Node ${major} is not a supported LTS line`).toBeDefined();
+    expect(Date.now(), `Node ${major} reached its end of life on ${endOfLife[major]}`).toBeLessThan(
+      Date.parse(`${endOfLife[major]}T00:00:00Z`),
+    );
+  });
+
   it('runs as the non-root user the Deployment asks for, with nothing to write (a read-only root filesystem)', async () => {
     const user = final.find((entry) => entry.keyword === 'USER')!.args[0]!;
     const [uid, gid] = user.split(':').map(Number);
     expect(uid).toBeGreaterThan(0);
     expect(gid).toBeGreaterThan(0);
-    expect(stages.at(-1)!.args[0]).toMatch(/:nonroot$/);
+    expect(baseImage(stages.at(-1)!)).toMatch(/:nonroot(@sha256:[0-9a-f]{64})?$/);
     // The image runs nothing at build time (distroless: no shell) and declares no volume to write to.
     expect(final.filter((entry) => ['RUN', 'VOLUME'].includes(entry.keyword))).toEqual([]);
     const [deployment] = (await parseManifests(
