@@ -40,4 +40,30 @@ describe('StringInterner', () => {
     expect(interner.internTree(null)).toBeNull();
     expect(interner.internTree(42)).toBe(42);
   });
+
+  it('walks a tree 10,000 levels deep (free-form data of a custom resource) without recursing', () => {
+    // Built by a loop and checked by one: a recursive toEqual would overflow the stack itself.
+    const leaf = 'registry.example.com/storefront/web:1.27.3';
+    let tree: unknown = { image: leaf, replicas: 3 };
+    for (let level = 0; level < 10_000; level += 1) {
+      tree = level % 2 === 0 ? [tree, `level-${level}-of-the-tree`] : { nested: tree, level };
+    }
+    const interner = new StringInterner();
+    expect(interner.internTree(tree)).toBe(tree);
+    let node: unknown = tree;
+    let unchanged = true;
+    for (let level = 9_999; level >= 0; level -= 1) {
+      if (level % 2 === 0) {
+        const [inner, name] = node as [unknown, string];
+        unchanged &&= (node as unknown[]).length === 2 && name === `level-${level}-of-the-tree`;
+        node = inner;
+      } else {
+        const { nested, level: written } = node as { nested: unknown; level: number };
+        unchanged &&= written === level;
+        node = nested;
+      }
+    }
+    expect(unchanged).toBe(true);
+    expect(node).toEqual({ image: leaf, replicas: 3 });
+  });
 });

@@ -32,29 +32,32 @@ export class StringInterner {
   /**
    * internTree replaces, in place, every string value in the objects and arrays of `value` by
    * its interned string, and returns `value`. Only for a tree fresh from `JSON.parse` (plain
-   * objects and arrays, no cycles, nothing frozen), which the caller owns.
+   * objects and arrays, no cycles, nothing frozen), which the caller owns. Any depth: it keeps
+   * the objects still to visit in a list of its own, not on the call stack, since a custom
+   * resource's free-form fields may nest as deep as the API server allows (about 10,000 levels,
+   * where a recursive walk overflows the stack).
    */
   internTree<T>(value: T): T {
-    if (typeof value === 'object' && value !== null) this.#walk(value as Record<string, unknown>);
-    return value;
-  }
-
-  #walk(node: Record<string, unknown> | unknown[]): void {
-    if (Array.isArray(node)) {
-      for (let index = 0; index < node.length; index += 1) {
-        const item: unknown = node[index];
-        // Always assign: `===` compares strings by value, so a shared copy cannot be told apart.
-        if (typeof item === 'string') node[index] = this.intern(item);
-        else if (typeof item === 'object' && item !== null)
-          this.#walk(item as Record<string, unknown>);
+    if (typeof value !== 'object' || value === null) return value;
+    const pending: (Record<string, unknown> | unknown[])[] = [value as Record<string, unknown>];
+    for (let node = pending.pop(); node !== undefined; node = pending.pop()) {
+      if (Array.isArray(node)) {
+        for (let index = 0; index < node.length; index += 1) {
+          const item: unknown = node[index];
+          // Always assign: `===` compares strings by value, so a shared copy cannot be told apart.
+          if (typeof item === 'string') node[index] = this.intern(item);
+          else if (typeof item === 'object' && item !== null)
+            pending.push(item as Record<string, unknown>);
+        }
+      } else {
+        for (const key in node) {
+          const item = node[key];
+          if (typeof item === 'string') node[key] = this.intern(item);
+          else if (typeof item === 'object' && item !== null)
+            pending.push(item as Record<string, unknown>);
+        }
       }
-      return;
     }
-    for (const key in node) {
-      const item = node[key];
-      if (typeof item === 'string') node[key] = this.intern(item);
-      else if (typeof item === 'object' && item !== null)
-        this.#walk(item as Record<string, unknown>);
-    }
+    return value;
   }
 }
