@@ -8,6 +8,7 @@ import {
   Manager,
   objectKey,
   type EventHandler,
+  type InformerOptions,
 } from '../src/index.js';
 import { CountingSource, GatedSource, eventually, inParallel } from './helpers.js';
 
@@ -111,7 +112,12 @@ async function changes(round: string): Promise<void> {
   );
 }
 
-async function startInformer(client: Clientset, options: { watchIdleTimeoutMs?: number } = {}) {
+type FaultOptions = Pick<
+  InformerOptions<ConfigMap>,
+  'watchIdleTimeoutMs' | 'watchList' | 'pageSize'
+>;
+
+async function startInformer(client: Clientset, options: FaultOptions = {}) {
   await inParallel(
     Array.from({ length: 20 }, (_, index) => index),
     5,
@@ -129,43 +135,66 @@ async function startInformer(client: Clientset, options: { watchIdleTimeoutMs?: 
   return { source, informer, handlers };
 }
 
-async function converged(informer: Informer<ConfigMap>, handlers: FinalStates): Promise<void> {
+async function converged(
+  informer: Informer<ConfigMap>,
+  handlers: FinalStates,
+  timeoutMs = 60_000,
+): Promise<void> {
   await eventually(async () => {
     const server = await serverState();
     expect(cacheState(informer)).toEqual(server);
     expect(handlers.objects).toEqual(server);
     expect(informer.health().ready).toBe(true);
-  }, 60_000);
+  }, timeoutMs);
 }
 
 describe('an informer under faults', () => {
-  it('kube-apiserver restarted mid-watch: recovers by itself and sees what was written meanwhile', async () => {
-    const { source, informer, handlers } = await startInformer(direct);
-    try {
-      await plane.stopComponent('kube-apiserver');
-      await eventually(() => expect(informer.health().ready).toBe(false), 30_000);
-      expect(informer.health().lastError?.code).toBe('ERR_RUNTIME_INFORMER_WATCH');
-      const watchesBefore = source.watches.length;
-      const lastResourceVersion = informer.health().resourceVersion;
-      await plane.startComponent('kube-apiserver');
-      await changes('restart'); // while the informer is still backing off
-      await converged(informer, handlers);
-      // It first tried to resume at its last resourceVersion. A restarted kube-apiserver's watch
-      // cache starts a new window at etcd's current revision (which its own Lease renewals move
-      // on), so that answers 410 Gone and the informer relists once, by streaming list again:
-      // the resume is tried, the relist is the server's call.
-      const resumes = source.watches
-        .slice(watchesBefore)
-        .filter((watch) => watch?.resourceVersion === lastResourceVersion);
-      expect(resumes.length).toBeGreaterThanOrEqual(1);
-      expect(informer.health().relists).toBeLessThanOrEqual(1);
-      expect(source.lists).toHaveLength(0); // no paged LIST: the relist streamed too
-      // No hot loop while the server was down: backoff from 800 ms, doubling.
-      expect(source.watches.length - watchesBefore).toBeLessThan(15);
-    } finally {
-      await informer.stop();
-    }
-  });
+  // Every way an informer lists: a relist after the restart must be at least as fresh as what
+  // it had (a paged LIST at a bare resourceVersion is an exact, old snapshot).
+  it.each<{ name: string; options: FaultOptions }>([
+    { name: 'streaming list', options: {} },
+    { name: 'streaming list with a page size', options: { pageSize: 7 } },
+    { name: 'LIST', options: { watchList: false } },
+    { name: 'paged LIST', options: { watchList: false, pageSize: 7 } },
+  ])(
+    'kube-apiserver restarted mid-watch ($name): recovers by itself and sees what was written meanwhile',
+    async ({ options }) => {
+      const { source, informer, handlers } = await startInformer(direct, options);
+      try {
+        await plane.stopComponent('kube-apiserver');
+        await eventually(() => expect(informer.health().ready).toBe(false), 30_000);
+        expect(informer.health().lastError?.code).toBe('ERR_RUNTIME_INFORMER_WATCH');
+        const watchesBefore = source.watches.length;
+        const listsBefore = source.lists.length;
+        const lastResourceVersion = informer.health().resourceVersion;
+        await plane.startComponent('kube-apiserver');
+        await changes('restart'); // while the informer is still backing off
+        await converged(informer, handlers, 20_000);
+        // It first tried to resume at its last resourceVersion. A restarted kube-apiserver's
+        // watch cache starts a new window at etcd's current revision (which its own Lease
+        // renewals move on), so that answers 410 Gone and the informer relists once: the
+        // resume is tried, the relist is the server's call.
+        const resumes = source.watches
+          .slice(watchesBefore)
+          .filter((watch) => watch?.resourceVersion === lastResourceVersion);
+        expect(resumes.length).toBeGreaterThanOrEqual(1);
+        expect(informer.health().relists).toBeLessThanOrEqual(1);
+        if (options.watchList === false) {
+          const relist = source.lists.slice(listsBefore).find((list) => !list?.continue);
+          expect(relist?.resourceVersion).toBe(lastResourceVersion);
+          if (options.pageSize) {
+            expect(relist).toMatchObject({ limit: 7, resourceVersionMatch: 'NotOlderThan' });
+          }
+        } else {
+          expect(source.lists).toHaveLength(0); // no LIST: the relist streamed too
+        }
+        // No hot loop while the server was down: backoff from 800 ms, doubling.
+        expect(source.watches.length - watchesBefore).toBeLessThan(15);
+      } finally {
+        await informer.stop();
+      }
+    },
+  );
 
   it('a cut connection: resumes from the last resourceVersion without a relist', async () => {
     const { source, informer, handlers } = await startInformer(proxied);

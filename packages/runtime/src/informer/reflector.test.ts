@@ -114,6 +114,7 @@ function start(
   source: ScriptedSource,
   watchList = false,
   transform?: (object: ConfigMap, stringsShared: boolean) => ConfigMap,
+  pageSize?: number,
 ) {
   const clock = new FakeClock();
   const sink = new RecordingSink();
@@ -122,6 +123,7 @@ function start(
     description: 'configmaps',
     watchList,
     ...(transform ? { transform } : {}),
+    ...(pageSize !== undefined ? { pageSize } : {}),
     clock,
     random: () => 0,
     onError: (error) => errors.push(error.code),
@@ -180,6 +182,30 @@ describe('Reflector', () => {
     expect(run.sink.calls).toEqual(['replace a @10', 'MODIFIED a', 'replace a,b @30']);
     expect(source.watches.at(-1)?.resourceVersion).toBe('30');
     expect(run.reflector.health.relists).toBe(1);
+  });
+
+  it('with a page size, relists after 410 at least as fresh as the last resourceVersion, not exactly at it', async () => {
+    // With a limit, resourceVersion=20 alone means Exact: a restarted kube-apiserver answers
+    // with that old snapshot on every relist (the watch from it then gets 410 again).
+    const source = new ScriptedSource(
+      [list('10', ['a']), list('30', ['a'], 'token'), list('30', ['b'])],
+      [[{ type: 'MODIFIED', object: cm('a', '20') }, expired()]],
+    );
+    const run = start(source, false, undefined, 7);
+    await advance(run.clock, 5000);
+    await run.stop();
+    expect(source.lists[0]).toMatchObject({ resourceVersion: '0', limit: 7 });
+    expect(source.lists[0]).not.toHaveProperty('resourceVersionMatch');
+    expect(source.lists[1]).toMatchObject({
+      resourceVersion: '20',
+      resourceVersionMatch: 'NotOlderThan',
+      limit: 7,
+    });
+    // A continue token carries the snapshot: no resourceVersion beside it.
+    expect(source.lists[2]).toMatchObject({ continue: 'token', limit: 7 });
+    expect(source.lists[2]).not.toHaveProperty('resourceVersion');
+    expect(source.lists[2]).not.toHaveProperty('resourceVersionMatch');
+    expect(run.sink.calls).toEqual(['replace a @10', 'MODIFIED a', 'replace a,b @30']);
   });
 
   it('G5: falls back to one full list when a continue token expires', async () => {

@@ -408,15 +408,19 @@ export class Reflector<T extends KubernetesObject> {
     resourceVersion: string,
     signal: AbortSignal,
   ): Promise<{ items: T[]; resourceVersion: string }> {
-    // A list at an exact resourceVersion is served whole from the watch cache (client-go).
-    const configured = this.#options.pageSize;
-    const pageSize = configured ?? (resourceVersion === '' || resourceVersion === '0' ? 500 : 0);
+    // A relist at a resourceVersion is served whole from the watch cache (client-go).
+    const atRevision = resourceVersion !== '' && resourceVersion !== '0';
+    const pageSize = this.#options.pageSize ?? (atRevision ? 0 : 500);
     const base: ListOptions = { signal, ...this.#selection() };
     const items: T[] = [];
     let page = await this.#source.list({
       ...base,
       resourceVersion,
+      // With a limit, a resourceVersion alone means Exact: the server answers with that old
+      // snapshot, however long ago it was (after a kube-apiserver restart, on every relist).
+      // NotOlderThan keeps the "at least as fresh" meaning a relist relies on.
       ...(pageSize > 0 ? { limit: pageSize } : {}),
+      ...(pageSize > 0 && atRevision ? { resourceVersionMatch: 'NotOlderThan' as const } : {}),
     });
     for (;;) {
       // A list does not say how it was decoded: its items are shared as JSON's would be.
