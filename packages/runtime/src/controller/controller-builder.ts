@@ -103,7 +103,11 @@ export class ControllerBuilder {
           `controller ${this.#name}: owns() needs the kind of the for() informer; build it from a typed client`,
         );
       }
-      const owner = { group: descriptor.group, kind: descriptor.kind };
+      const owner = {
+        group: descriptor.group,
+        kind: descriptor.kind,
+        namespaced: descriptor.namespaced,
+      };
       for (const owned of this.#owns) {
         controller.watch(owned.informer, (object) => controllerOwnerRequests(object, owner), [
           ...this.#predicates,

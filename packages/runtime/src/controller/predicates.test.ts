@@ -38,9 +38,27 @@ describe('requests', () => {
         { apiVersion: 'apps/v1', kind: 'Deployment', name: 'web', uid: '2', controller: true },
       ],
     });
-    expect(controllerOwnerRequests(owned, { group: 'apps', kind: 'Deployment' })).toEqual([
-      { namespace: 'ns', name: 'web' },
-    ]);
-    expect(controllerOwnerRequests(owned, { group: '', kind: 'Deployment' })).toEqual([]);
+    const deployment = { group: 'apps', kind: 'Deployment', namespaced: true };
+    expect(controllerOwnerRequests(owned, deployment)).toEqual([{ namespace: 'ns', name: 'web' }]);
+    expect(controllerOwnerRequests(owned, { ...deployment, group: '' })).toEqual([]);
+  });
+
+  it('map a namespaced child of a cluster-scoped owner to the owner without a namespace', () => {
+    const quota = object({
+      namespace: 'team-alpha',
+      ownerReferences: [
+        {
+          apiVersion: 'example.com/v1',
+          kind: 'TeamNamespace',
+          name: 'alpha',
+          uid: '3',
+          controller: true,
+        },
+      ],
+    });
+    const owner = { group: 'example.com', kind: 'TeamNamespace', namespaced: false };
+    const requests = controllerOwnerRequests(quota, owner);
+    expect(requests).toEqual([{ namespace: '', name: 'alpha' }]);
+    expect(requests.map(requestKey)).toEqual(['alpha']);
   });
 });

@@ -24,20 +24,28 @@ export function requestFor(object: KubernetesObject): Request {
   return { namespace: object.metadata?.namespace ?? '', name: object.metadata?.name ?? '' };
 }
 
+/** OwnerKind is the kind `owns()` maps owned objects to, with its scope. */
+export interface OwnerKind {
+  group: string;
+  kind: string;
+  /** namespaced is false for a cluster-scoped owner, whose request has no namespace. */
+  namespaced: boolean;
+}
+
 /**
  * controllerOwnerRequests maps an object to the request of its controlling owner when that owner
- * has `kind` in `group` (what `owns()` watches): `[]` for an object with no such owner.
+ * has `kind` in `group` (what `owns()` watches): `[]` for an object with no such owner. A
+ * namespaced owner is in its child's namespace (owner references never cross namespaces); a
+ * cluster-scoped one has none, so both ways of enqueueing it give one key.
  */
-export function controllerOwnerRequests(
-  object: KubernetesObject,
-  owner: { group: string; kind: string },
-): Request[] {
+export function controllerOwnerRequests(object: KubernetesObject, owner: OwnerKind): Request[] {
   for (const reference of object.metadata?.ownerReferences ?? []) {
     if (!reference.controller || reference.kind !== owner.kind) continue;
     const slash = reference.apiVersion.indexOf('/');
     const group = slash === -1 ? '' : reference.apiVersion.slice(0, slash);
     if (group !== owner.group) continue;
-    return [{ namespace: object.metadata?.namespace ?? '', name: reference.name }];
+    const namespace = owner.namespaced ? (object.metadata?.namespace ?? '') : '';
+    return [{ namespace, name: reference.name }];
   }
   return [];
 }
