@@ -58,5 +58,14 @@ export class InformerError extends RuntimeError {
   }
 }
 
+/**
+ * isLeadershipLost is true for the abort reason of a signal that ended because this process
+ * stopped leading involuntarily (`ERR_RUNTIME_LEADERSHIP_LOST`): work must stop at once, without
+ * the graceful drain a voluntary stop gets, since another replica may already lead.
+ */
+export function isLeadershipLost(reason: unknown): boolean {
+  return RuntimeError.isInstance(reason) && reason.code === 'ERR_RUNTIME_LEADERSHIP_LOST';
+}
+
 /** KRuntimeErrorCode is every code an error of @k/runtime can have. */
 export type KRuntimeErrorCode = RuntimeErrorCode;

@@ -59,7 +59,7 @@ export {
   requestFromKey,
   requestKey,
 } from './controller/request.js';
-export type { Request } from './controller/request.js';
+export type { OwnerKind, Request } from './controller/request.js';
 
 // Leader election on coordination.k8s.io/v1 Leases.
 export { LeaderElector, microTime } from './leader-election/leader-elector.js';

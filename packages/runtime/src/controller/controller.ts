@@ -1,7 +1,7 @@
 import type { KubernetesObject } from '@k/clientset';
-import { systemClock, type Clock } from '@k/rest';
+import { linkSignals, systemClock, type Clock } from '@k/rest';
 import { finalStateOf } from '../cache/object-key.js';
-import { RuntimeError } from '../errors.js';
+import { RuntimeError, isLeadershipLost } from '../errors.js';
 import type { Informer } from '../informer/informer.js';
 import { SILENT_LOGGER, type Logger } from '../logger.js';
 import { NOOP_METRICS, type MetricsSink } from '../metrics/metrics-sink.js';
@@ -19,7 +19,10 @@ export interface ReconcileResult {
 
 /** ReconcileContext is what a reconcile gets besides its request. */
 export interface ReconcileContext {
-  /** signal aborts when the controller gives up waiting for reconciles at shutdown. */
+  /**
+   * signal aborts when the reconcile must stop: at once when leadership is lost (another
+   * replica may be leading already), or when the graceful shutdown timeout runs out.
+   */
   signal: AbortSignal;
   logger: Logger;
 }
@@ -56,7 +59,10 @@ export interface ControllerOptions {
  * which it then owns and stops), waits for their sync (rejecting with `ERR_RUNTIME_NOT_SYNCED`
  * after `cacheSyncTimeoutMs`, its informers stopped, so a program can exit non-zero), and runs
  * `maxConcurrentReconciles` workers until `signal` aborts; then it lets queued and running
- * reconciles finish (up to `gracefulShutdownTimeoutMs`) and resolves.
+ * reconciles finish (up to `gracefulShutdownTimeoutMs`) and resolves. When `signal` aborts because
+ * leadership was lost (its reason has the code `ERR_RUNTIME_LEADERSHIP_LOST`, as a
+ * {@link LeaderElector}'s and a Manager's signals do), nothing more starts: the queue is
+ * dropped, running reconciles' signals abort, and it resolves without waiting for them.
  * See {@link ControllerBuilder} for `for`/`owns`/`watches`.
  */
 export class Controller {
@@ -148,14 +154,16 @@ export class Controller {
     const owned = [...this.#informers].filter((informer) => !informer.running);
     for (const informer of owned) informer.start(signal);
     const stopOwned = (): Promise<unknown> => Promise.all(owned.map((informer) => informer.stop()));
-    const syncSignal = AbortSignal.any([signal, AbortSignal.timeout(this.#cacheSyncTimeoutMs)]);
+    const sync = linkSignals([signal], { timeoutMs: this.#cacheSyncTimeoutMs, clock: this.#clock });
     try {
-      await Promise.all([...this.#informers].map((informer) => informer.waitForSync(syncSignal)));
+      await Promise.all([...this.#informers].map((informer) => informer.waitForSync(sync.signal)));
     } catch (error) {
       this.queue.shutDown();
       await stopOwned();
       if (signal.aborted) return;
       throw error;
+    } finally {
+      sync.dispose();
     }
     this.#logger.info('controller started', {
       controller: this.name,
@@ -164,10 +172,34 @@ export class Controller {
     const giveUp = new AbortController();
     this.#metrics.maxConcurrent.set(this.#metrics.labels, this.#maxConcurrent);
     const workers = Array.from({ length: this.#maxConcurrent }, () => this.#work(giveUp.signal));
+    // Synchronously in the abort: no worker may take another key once leadership is gone.
+    const stopAtOnce = (): void => {
+      if (!isLeadershipLost(signal.reason)) return;
+      this.queue.shutDown();
+      giveUp.abort(signal.reason);
+    };
     await new Promise<void>((resolve) => {
-      if (signal.aborted) resolve();
-      else signal.addEventListener('abort', () => resolve(), { once: true });
+      if (signal.aborted) {
+        stopAtOnce();
+        resolve();
+      } else {
+        signal.addEventListener(
+          'abort',
+          () => {
+            stopAtOnce();
+            resolve();
+          },
+          { once: true },
+        );
+      }
     });
+    if (giveUp.signal.aborted) {
+      this.#logger.warn('leadership lost; controller stopped without draining', {
+        controller: this.name,
+      });
+      await stopOwned();
+      return;
+    }
     this.#logger.info('controller stopping', { controller: this.name });
     const timer = setTimeout(
       () => giveUp.abort(new Error('graceful shutdown timed out')),

@@ -1,9 +1,12 @@
 // The elector's decisions on scripted Lease answers; the real server's behaviour is in
 // e2e/leader-election.e2e.test.ts.
 import type { Lease } from '@k/clientset/coordination/v1';
-import { ApiError } from '@k/rest';
+import type { RequestOptions } from '@k/clientset';
+import { ApiError, RequestTimeoutError } from '@k/rest';
+import { FakeClock } from '@k/rest/testing';
 import { describe, expect, it } from 'vitest';
 import type { LogFields, Logger } from '../logger.js';
+import { LeaseServer } from './__fixtures__/lease-server.js';
 import { LeaderElector, type LeaseClient } from './leader-elector.js';
 
 const status = (code: number, reason: string) =>
@@ -68,6 +71,68 @@ describe('LeaderElector', () => {
   });
 });
 
+describe('LeaderElector timing (fake clock)', () => {
+  it("waits out another holder's Lease for the duration its record says, not its own", async () => {
+    const clock = new FakeClock();
+    const server = new LeaseServer();
+    await server.create({
+      metadata: { name: 'demo' },
+      spec: { holderIdentity: 'other', leaseDurationSeconds: 60, renewTime: 'then' },
+    });
+    const stop = new AbortController();
+    let ledAt: number | undefined;
+    const elector = new LeaderElector(server, {
+      name: 'demo',
+      identity: 'me',
+      leaseDurationMs: 2000,
+      renewDeadlineMs: 1500,
+      retryPeriodMs: 100,
+      clock,
+      random: () => 0,
+      onStartedLeading: () => void (ledAt = clock.now()),
+    });
+    const running = elector.run(stop.signal);
+    await advance(clock, 59_000);
+    expect(ledAt).toBeUndefined();
+    expect(elector.leader).toBe('other');
+    await advance(clock, 1_200);
+    expect(ledAt).toBeGreaterThanOrEqual(60_000);
+    expect(elector.isLeader).toBe(true);
+    stop.abort();
+    await clock.runAll();
+    await running;
+  });
+
+  it('stops leading within the renew deadline when every request of a renewal stalls', async () => {
+    // lease 10 s, renew deadline 7 s, retry 1 s: the leader must have stopped before the others
+    // may take the Lease, 10 s after the last renewal they saw.
+    const clock = new FakeClock();
+    const server = new StallingLeaseServer(clock);
+    const stop = new AbortController();
+    let stoppedAt: number | undefined;
+    const elector = new LeaderElector(server, {
+      name: 'demo',
+      identity: 'me',
+      leaseDurationMs: 10_000,
+      renewDeadlineMs: 7_000,
+      retryPeriodMs: 1_000,
+      clock,
+      random: () => 0,
+      onStoppedLeading: () => void (stoppedAt = clock.now()),
+    });
+    const running = elector.run(stop.signal);
+    await advance(clock, 3_500);
+    expect(elector.isLeader).toBe(true);
+    const lastRenewal = server.lastWriteAt;
+    server.stalled = true;
+    await advance(clock, 20_000);
+    await running;
+    expect(stoppedAt).toBeDefined();
+    expect(stoppedAt! - lastRenewal).toBeLessThanOrEqual(1_000 + 7_000);
+    expect(stoppedAt! - lastRenewal).toBeLessThan(10_000);
+  });
+});
+
 describe('LeaderElector.release', () => {
   it('releases the Lease even when the stop cut short a renewal that still reached the server', async () => {
     const server = new LeaseServer();
@@ -86,55 +151,54 @@ describe('LeaderElector.release', () => {
   });
 });
 
-/** LeaseServer keeps one Lease as the API server would: a resourceVersion per write, 409 on a stale one. */
-class LeaseServer implements LeaseClient {
-  lease: Lease | undefined;
-  gets = 0;
-  updates = 0;
-  conflicts = 0;
-  /** afterNextUpdate runs once, after the next update was stored; an error it returns is the answer instead. */
-  afterNextUpdate: (() => Error | undefined) | undefined;
-  #version = 0;
+/**
+ * StallingLeaseServer is a LeaseServer whose requests, once `stalled`, never answer: they end only
+ * when their signal aborts or their own `timeoutMs` passes on the fake clock (as @k/rest's would).
+ */
+class StallingLeaseServer extends LeaseServer {
+  stalled = false;
+  lastWriteAt = 0;
+  readonly #clock: FakeClock;
 
-  get(): Promise<Lease> {
-    this.gets += 1;
-    return this.lease
-      ? Promise.resolve(structuredClone(this.lease))
-      : Promise.reject(status(404, 'NotFound'));
+  constructor(clock: FakeClock) {
+    super();
+    this.#clock = clock;
   }
 
-  create(lease: Lease): Promise<Lease> {
-    this.lease = this.#stored(lease);
-    return Promise.resolve(structuredClone(this.lease));
+  override get(name?: string, options?: RequestOptions): Promise<Lease> {
+    return this.stalled ? this.#stall(options) : super.get();
   }
 
-  update(lease: Lease): Promise<Lease> {
-    if (lease.metadata?.resourceVersion !== this.lease?.metadata?.resourceVersion) {
-      this.conflicts += 1;
-      return Promise.reject(status(409, 'Conflict'));
-    }
-    this.updates += 1;
-    this.lease = this.#stored(lease);
-    const after = this.afterNextUpdate;
-    this.afterNextUpdate = undefined;
-    const lost = after?.();
-    return lost ? Promise.reject(lost) : Promise.resolve(structuredClone(this.lease));
+  override create(lease: Lease, options?: RequestOptions): Promise<Lease> {
+    if (this.stalled) return this.#stall(options);
+    this.lastWriteAt = this.#clock.now();
+    return super.create(lease);
   }
 
-  /** touchByOthers is someone else's write (a label): the holder's copy is now stale. */
-  touchByOthers(): void {
-    this.lease = this.#stored({
-      ...this.lease!,
-      metadata: { ...this.lease!.metadata, labels: { touched: 'yes' } },
+  override update(lease: Lease, options?: RequestOptions): Promise<Lease> {
+    if (this.stalled) return this.#stall(options);
+    this.lastWriteAt = this.#clock.now();
+    return super.update(lease);
+  }
+
+  #stall(options: RequestOptions | undefined): Promise<never> {
+    return new Promise((_resolve, reject) => {
+      const { signal, timeoutMs } = options ?? {};
+      if (timeoutMs) {
+        this.#clock.setTimeout(
+          () =>
+            reject(
+              new RequestTimeoutError(
+                'ERR_REST_REQUEST_TIMEOUT',
+                { method: 'PUT', path: '/leases' },
+                timeoutMs,
+              ),
+            ),
+          timeoutMs,
+        );
+      }
+      signal?.addEventListener('abort', () => reject(signal.reason as Error), { once: true });
     });
-  }
-
-  #stored(lease: Lease): Lease {
-    this.#version += 1;
-    return {
-      ...structuredClone(lease),
-      metadata: { ...lease.metadata, resourceVersion: String(this.#version) },
-    };
   }
 }
 
@@ -147,6 +211,14 @@ function quickElector(leases: LeaseClient): LeaderElector {
     renewDeadlineMs: 1500,
     retryPeriodMs: 5,
   });
+}
+
+/** advance moves the fake clock in 100 ms steps, letting every promise chain settle at each. */
+async function advance(clock: FakeClock, milliseconds: number): Promise<void> {
+  for (let left = milliseconds; left > 0; left -= 100) {
+    await clock.advance(Math.min(100, left));
+    await new Promise((resolve) => setImmediate(resolve));
+  }
 }
 
 async function until(condition: () => boolean): Promise<void> {

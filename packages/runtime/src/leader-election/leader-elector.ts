@@ -1,6 +1,6 @@
 import type { GetOptions, RequestOptions } from '@k/clientset';
 import type { Lease, LeaseSpec } from '@k/clientset/coordination/v1';
-import { isConflict, isNotFound, sleep, systemClock, type Clock } from '@k/rest';
+import { isConflict, isNotFound, linkSignals, sleep, systemClock, type Clock } from '@k/rest';
 import { RuntimeError } from '../errors.js';
 import { SILENT_LOGGER, type Logger } from '../logger.js';
 
@@ -28,7 +28,11 @@ export interface LeaderElectorOptions {
   retryPeriodMs?: number;
   /** releaseOnCancel gives the Lease up when the run's signal aborts, so another leads at once (default true). */
   releaseOnCancel?: boolean;
-  /** onStartedLeading runs when this candidate becomes leader; `signal` aborts when it stops leading. */
+  /**
+   * onStartedLeading runs when this candidate becomes leader; `signal` aborts when it stops
+   * leading, with a `RuntimeError` `ERR_RUNTIME_LEADERSHIP_LOST` as reason when a renewal failed
+   * (a Controller started on it then stops at once, without draining).
+   */
   onStartedLeading?: (signal: AbortSignal) => void | Promise<void>;
   /** onStoppedLeading runs once leadership ends, before a release. */
   onStoppedLeading?: () => void;
@@ -39,6 +43,14 @@ export interface LeaderElectorOptions {
   /** now is the wall clock written into the Lease (default `Date.now`). */
   now?: () => number;
   random?: () => number;
+}
+
+/** Deadline bounds one attempt to acquire or renew: its signal aborts when the time is up. */
+interface Deadline {
+  readonly signal: AbortSignal;
+  /** remainingMs is the time left, at least 1 ms (each request's own timeout). */
+  remainingMs(): number;
+  dispose(): void;
 }
 
 /** microTime renders a wall-clock time as a Kubernetes MicroTime (RFC 3339, six fractional digits). */
@@ -152,7 +164,16 @@ export class LeaderElector {
       );
     await this.#renewLoop(signal);
     this.#leading = false;
-    leadership.abort(new Error(`leadership of lease ${this.#name} ended`));
+    // A stop asked for keeps its reason (work may drain); a failed renewal is a loss, and work
+    // must stop at once (see isLeadershipLost).
+    leadership.abort(
+      signal.aborted
+        ? new Error(`leadership of lease ${this.#name} ended: the elector was stopped`)
+        : new RuntimeError(
+            'ERR_RUNTIME_LEADERSHIP_LOST',
+            `leadership of lease ${this.#name} was lost: not renewed within ${this.#renewDeadlineMs} ms`,
+          ),
+    );
     this.#logger.info('stopped leading', { lease: this.#name, identity: this.#identity });
     try {
       this.#options.onStoppedLeading?.();
@@ -166,29 +187,58 @@ export class LeaderElector {
 
   async #acquire(signal: AbortSignal): Promise<boolean> {
     while (!signal.aborted) {
-      if (await this.#tryAcquireOrRenew(signal, this.#renewDeadlineMs)) return true;
+      if (await this.#attempt(signal)) return true;
       const wait = this.#retryPeriodMs * (1 + this.#random() * 1.2);
       await sleep(this.#clock, wait, signal).catch(() => undefined);
     }
     return false;
   }
 
+  /** #attempt is one try to acquire, bounded as a whole (all its requests) by the renew deadline. */
+  async #attempt(signal: AbortSignal): Promise<boolean> {
+    const bounded = this.#withRenewDeadline(signal);
+    try {
+      return await this.#tryAcquireOrRenew(bounded, signal);
+    } finally {
+      bounded.dispose();
+    }
+  }
+
+  #withRenewDeadline(signal: AbortSignal | undefined): Deadline {
+    const deadline = this.#clock.now() + this.#renewDeadlineMs;
+    const linked = linkSignals([signal], {
+      timeoutMs: this.#renewDeadlineMs,
+      clock: this.#clock,
+      timeoutReason: () =>
+        new RuntimeError(
+          'ERR_RUNTIME_LEADERSHIP_LOST',
+          `lease ${this.#name} was not renewed within ${this.#renewDeadlineMs} ms`,
+        ),
+    });
+    return {
+      signal: linked.signal,
+      remainingMs: () => Math.max(1, Math.ceil(deadline - this.#clock.now())),
+      dispose: () => linked.dispose(),
+    };
+  }
+
   async #renewLoop(signal: AbortSignal): Promise<void> {
     while (!signal.aborted) {
-      const deadline = this.#clock.now() + this.#renewDeadlineMs;
+      // client-go bounds the renewal as a whole, every request and wait of it, by the renew
+      // deadline: a stalled request is cut at the deadline, so leading ends before the Lease
+      // can expire for the others.
+      const bounded = this.#withRenewDeadline(signal);
       let renewed = false;
-      while (!signal.aborted) {
-        const left = deadline - this.#clock.now();
-        if (left <= 0) break;
-        if (await this.#tryAcquireOrRenew(signal, left)) {
-          renewed = true;
-          break;
+      try {
+        while (!bounded.signal.aborted) {
+          if (await this.#tryAcquireOrRenew(bounded, signal)) {
+            renewed = true;
+            break;
+          }
+          await sleep(this.#clock, this.#retryPeriodMs, bounded.signal).catch(() => undefined);
         }
-        await sleep(
-          this.#clock,
-          Math.min(this.#retryPeriodMs, Math.max(0, deadline - this.#clock.now())),
-          signal,
-        ).catch(() => undefined);
+      } finally {
+        bounded.dispose();
       }
       if (!renewed || signal.aborted) {
         if (!signal.aborted) {
@@ -219,8 +269,13 @@ export class LeaderElector {
     }
   }
 
-  async #tryAcquireOrRenew(signal: AbortSignal, timeoutMs: number): Promise<boolean> {
-    const options = { signal, timeoutMs: Math.max(1, Math.ceil(timeoutMs)), maxRetries: 0 };
+  /**
+   * #tryAcquireOrRenew makes one attempt; `attempt` bounds all its requests together (its signal
+   * aborts at the deadline), `stop` aborts when the run is stopped (then nothing is logged).
+   */
+  async #tryAcquireOrRenew(attempt: Deadline, stop: AbortSignal): Promise<boolean> {
+    const { signal } = attempt;
+    const options = () => ({ signal, timeoutMs: attempt.remainingMs(), maxRetries: 0 });
     const now = microTime(this.#now());
     const durationSeconds = Math.ceil(this.#leaseDurationMs / 1000);
     const observed = this.#observed;
@@ -237,7 +292,7 @@ export class LeaderElector {
             ...observed,
             spec: { ...observed.spec, leaseDurationSeconds: durationSeconds, renewTime: now },
           },
-          options,
+          options(),
         );
         this.#observe(renewed);
         return true;
@@ -251,9 +306,9 @@ export class LeaderElector {
     }
     let current: Lease;
     try {
-      current = await this.#leases.get(this.#name, options);
+      current = await this.#leases.get(this.#name, options());
     } catch (error) {
-      if (signal.aborted) return false;
+      if (stop.aborted) return false;
       if (!isNotFound(error)) {
         this.#logger.warn('error retrieving the lease', {
           lease: this.#name,
@@ -275,14 +330,14 @@ export class LeaderElector {
               leaseTransitions: 0,
             },
           },
-          options,
+          options(),
         );
         this.#observe(created);
         return true;
       } catch (error) {
         // Logged: a create that always fails (no RBAC for it, say) would otherwise look like a
         // candidate that silently never leads.
-        if (!signal.aborted) {
+        if (!stop.aborted) {
           this.#logger.warn('failed to create the lease', {
             lease: this.#name,
             error: String(error),
@@ -294,10 +349,16 @@ export class LeaderElector {
     this.#observe(current);
     const spec = current.spec ?? {};
     const holder = spec.holderIdentity ?? '';
+    // Another holder's Lease lasts as long as its record says (its settings may differ from
+    // ours), counted from when we saw it change, on our clock (client-go).
+    const holderDurationMs =
+      spec.leaseDurationSeconds !== undefined && spec.leaseDurationSeconds > 0
+        ? spec.leaseDurationSeconds * 1000
+        : this.#leaseDurationMs;
     if (
       holder !== '' &&
       holder !== this.#identity &&
-      this.#clock.now() < this.#observedAt + this.#leaseDurationMs
+      this.#clock.now() < this.#observedAt + holderDurationMs
     ) {
       return false;
     }
@@ -315,12 +376,12 @@ export class LeaderElector {
             leaseTransitions: (spec.leaseTransitions ?? 0) + (mine ? 0 : 1),
           },
         },
-        options,
+        options(),
       );
       this.#observe(updated);
       return true;
     } catch (error) {
-      if (!signal.aborted)
+      if (!stop.aborted)
         this.#logger.warn('failed to update the lease', {
           lease: this.#name,
           error: String(error),
@@ -338,7 +399,14 @@ export class LeaderElector {
     if (this.#leading) return;
     const observed = this.#observed;
     if (!observed || observed.spec?.holderIdentity !== this.#identity) return;
-    const options = { timeoutMs: this.#renewDeadlineMs, maxRetries: 0 };
+    // One deadline for the whole release, as for a renewal: a stalled server delays the
+    // shutdown by the renew deadline at most.
+    const bounded = this.#withRenewDeadline(undefined);
+    const options = () => ({
+      signal: bounded.signal,
+      timeoutMs: bounded.remainingMs(),
+      maxRetries: 0,
+    });
     const emptied = (lease: Lease): Lease => {
       const now = microTime(this.#now());
       return {
@@ -355,19 +423,21 @@ export class LeaderElector {
     try {
       let released: Lease;
       try {
-        released = await this.#leases.update(emptied(observed), options);
+        released = await this.#leases.update(emptied(observed), options());
       } catch (error) {
         // A renewal cut short by the stop may still have reached the server: the Lease changed
         // since it was last seen. Release the current one, if it is still this candidate's.
         if (!isConflict(error)) throw error;
-        const current = await this.#leases.get(this.#name, options);
+        const current = await this.#leases.get(this.#name, options());
         if (current.spec?.holderIdentity !== this.#identity) return;
-        released = await this.#leases.update(emptied(current), options);
+        released = await this.#leases.update(emptied(current), options());
       }
       this.#observe(released);
       this.#logger.info('released the lease', { lease: this.#name, identity: this.#identity });
     } catch (error) {
       this.#logger.warn('failed to release the lease', { lease: this.#name, error: String(error) });
+    } finally {
+      bounded.dispose();
     }
   }
 }

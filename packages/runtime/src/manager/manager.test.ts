@@ -1,6 +1,8 @@
 import { createServer } from 'node:net';
 import { describe, expect, it } from 'vitest';
+import { Controller } from '../controller/controller.js';
 import { RuntimeError } from '../errors.js';
+import { LeaseServer } from '../leader-election/__fixtures__/lease-server.js';
 import type { ScrapableMetricsSink } from '../metrics/metrics-sink.js';
 import { NOOP_METRICS } from '../metrics/metrics-sink.js';
 import { Manager, type Runnable } from './manager.js';
@@ -263,5 +265,55 @@ describe('Manager', () => {
     await expect(manager.start(stop.signal)).rejects.toThrow(/already started/);
     stop.abort();
     await done;
+  });
+
+  it('on an involuntary loss of leadership stops reconciling at once, aborts running reconciles and fails without draining', async () => {
+    const leases = new LeaseServer();
+    const log: string[] = [];
+    const manager = new Manager({
+      port: false,
+      gracefulShutdownTimeoutMs: 30_000,
+      leaderElection: {
+        leases,
+        name: 'demo',
+        identity: 'me',
+        leaseDurationMs: 600,
+        renewDeadlineMs: 400,
+        retryPeriodMs: 50,
+      },
+    });
+    let slowAborted: Promise<unknown> | undefined;
+    const controller = new Controller('busy', (request, { signal }) => {
+      if (!manager.isLeader) log.push(`started after the loss: ${request.name}`);
+      if (request.name === 'slow') {
+        slowAborted ??= new Promise((resolve) => signal.addEventListener('abort', resolve));
+        // Ignores its signal for a while: the Manager must not wait for it.
+        return new Promise<void>((resolve) =>
+          setTimeout(() => {
+            log.push('slow ended');
+            resolve();
+          }, 3000),
+        );
+      }
+      return { requeueAfterMs: 5 };
+    });
+    manager.add(controller);
+    for (const name of ['a', 'b', 'slow']) controller.enqueue({ namespace: '', name });
+    const stop = new AbortController();
+    const done = manager.start(stop.signal);
+    while (!manager.isLeader) await new Promise((resolve) => setTimeout(resolve, 5));
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    leases.takeOver('other', 60);
+    const failure = await done.then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    expect(RuntimeError.isInstance(failure) && failure.code).toBe('ERR_RUNTIME_LEADERSHIP_LOST');
+    expect(slowAborted).toBeDefined();
+    await slowAborted;
+    // Rejected before the reconcile that ignored its signal ended: nothing drained.
+    expect(log).toEqual([]);
+    expect(controller.queue.shuttingDown).toBe(true);
+    expect(leases.lease?.spec?.holderIdentity).toBe('other');
   });
 });

@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { KubernetesObject } from '@k/clientset';
+import { linkSignals } from '@k/rest';
 import { Controller, type Reconciler } from '../controller/controller.js';
 import { ControllerBuilder } from '../controller/controller-builder.js';
-import { RuntimeError } from '../errors.js';
+import { RuntimeError, isLeadershipLost } from '../errors.js';
 import type { Informer, InformerOptions } from '../informer/informer.js';
 import { InformerFactory } from '../informer/informer-factory.js';
 import { informerGauges } from '../informer/informer-metrics.js';
@@ -102,6 +103,10 @@ function whenAborted(signal: AbortSignal): Promise<void> {
  * - Shutdown, in order: `/readyz` fails, the runnables drain (up to `gracefulShutdownTimeoutMs`),
  *   leader election stops and the Lease is released (only when they drained in time, so two
  *   leaders never overlap), the informers stop, the server closes, the closeables close.
+ *   When leadership is lost instead (a renewal failed: another replica may lead already), the
+ *   controllers stop at once without draining (their queues dropped, running reconciles'
+ *   signals aborted), nothing waits for the runnables, and `start` rejects with
+ *   `ERR_RUNTIME_LEADERSHIP_LOST` so the process exits and starts clean.
  * - `/healthz` (also `/livez`): `ping`, `leaderElection` healthy (client-go's check) and your
  *   `addHealthCheck`s. `/readyz`: `informers` synced and not failing (their `health()`), not
  *   `shutdown`, and your `addReadyCheck`s. As on kube-apiserver, `/readyz/<name>` runs one check
@@ -369,9 +374,12 @@ export class Manager {
     await Promise.race([whenAborted(signal), whenAborted(failed.signal)]);
     this.#shuttingDown = true;
     this.logger.info('manager stopping', failure ? { error: messageOf(failure) } : {});
-    stopRunnables.abort();
-    const drained = await this.#settleWithin(Promise.all(running));
-    if (!drained) {
+    // After an involuntary loss another replica may lead already: nothing drains (the
+    // controllers stopped at once), the process is to exit and start clean (controller-runtime).
+    const lost = isLeadershipLost(failure);
+    stopRunnables.abort(lost ? failure : undefined);
+    const drained = lost ? false : await this.#settleWithin(Promise.all(running));
+    if (!drained && !lost) {
       fail(
         new RuntimeError(
           'ERR_RUNTIME_SHUTDOWN_TIMEOUT',
@@ -420,13 +428,18 @@ export class Manager {
     const labels = { name: elector.name };
     leading.set(labels, 0);
     let led = false;
+    let whileLeading: { dispose(): void } | undefined;
     this.#onStartedLeading = (leadership) => {
       led = true;
       leading.set(labels, 1);
       this.logger.info('leading; starting controllers', { lease: elector.name });
-      runAll(runnables, AbortSignal.any([leadership, stopRunnables]));
+      // Aborts with the leadership's reason when it is lost, so controllers stop at once.
+      const linked = linkSignals([leadership, stopRunnables]);
+      whileLeading = linked;
+      runAll(runnables, linked.signal);
     };
     return elector.run(stopElection).then(() => {
+      whileLeading?.dispose();
       leading.set(labels, 0);
       if (led && !stopElection.aborted) {
         fail(
