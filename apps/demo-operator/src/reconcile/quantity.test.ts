@@ -48,4 +48,12 @@ describe('sameQuantity', () => {
     expect(sameQuantity('1e', '1')).toBe(false);
     expect(sameQuantity({}, '1')).toBe(false);
   });
+
+  it('compares a quantity longer than 128 characters as text, without reading it as a number', () => {
+    const long = `1${'0'.repeat(200)}`;
+    expect(sameQuantity(long, long)).toBe(true);
+    expect(sameQuantity(long, '1e200')).toBe(false);
+    expect(sameQuantity('1e200', `${long}.0`)).toBe(false);
+    expect(sameQuantity(`1${'0'.repeat(127)}`, '1e127')).toBe(true);
+  });
 });

@@ -25,8 +25,16 @@ const DECIMAL_SUFFIXES: Record<string, number> = {
 // exponent (`e3`, `E-2`: a letter followed by a signed integer; `E` alone is exa).
 const QUANTITY = /^([+-]?)(\d+(?:\.\d*)?|\.\d+)(?:([KMGTPE]i|[numkMGTPE])|[eE]([+-]?\d+))?$/;
 
-/** parseQuantity reads `text` as a quantity; undefined when it is not one. */
+/**
+ * MAX_QUANTITY_LENGTH bounds the text parsed as a number. A WebApp's quantity is a tenant's string
+ * that the schema bounds only by its pattern: a million digits took 0.2 s to read as a BigInt, on
+ * every reconcile. Real quantities are a few characters.
+ */
+const MAX_QUANTITY_LENGTH = 128;
+
+/** parseQuantity reads `text` as a quantity; undefined when it is not one or is too long. */
 function parseQuantity(text: string): ExactQuantity | undefined {
+  if (text.length > MAX_QUANTITY_LENGTH) return undefined;
   const match = QUANTITY.exec(text);
   if (!match) return undefined;
   const [, sign, number = '', suffix = '', exponent] = match;
@@ -57,7 +65,8 @@ function parseQuantity(text: string): ExactQuantity | undefined {
  * sameQuantity is true when `live` and `desired` are the same resource quantity however each is
  * written: the API server stores `cpu: "0.5"` as `500m` and `memory: "1024Mi"` as `1Gi`, so a
  * textual comparison would see a change that is not there. Numbers (an integer in a WebApp's
- * spec) count as their decimal text. Anything that is not a quantity compares as it is.
+ * spec) count as their decimal text. Anything that is not a quantity, or longer than 128
+ * characters, compares as it is.
  */
 export function sameQuantity(live: unknown, desired: unknown): boolean {
   if (live === desired) return true;
