@@ -10,7 +10,12 @@ import {
   tsStrings,
   upperFirst,
 } from '../emit/names.js';
-import { nestedTypeName, propertyLines, type TypeContext } from '../emit/type-emitter.js';
+import {
+  nestedTypeName,
+  propertyLines,
+  SchemaDepthError,
+  type TypeContext,
+} from '../emit/type-emitter.js';
 import type { GeneratedFiles } from '../generated-files.js';
 import { compareStrings } from '../emit/stable-json.js';
 
@@ -254,7 +259,15 @@ export function generateCrdClients(
       if (!version.served) continue;
       const path = `${options.outDirectory.replace(/\/+$/, '')}/${crdFileName(crd, version.name)}`;
       if (files.has(path)) throw new Error(`two CRDs would both write ${path}`);
-      files.set(path, versionModule(crd, version, runtimeModule, options.source));
+      try {
+        files.set(path, versionModule(crd, version, runtimeModule, options.source));
+      } catch (error) {
+        if (!(error instanceof SchemaDepthError)) throw error;
+        throw new Error(
+          `${options.source}: ${crd.spec.names.kind} ${version.name}: ${error.message}`,
+          { cause: error },
+        );
+      }
     }
   }
   return files;

@@ -1,8 +1,14 @@
 import { describe, expect, it } from 'vitest';
+import type { OpenApiSchema } from './openapi-schema.js';
 import { stableJson } from './stable-json.js';
 import { docComment } from './doc-comment.js';
 import { groupVersionProperty, resourceMethodName, tsString } from './names.js';
-import { declaration, typeExpression, type TypeReferences } from './type-emitter.js';
+import {
+  declaration,
+  SchemaDepthError,
+  typeExpression,
+  type TypeReferences,
+} from './type-emitter.js';
 
 const references: TypeReferences = {
   reference: (ref) => ref.slice(ref.lastIndexOf('.') + 1),
@@ -76,6 +82,42 @@ describe('names', () => {
     expect(docComment(undefined)).toBe('');
     expect(docComment('one line')).toBe('/** one line */\n');
     expect(docComment('a  \n\n\n\nb', '  ')).toBe('  /**\n   * a\n   *\n   * b\n   */\n');
+  });
+});
+
+describe('typeExpression of a deeply nested schema', () => {
+  /** nest wraps a string schema in `levels` levels of `wrap`, by a loop. */
+  function nest(levels: number, wrap: (inner: OpenApiSchema) => OpenApiSchema): OpenApiSchema {
+    let schema: OpenApiSchema = { type: 'string' };
+    for (let level = 0; level < levels; level += 1) schema = wrap(schema);
+    return schema;
+  }
+  const shapes: Record<string, (inner: OpenApiSchema) => OpenApiSchema> = {
+    'array items': (inner) => ({ type: 'array', items: inner }),
+    'map values': (inner) => ({ type: 'object', additionalProperties: inner }),
+    allOf: (inner) => ({ allOf: [inner] }),
+    anyOf: (inner) => ({ anyOf: [inner, { type: 'integer' }] }),
+    'inline objects': (inner) => ({ type: 'object', properties: { inner } }),
+  };
+
+  // A CRD's schema is its author's: 5,000 levels of allOf overflowed the stack.
+  it.each(Object.entries(shapes))(
+    '10,000 levels of %s are an error naming the schema',
+    (_, wrap) => {
+      const schema = nest(10_000, wrap);
+      expect(() => typeExpression(schema, context)).toThrow(SchemaDepthError);
+      expect(() => typeExpression(schema, context)).toThrow(
+        /^the schema of T(\.[a-z]+)*…? nests deeper than 1000 levels$/,
+      );
+      // The count of levels in progress starts again from zero after the error.
+      expect(typeExpression({ type: 'array', items: { type: 'string' } }, context)).toBe(
+        'string[]',
+      );
+    },
+  );
+
+  it.each(Object.entries(shapes))('200 levels of %s are emitted', (_, wrap) => {
+    expect(typeExpression(nest(200, wrap), context)).toContain('string');
   });
 });
 

@@ -46,16 +46,43 @@ function isObjectWithProperties(schema: OpenApiSchema): boolean {
 }
 
 /**
+ * MAX_SCHEMA_DEPTH is how deep {@link typeExpression} follows a schema's inline nesting (array
+ * items, map values, `allOf`/`oneOf`/`anyOf`, inline objects): far deeper than any real schema,
+ * and well above where the call stack would end (a CRD's schema is whatever its author wrote;
+ * 5,000 levels of `allOf` overflowed it).
+ */
+const MAX_SCHEMA_DEPTH = 1000;
+
+/** SchemaDepthError says that a schema nests deeper than {@link typeExpression} follows. */
+export class SchemaDepthError extends Error {}
+
+/** nesting counts the calls of {@link typeExpression} in progress (emission is synchronous). */
+let nesting = 0;
+
+/**
  * typeExpression returns the TypeScript type of `schema`: `$ref`s and single-entry `allOf`s are
  * names, `int-or-string` is `IntOrString` (`number | string`), every other string (`date-time`,
  * `byte`, quantities) is `string`, integers and numbers are `number`, enums are unions of
  * literals, maps are index signatures, `nullable` adds `| null`, and objects without a schema are
  * `{ [key: string]: unknown }`. Nested object schemas are named through `references.nested` when
- * it names them, else written inline.
+ * it names them, else written inline. A schema nested deeper than {@link MAX_SCHEMA_DEPTH} is an
+ * error naming where it starts.
  */
 export function typeExpression(schema: OpenApiSchema, context: TypeContext): string {
-  const base = baseExpression(schema, context);
-  return schema.nullable && base !== 'unknown' ? union([base, 'null']) : base;
+  if (nesting >= MAX_SCHEMA_DEPTH) {
+    const path =
+      context.path.length > 8 ? `${context.path.slice(0, 8).join('.')}…` : context.path.join('.');
+    throw new SchemaDepthError(
+      `the schema of ${path} nests deeper than ${MAX_SCHEMA_DEPTH} levels`,
+    );
+  }
+  nesting += 1;
+  try {
+    const base = baseExpression(schema, context);
+    return schema.nullable && base !== 'unknown' ? union([base, 'null']) : base;
+  } finally {
+    nesting -= 1;
+  }
 }
 
 function baseExpression(schema: OpenApiSchema, context: TypeContext): string {
