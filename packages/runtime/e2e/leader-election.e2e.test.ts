@@ -1,4 +1,8 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { startNodeProgram, type ModuleKind, type RunningNodeProgram } from '@k/test-utils';
+import { FaultProxy } from '@k/testenv';
 import { controlPlane, useTestNamespace } from '@k/testenv/vitest';
 import { afterEach, describe, expect, it } from 'vitest';
 import { clientsetFor } from './helpers.js';
@@ -16,8 +20,11 @@ const cs = await inferClientset({ kubeconfig: process.env.KUBECONFIG_PATH, conte
 const stop = new AbortController();
 process.once('SIGTERM', () => stop.abort());
 const elector = new LeaderElector(cs.coordinationV1.leases(process.env.NAMESPACE), {
-  name: 'e2e-lock',
+  name: process.env.LOCK ?? 'e2e-lock',
   identity,
+  ...(process.env.LEASE_MS
+    ? { leaseDurationMs: Number(process.env.LEASE_MS), renewDeadlineMs: Number(process.env.RENEW_MS), retryPeriodMs: Number(process.env.RETRY_MS) }
+    : {}),
   onStartedLeading: () => console.log('LEADING ' + identity + ' ' + Date.now()),
   onStoppedLeading: () => console.log('STOPPED ' + identity + ' ' + Date.now()),
 });
@@ -33,7 +40,11 @@ afterEach(() => {
   for (const program of running.splice(0)) program.child.kill('SIGKILL');
 });
 
-async function candidate(identity: string, kind: ModuleKind): Promise<RunningNodeProgram> {
+async function candidate(
+  identity: string,
+  kind: ModuleKind,
+  env: Record<string, string> = {},
+): Promise<RunningNodeProgram> {
   const program = await startNodeProgram(
     {
       imports: { '@k/clientset': ['inferClientset'], '@k/runtime': ['LeaderElector'] },
@@ -45,6 +56,7 @@ async function candidate(identity: string, kind: ModuleKind): Promise<RunningNod
         IDENTITY: identity,
         NAMESPACE: namespace.name,
         KUBECONFIG_PATH: controlPlane().kubeconfigPath,
+        ...env,
       },
       timeoutMs: 100_000,
     },
@@ -113,4 +125,35 @@ describe('leader election between real processes', () => {
       await cs.close();
     }
   }, 110_000);
+
+  // The leader's connection stalls (accepted, nothing answered) rather than being refused: each
+  // renewal must give up at the renew deadline as a whole, so the leader stops before the standby
+  // may take the Lease. Lease 10 s, renew deadline 7 s, retry 1 s.
+  it('a leader whose requests stall stops leading before another replica takes over', async () => {
+    const scratch = await mkdtemp(join(tmpdir(), 'k-leader-stall-'));
+    const proxy = await FaultProxy.inFrontOf(controlPlane(), join(scratch, 'kubeconfig'));
+    const durations = { LEASE_MS: '10000', RENEW_MS: '7000', RETRY_MS: '1000', LOCK: 'stall-lock' };
+    try {
+      const a = await candidate('a', 'esm', {
+        ...durations,
+        KUBECONFIG_PATH: proxy.kubeconfigPath,
+      });
+      await timeOf(a, 'LEADING', 'a', 20_000);
+      const b = await candidate('b', 'esm', durations);
+      await new Promise((resolve) => setTimeout(resolve, 2_500));
+      expect(b.stdout()).not.toMatch(/LEADING/);
+
+      await proxy.stall();
+      const stalledAt = Date.now();
+      const aStopped = await timeOf(a, 'STOPPED', 'a', 20_000);
+      const bLeads = await timeOf(b, 'LEADING', 'b', 30_000);
+      // a renewed at most one retry period before the stall, and gives up 7 s into its next
+      // renewal; b waits 10 s from the last renewal it saw.
+      expect(aStopped - stalledAt).toBeLessThanOrEqual(1_000 + 7_000 + MARGIN_MS);
+      expect(bLeads).toBeGreaterThan(aStopped);
+    } finally {
+      await proxy.close();
+      await rm(scratch, { recursive: true, force: true });
+    }
+  }, 90_000);
 });
