@@ -158,6 +158,21 @@ export default tseslint.config(
     },
   },
   {
+    // Node 20 holds the sources of AbortSignal.any weakly: after a GC an AbortSignal.timeout
+    // among them is collected and the combined signal never aborts (a timeout that never comes).
+    files: ['**/*.ts'],
+    rules: {
+      'no-restricted-properties': [
+        'error',
+        {
+          object: 'AbortSignal',
+          property: 'any',
+          message: 'use linkSignals from @k/rest (in @k/transport: its own timeout signal)',
+        },
+      ],
+    },
+  },
+  {
     // Build and test configs import the shared root presets, which belong to no project.
     files: ['**/vitest.config.ts', '**/tsup.config.ts', '*.ts'],
     rules: { '@nx/enforce-module-boundaries': 'off' },
