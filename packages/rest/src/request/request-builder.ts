@@ -20,6 +20,7 @@ import type { HttpMethod, RequestBody, RestRequest } from './rest-request.js';
 /** The numeric options of a WebSocket, each 0 or more (milliseconds or bytes). */
 const WEBSOCKET_LIMITS = [
   'maxMessageBytes',
+  'maxMessageFragments',
   'closeTimeoutMs',
   'pingIntervalMs',
   'pongTimeoutMs',

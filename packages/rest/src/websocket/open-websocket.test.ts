@@ -9,7 +9,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { RestClient } from '../client/rest-client.js';
 import { ApiError, ConnectionError, RequestBuildError, WebSocketError } from '../errors.js';
 import { TokenBucket } from '../throttle/token-bucket.js';
-import { FrameParser, OPCODE, type WebSocketFrame } from './websocket-frames.js';
+import { FrameParser, OPCODE, encodeFrame, type WebSocketFrame } from './websocket-frames.js';
 import type { WebSocketOptions } from './open-websocket.js';
 import type { WebSocketClose, WebSocketConnection } from './websocket-connection.js';
 
@@ -64,7 +64,7 @@ async function startPeer(script: UpgradeScript): Promise<Peer> {
   server = createServer();
   server.on('upgrade', (request: IncomingMessage, socket: Socket) => {
     sockets.push(socket);
-    const parser = new FrameParser(1 << 20);
+    const parser = new FrameParser(1 << 20, { masked: true });
     socket.on('data', (chunk: Buffer) => received.push(...parser.push(chunk)));
     socket.on('error', () => undefined);
     script(socket, request, acceptKey(request));
@@ -168,7 +168,7 @@ describe('openWebSocket and WebSocketConnection (local raw-frame server)', () =>
   it('keeps a connection whose server answers the pings', async () => {
     const peer = await startPeer((socket, _request, accept) => {
       socket.write(switching(accept));
-      const parser = new FrameParser(1 << 20);
+      const parser = new FrameParser(1 << 20, { masked: true });
       socket.on('data', (chunk: Buffer) => {
         for (const item of parser.push(chunk)) {
           if (item.opcode === OPCODE.ping) socket.write(frame(0x8a, item.payload));
@@ -372,6 +372,87 @@ describe('openWebSocket and WebSocketConnection (local raw-frame server)', () =>
     const connection = await open(big.url, undefined, { maxMessageBytes: 1024 });
     const oversized = await closed(connection);
     expect(oversized.error?.closeCode).toBe(1009);
+  });
+
+  it('reassembles a message whose first fragment is empty, and one of as many fragments as allowed', async () => {
+    const peer = await startPeer((socket, _request, accept) => {
+      socket.write(switching(accept));
+      socket.write(
+        Buffer.concat([
+          // A legal empty first fragment, an empty middle one, the data last.
+          frame(0x02, ''),
+          frame(0x00, ''),
+          frame(0x80, 'after empty'),
+          // Four fragments: the limit below.
+          frame(0x01, 'a'),
+          frame(0x00, ''),
+          frame(0x00, 'b'),
+          frame(0x80, 'c'),
+        ]),
+      );
+      socket.end(frame(0x88, Buffer.of(0x03, 0xe8)));
+    });
+    const connection = await open(peer.url, undefined, { maxMessageFragments: 4 });
+    const messages: [string, boolean][] = [];
+    connection.on('message', (data: Buffer, binary: boolean) =>
+      messages.push([data.toString(), binary]),
+    );
+    const close = await closed(connection);
+    expect(messages).toEqual([
+      ['after empty', true],
+      ['abc', false],
+    ]);
+    expect(close.error).toBeUndefined();
+  });
+
+  it('closes with 1009 on a message in more fragments than allowed, empty ones included', async () => {
+    // Empty continuation frames add no bytes: 8 MB of them became 854 MB of heap and 28 s of CPU.
+    const peer = await startPeer((socket, _request, accept) => {
+      socket.write(switching(accept));
+      const empty = Buffer.of(0x00, 0x00);
+      socket.write(
+        Buffer.concat([
+          frame(0x02, 'a'),
+          ...Array.from({ length: 20_000 }, () => empty),
+          frame(0x80, 'b'),
+        ]),
+      );
+      socket.end(frame(0x88, Buffer.of(0x03, 0xe8)));
+    });
+    const connection = await open(peer.url);
+    const messages: Buffer[] = [];
+    connection.on('message', (data: Buffer) => messages.push(data));
+    const close = await closed(connection);
+    expect(messages).toEqual([]);
+    expect(close.error?.code).toBe('ERR_REST_WEBSOCKET_PROTOCOL');
+    expect(close.error?.closeCode).toBe(1009);
+    expect(close.error?.message).toBe(
+      'websocket /api/v1/namespaces/ns/pods/p/exec: a message in more than 16384 fragments (frames)',
+    );
+    const socket = peer.sockets[0] as Socket;
+    if (!socket.readableEnded && !socket.destroyed) {
+      await new Promise((resolve) => socket.once('end', resolve).once('close', resolve));
+    }
+    const sent = peer.received.filter((item) => item.opcode === OPCODE.close);
+    expect(sent.map((item) => item.payload.readUInt16BE(0))).toEqual([1009]);
+  });
+
+  it('closes with 1002 on a masked frame from the server', async () => {
+    const peer = await startPeer((socket, _request, accept) => {
+      socket.write(switching(accept));
+      // encodeFrame masks, as a client does; RFC 6455 §5.1 makes the client close on it.
+      socket.write(encodeFrame(OPCODE.binary, [Buffer.from('masked')]));
+      socket.end(frame(0x88, Buffer.of(0x03, 0xe8)));
+    });
+    const connection = await open(peer.url);
+    const messages: Buffer[] = [];
+    connection.on('message', (data: Buffer) => messages.push(data));
+    const close = await closed(connection);
+    expect(messages).toEqual([]);
+    expect(close.error?.closeCode).toBe(1002);
+    expect(close.error?.message).toBe(
+      'websocket /api/v1/namespaces/ns/pods/p/exec: a masked frame from the server',
+    );
   });
 
   it('reports a server close with an error code', async () => {

@@ -19,6 +19,12 @@ export interface WebSocketClose {
 export interface WebSocketConnectionOptions {
   /** maxMessageBytes bounds one message from the server (default 64 MiB; more is close 1009). */
   maxMessageBytes?: number;
+  /**
+   * maxMessageFragments bounds the frames one fragmented message from the server may take, empty
+   * ones included (default 16,384; more is close 1009): each costs work and memory of its own, so
+   * the byte bound alone would let a server send millions of empty continuation frames.
+   */
+  maxMessageFragments?: number;
   /** closeTimeoutMs is how long {@link WebSocketConnection.close} waits for the server's close frame (5 s). */
   closeTimeoutMs?: number;
   /**
@@ -38,6 +44,7 @@ export interface WebSocketConnectionOptions {
 }
 
 const DEFAULT_MAX_MESSAGE_BYTES = 64 * 1024 * 1024;
+const DEFAULT_MAX_MESSAGE_FRAGMENTS = 16_384;
 const DEFAULT_CLOSE_TIMEOUT_MS = 5_000;
 const DEFAULT_PING_INTERVAL_MS = 30_000;
 const DEFAULT_PONG_TIMEOUT_MS = 30_000;
@@ -49,7 +56,10 @@ const CLEAN_CLOSE_CODES = new Set([1000, 1001, 1005]);
  * (its TLS, credentials, impersonation and proxy are the transport's). It sends whole binary
  * (or text) messages, masked; it answers pings, reassembles fragmented messages and runs the
  * close handshake, and pings the server every `pingIntervalMs`, giving up on a server silent
- * for `pongTimeoutMs` after a ping. There is no extension (no compression).
+ * for `pongTimeoutMs` after a ping. There is no extension (no compression). What the server
+ * sends is bounded: a message by `maxMessageBytes` and `maxMessageFragments` (close 1009), a
+ * masked or malformed frame is refused (close 1002), and while the socket does not drain only
+ * the latest ping is answered, once it drains, so a server's pings never queue pongs unbounded.
  *
  * Back-pressure both ways: {@link send} returns false when the socket's buffer is full (wait for
  * `'drain'`), and {@link pause} stops reading from the socket — messages already read wait in
@@ -67,12 +77,21 @@ export class WebSocketConnection extends EventEmitter {
   readonly #socket: Duplex;
   readonly #parser: FrameParser;
   readonly #maxMessageBytes: number;
+  readonly #maxMessageFragments: number;
   readonly #closeTimeoutMs: number;
   readonly #pongTimeoutMs: number;
+  /** #pending are frames read and not yet handled, from #pendingHead on (no shift: O(1) a frame). */
   readonly #pending: WebSocketFrame[] = [];
+  #pendingHead = 0;
+  /** #inMessage is true between a message's first fragment and its final one. */
+  #inMessage = false;
+  /** #fragments are the message's non-empty fragments so far; #fragmentCount counts all. */
   #fragments: Buffer[] = [];
+  #fragmentCount = 0;
   #fragmentsBytes = 0;
   #fragmentOpcode = 0;
+  /** #owedPong is the latest ping's payload, answered once the socket drains. */
+  #owedPong: Buffer | undefined;
   #paused = false;
   #closeSent = false;
   #closeReceived: { code: number; reason: string } | undefined;
@@ -95,11 +114,15 @@ export class WebSocketConnection extends EventEmitter {
     this.request = request;
     this.#socket = socket;
     this.#maxMessageBytes = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
+    this.#maxMessageFragments = options.maxMessageFragments ?? DEFAULT_MAX_MESSAGE_FRAGMENTS;
     this.#closeTimeoutMs = options.closeTimeoutMs ?? DEFAULT_CLOSE_TIMEOUT_MS;
     this.#pongTimeoutMs = options.pongTimeoutMs ?? DEFAULT_PONG_TIMEOUT_MS;
     this.#parser = new FrameParser(this.#maxMessageBytes);
     socket.on('data', (chunk: Buffer) => this.#onData(chunk));
-    socket.on('drain', () => this.emit('drain'));
+    socket.on('drain', () => {
+      this.#payOwedPong();
+      this.emit('drain');
+    });
     socket.on('error', (error: Error) => {
       this.#failure ??= this.#error(
         'ERR_REST_WEBSOCKET_CLOSED',
@@ -182,7 +205,7 @@ export class WebSocketConnection extends EventEmitter {
    */
   destroy(error?: WebSocketError): void {
     if (error) this.#failure ??= error;
-    this.#pending.length = 0;
+    this.#dropPending();
     this.#socket.destroy();
   }
 
@@ -248,17 +271,45 @@ export class WebSocketConnection extends EventEmitter {
   }
 
   #drainPending(): void {
-    while (!this.#paused && this.#pending.length > 0) {
-      const frame = this.#pending.shift() as WebSocketFrame;
+    const pending = this.#pending;
+    while (!this.#paused && this.#pendingHead < pending.length) {
+      const frame = pending[this.#pendingHead] as WebSocketFrame;
+      this.#pendingHead += 1;
       this.#onFrame(frame);
     }
-    if (this.#pending.length === 0 && this.#socketClosed) this.#finish();
+    if (this.#pendingHead < pending.length) return;
+    this.#dropPending();
+    if (this.#socketClosed) this.#finish();
+  }
+
+  #dropPending(): void {
+    this.#pending.length = 0;
+    this.#pendingHead = 0;
+  }
+
+  /**
+   * #pong answers a ping. While the socket is over its high-water mark (a server that does not
+   * read), only the latest ping is answered, once the socket drains (RFC 6455 §5.5.3 allows it).
+   */
+  #pong(payload: Buffer): void {
+    if (this.#closeSent) return;
+    if (this.#socket.writableNeedDrain) {
+      this.#owedPong = Buffer.from(payload); // a copy: a view would hold the whole read
+      return;
+    }
+    this.#socket.write(encodeFrame(OPCODE.pong, [payload]));
+  }
+
+  #payOwedPong(): void {
+    const payload = this.#owedPong;
+    this.#owedPong = undefined;
+    if (payload && !this.#closeSent) this.#socket.write(encodeFrame(OPCODE.pong, [payload]));
   }
 
   #onFrame(frame: WebSocketFrame): void {
     switch (frame.opcode) {
       case OPCODE.ping:
-        if (!this.#closeSent) this.#socket.write(encodeFrame(OPCODE.pong, [frame.payload]));
+        this.#pong(frame.payload);
         return;
       case OPCODE.pong:
         return;
@@ -273,9 +324,11 @@ export class WebSocketConnection extends EventEmitter {
   #onDataFrame(frame: WebSocketFrame): void {
     if (this.#closeReceived) return;
     const continuation = frame.opcode === OPCODE.continuation;
-    if (continuation !== this.#fragments.length > 0) {
+    // A flag, not the fragments kept: a message may start with an empty fragment.
+    if (continuation !== this.#inMessage) {
       this.#protocolFailure(
         continuation ? 'a continuation frame without a message' : 'a new message mid-message',
+        1002,
       );
       return;
     }
@@ -283,32 +336,44 @@ export class WebSocketConnection extends EventEmitter {
       this.emit('message', frame.payload, frame.opcode === OPCODE.binary);
       return;
     }
-    if (!continuation) this.#fragmentOpcode = frame.opcode;
-    this.#fragments.push(frame.payload);
+    if (!continuation) {
+      this.#inMessage = true;
+      this.#fragmentOpcode = frame.opcode;
+    }
+    this.#fragmentCount += 1;
     this.#fragmentsBytes += frame.payload.length;
     if (this.#fragmentsBytes > this.#maxMessageBytes) {
-      this.#failure ??= this.#error(
-        'ERR_REST_WEBSOCKET_PROTOCOL',
-        `a message over the limit of ${this.#maxMessageBytes} bytes`,
-        1009,
-      );
-      this.close(1009);
-      this.#pending.length = 0;
-      this.#socket.destroy();
+      this.#protocolFailure(`a message over the limit of ${this.#maxMessageBytes} bytes`, 1009);
       return;
     }
+    if (this.#fragmentCount > this.#maxMessageFragments) {
+      this.#protocolFailure(
+        `a message in more than ${this.#maxMessageFragments} fragments (frames)`,
+        1009,
+      );
+      return;
+    }
+    if (frame.payload.length > 0) this.#fragments.push(frame.payload);
     if (!frame.fin) return;
     const message = Buffer.concat(this.#fragments, this.#fragmentsBytes);
-    this.#fragments = [];
-    this.#fragmentsBytes = 0;
+    this.#endMessage();
     this.emit('message', message, this.#fragmentOpcode === OPCODE.binary);
   }
 
-  #protocolFailure(message: string): void {
-    this.#failure ??= this.#error('ERR_REST_WEBSOCKET_PROTOCOL', message, 1002);
-    this.close(1002);
-    // Nothing after a protocol violation is delivered.
-    this.#pending.length = 0;
+  #endMessage(): void {
+    this.#inMessage = false;
+    this.#fragments = [];
+    this.#fragmentCount = 0;
+    this.#fragmentsBytes = 0;
+  }
+
+  /** #protocolFailure closes with `closeCode` (1002 bad frames, 1009 too big) and fails the connection. */
+  #protocolFailure(message: string, closeCode: number): void {
+    this.#failure ??= this.#error('ERR_REST_WEBSOCKET_PROTOCOL', message, closeCode);
+    this.close(closeCode);
+    // Nothing after a protocol violation is delivered, and what was gathered is let go.
+    this.#dropPending();
+    this.#endMessage();
     this.#socket.destroy();
   }
 
@@ -339,7 +404,7 @@ export class WebSocketConnection extends EventEmitter {
     this.#stopPongDeadline();
     // Messages read before the close are still delivered (in order) to a paused consumer, even
     // when the connection failed after they arrived; destroy() is what drops them.
-    if (this.#pending.length > 0) return;
+    if (this.#pendingHead < this.#pending.length) return;
     this.#finish();
   }
 

@@ -28,7 +28,7 @@ describe('encodeFrame and FrameParser', () => {
       expect(frame[0]).toBe(0x82);
       expect((frame[1] ?? 0) & 0x80).toBe(0x80); // every client frame is masked
       expect(payload.every((byte) => byte === 7)).toBe(true);
-      const frames = new FrameParser(1 << 20).push(frame);
+      const frames = new FrameParser(1 << 20, { masked: true }).push(frame);
       expect(frames).toHaveLength(1);
       expect(frames[0]?.fin).toBe(true);
       expect(frames[0]?.opcode).toBe(OPCODE.binary);
@@ -73,6 +73,8 @@ describe('encodeFrame and FrameParser', () => {
     ['a fragmented control frame', Buffer.of(0x09, 0), 1002],
     ['a control frame over 125 bytes', Buffer.of(0x89, 126, 0, 126), 1002],
     ['a frame over the limit', Buffer.of(0x82, 126, 0x10, 0), 1009],
+    // RFC 6455 §5.1: a client MUST close the connection on a masked frame from the server.
+    ['a masked frame from the server', encodeFrame(OPCODE.binary, [Buffer.from('x')]), 1002],
   ])('refuses %s', (_name, bytes, closeCode) => {
     let error: unknown;
     try {
@@ -82,5 +84,23 @@ describe('encodeFrame and FrameParser', () => {
     }
     expect(error).toBeInstanceOf(FrameProtocolError);
     expect((error as FrameProtocolError).closeCode).toBe(closeCode);
+  });
+
+  it('refuses an unmasked frame where frames come from a client', () => {
+    expect(() =>
+      new FrameParser(1024, { masked: true }).push(serverFrame(0x82, Buffer.of(1))),
+    ).toThrow('an unmasked frame from a client');
+  });
+
+  it('parses a run of empty frames in one read, sharing one empty payload', () => {
+    const bytes = Buffer.concat([
+      serverFrame(0x02, Buffer.alloc(0)),
+      ...Array.from({ length: 1000 }, () => serverFrame(0x00, Buffer.alloc(0))),
+      serverFrame(0x80, Buffer.from('end')),
+    ]);
+    const frames = new FrameParser(1024).push(bytes);
+    expect(frames).toHaveLength(1002);
+    expect(frames.slice(0, -1).every((frame) => frame.payload.length === 0)).toBe(true);
+    expect(frames.at(-1)?.payload.toString()).toBe('end');
   });
 });

@@ -27,6 +27,8 @@ export class FrameProtocolError extends Error {
   }
 }
 
+const EMPTY = Buffer.alloc(0);
+
 // Mask keys are cut from one random pool: a getrandom call per frame costs more than the frame.
 const MASK_POOL_SIZE = 4096;
 let maskPool = Buffer.alloc(0);
@@ -92,22 +94,38 @@ export function encodeFrame(opcode: number, parts: readonly Uint8Array[]): Buffe
   return frame;
 }
 
+/** FrameParserOptions configure a {@link FrameParser}. */
+export interface FrameParserOptions {
+  /**
+   * masked is true where the frames come from a client, which masks every frame (a test's
+   * server); by default they come from a server, which must not mask any (RFC 6455 §5.1).
+   */
+  masked?: boolean;
+}
+
 /**
  * FrameParser cuts the bytes from the server into frames, however they are split across reads.
- * It checks what RFC 6455 requires of a server's frames (no reserved bits without an extension,
- * no unknown opcode, control frames final and at most 125 bytes) and bounds a frame's payload.
+ * It checks what RFC 6455 requires of a server's frames (not masked, no reserved bits without an
+ * extension, no unknown opcode, control frames final and at most 125 bytes) and bounds a frame's
+ * payload.
  */
 export class FrameParser {
   readonly #maxPayloadBytes: number;
+  readonly #masked: boolean;
+  /** #chunks are the reads not yet parsed; the first one from #offset on. */
   #chunks: Buffer[] = [];
+  #offset = 0;
+  /** #buffered is the number of bytes not yet parsed. */
   #buffered = 0;
 
-  constructor(maxPayloadBytes: number) {
+  constructor(maxPayloadBytes: number, options: FrameParserOptions = {}) {
     this.#maxPayloadBytes = maxPayloadBytes;
+    this.#masked = options.masked ?? false;
   }
 
   /** push adds bytes and returns the frames they complete (throws {@link FrameProtocolError}). */
   push(chunk: Buffer): WebSocketFrame[] {
+    if (chunk.length === 0) return [];
     this.#chunks.push(chunk);
     this.#buffered += chunk.length;
     const frames: WebSocketFrame[] = [];
@@ -118,33 +136,48 @@ export class FrameParser {
     }
   }
 
-  #peek(length: number): Buffer {
-    const first = this.#chunks[0];
-    if (first && first.length >= length) return first;
-    const joined = Buffer.concat(this.#chunks, this.#buffered);
+  /**
+   * #contiguous returns the first chunk once it holds the next `length` bytes from #offset on,
+   * joining the chunks when they do not (a frame split across reads is copied once, when whole).
+   */
+  #contiguous(length: number): Buffer {
+    const first = this.#chunks[0] as Buffer;
+    if (first.length - this.#offset >= length) return first;
+    const rest = this.#chunks.slice(1);
+    const joined = Buffer.concat([first.subarray(this.#offset), ...rest], this.#buffered);
     this.#chunks = [joined];
+    this.#offset = 0;
     return joined;
   }
 
-  #take(length: number): Buffer {
-    const joined = this.#peek(length);
-    const taken = joined.subarray(0, length);
-    const rest = joined.subarray(length);
-    this.#chunks = rest.length > 0 ? [rest, ...this.#chunks.slice(1)] : this.#chunks.slice(1);
+  /** #consume moves past `length` parsed bytes (a frame's header and payload). */
+  #consume(length: number): void {
+    this.#offset += length;
     this.#buffered -= length;
-    return taken;
+    if (this.#offset === (this.#chunks[0] as Buffer).length) {
+      this.#chunks.shift();
+      this.#offset = 0;
+    }
   }
 
   #next(): WebSocketFrame | undefined {
     if (this.#buffered < 2) return undefined;
-    const head = this.#peek(2);
-    const first = head[0] ?? 0;
-    const second = head[1] ?? 0;
+    let bytes = this.#contiguous(2);
+    let at = this.#offset;
+    const first = bytes[at] ?? 0;
+    const second = bytes[at + 1] ?? 0;
     const fin = (first & 0x80) !== 0;
     const opcode = first & 0x0f;
     const masked = (second & 0x80) !== 0;
     let length = second & 0x7f;
     if ((first & 0x70) !== 0) throw new FrameProtocolError('reserved bits are set', 1002);
+    if (masked !== this.#masked) {
+      // A client must close on a masked frame from the server (RFC 6455 §5.1), and vice versa.
+      throw new FrameProtocolError(
+        this.#masked ? 'an unmasked frame from a client' : 'a masked frame from the server',
+        1002,
+      );
+    }
     const control = opcode >= 0x8;
     if (
       !(opcode <= OPCODE.binary || opcode === OPCODE.close || opcode === OPCODE.ping) &&
@@ -160,12 +193,15 @@ export class FrameParser {
     else if (length === 127) headerLength = 10;
     if (masked) headerLength += 4;
     if (this.#buffered < headerLength) return undefined;
-    const header = this.#peek(headerLength);
-    if (length === 126) length = header.readUInt16BE(2);
-    else if (length === 127) {
-      const high = header.readUInt32BE(2);
-      if (high > 0x1fffff) throw new FrameProtocolError('frame length out of range', 1009);
-      length = high * 2 ** 32 + header.readUInt32BE(6);
+    if (length >= 126) {
+      bytes = this.#contiguous(headerLength);
+      at = this.#offset;
+      if (length === 126) length = bytes.readUInt16BE(at + 2);
+      else {
+        const high = bytes.readUInt32BE(at + 2);
+        if (high > 0x1fffff) throw new FrameProtocolError('frame length out of range', 1009);
+        length = high * 2 ** 32 + bytes.readUInt32BE(at + 6);
+      }
     }
     if (length > this.#maxPayloadBytes) {
       throw new FrameProtocolError(
@@ -174,11 +210,13 @@ export class FrameParser {
       );
     }
     if (this.#buffered < headerLength + length) return undefined;
-    const key = masked ? Buffer.from(header.subarray(headerLength - 4, headerLength)) : undefined;
-    this.#take(headerLength);
-    // A copy when the payload spans chunks (take joins them); a view of the read otherwise.
-    const payload = length === 0 ? Buffer.alloc(0) : this.#take(length);
-    if (key) maskInPlace(payload, key);
+    bytes = this.#contiguous(headerLength + length);
+    at = this.#offset;
+    // A view of the read (of the joined copy when the frame spanned reads); empty is shared.
+    const payload =
+      length === 0 ? EMPTY : bytes.subarray(at + headerLength, at + headerLength + length);
+    if (masked) maskInPlace(payload, bytes.subarray(at + headerLength - 4, at + headerLength));
+    this.#consume(headerLength + length);
     return { fin, opcode, payload };
   }
 }
