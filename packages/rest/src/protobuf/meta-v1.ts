@@ -45,6 +45,22 @@ export function decodeTime(reader: ProtoReader): string | undefined {
   return formatSeconds(seconds);
 }
 
+/**
+ * setEntry sets `map[key]` to `value` as an own, enumerable property, as JSON.parse does: for the
+ * key `__proto__` (a legal ConfigMap, Secret, label or annotation key) an assignment would set the
+ * object's prototype instead, or do nothing for a string, and a get-then-update would delete it.
+ */
+export function setEntry(map: Record<string, unknown>, key: string, value: unknown): void {
+  if (key === '__proto__') {
+    Object.defineProperty(map, key, {
+      value,
+      writable: true,
+      enumerable: true,
+      configurable: true,
+    });
+  } else map[key] = value;
+}
+
 /** readMapEntry reads one embedded entry of a `map<string, string>` into `map`. */
 function readMapEntry(reader: ProtoReader, map: Record<string, string>): void {
   const end = reader.embeddedEnd();
@@ -57,7 +73,7 @@ function readMapEntry(reader: ProtoReader, map: Record<string, string>): void {
     else reader.skip(field & 7);
   }
   reader.endEmbedded(end);
-  map[key] = value;
+  setEntry(map, key, value);
 }
 
 /** readOwnerReference reads one embedded metav1.OwnerReference. */

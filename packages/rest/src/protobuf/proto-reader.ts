@@ -37,20 +37,36 @@ function sharedString(bytes: Buffer, start: number, end: number): string {
 }
 
 /**
+ * MAX_MESSAGE_DEPTH bounds how deeply the embedded messages of one object nest. The decoders
+ * recurse once per level, so a hostile answer nested deeper than the stack holds would end in a
+ * RangeError; past this bound it is a `ProtoFormatError`. No built-in kind nests a tenth as deep
+ * (their table has no cycle); only a schema with a recursive message (a JSONSchemaProps) can.
+ */
+export const MAX_MESSAGE_DEPTH = 1000;
+
+function tooDeep(): ProtoFormatError {
+  return new ProtoFormatError(`embedded messages nest deeper than ${MAX_MESSAGE_DEPTH} levels`);
+}
+
+/**
  * ProtoReader reads the protobuf wire format from a byte range: field keys, varints, fixed
  * values and length-delimited fields (strings, bytes, embedded messages). Every read checks the
  * range, so a truncated or malformed message fails with a `ProtoFormatError`, never an
- * out-of-bounds read or an endless loop.
+ * out-of-bounds read or an endless loop; and embedded messages nest at most
+ * {@link MAX_MESSAGE_DEPTH} deep, counted by the reader, so no decoder overflows the stack.
  */
 export class ProtoReader {
   readonly bytes: Buffer;
   position: number;
   readonly end: number;
+  /** depth is the number of embedded messages open around the position. */
+  depth: number;
 
-  constructor(bytes: Buffer, start = 0, end = bytes.length) {
+  constructor(bytes: Buffer, start = 0, end = bytes.length, depth = 0) {
     this.bytes = bytes;
     this.position = start;
     this.end = end;
+    this.depth = depth;
   }
 
   /** done is true once the range is read. */
@@ -144,7 +160,9 @@ export class ProtoReader {
    * this reader (no reader of its own); {@link endEmbedded} then checks it was read to that end.
    */
   embeddedEnd(): number {
-    return this.length() + this.position;
+    const end = this.length() + this.position;
+    if (++this.depth > MAX_MESSAGE_DEPTH) throw tooDeep();
+    return end;
   }
 
   /** endEmbedded fails when the fields of an embedded message ending at `end` ran past it. */
@@ -152,6 +170,7 @@ export class ProtoReader {
     if (this.position !== end) {
       throw new ProtoFormatError('a field runs past the end of its message');
     }
+    this.depth -= 1;
   }
 
   /** message returns a reader over an embedded message and moves past it. */
@@ -159,7 +178,8 @@ export class ProtoReader {
     const length = this.length();
     const start = this.position;
     this.position += length;
-    return new ProtoReader(this.bytes, start, this.position);
+    if (this.depth >= MAX_MESSAGE_DEPTH) throw tooDeep();
+    return new ProtoReader(this.bytes, start, this.position, this.depth + 1);
   }
 
   /** skip moves past the value of a field of `wireType` (a field this decoder does not know). */

@@ -1,7 +1,9 @@
 import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
+import { WatchDecodeError } from '../errors.js';
 import { decodeProtobufObject, registerProtobufSchema } from './protobuf-object.js';
-import { ProtoFormatError, ProtoReader } from './proto-reader.js';
+import { ProtobufWatchDecoder } from './protobuf-watch-decoder.js';
+import { MAX_MESSAGE_DEPTH, ProtoFormatError, ProtoReader } from './proto-reader.js';
 import { ProtobufSchema, type SchemaTable } from './protobuf-schema.js';
 import {
   messageField,
@@ -181,6 +183,47 @@ describe.each(VARIANTS)('ProtobufSchema with $name', ({ apiVersion }) => {
     );
   });
 
+  it('keeps a `__proto__` map key as an own key, as JSON.parse does', () => {
+    // A legal ConfigMap or Secret data key: assigned, it would set the prototype (or vanish), and
+    // a get-then-update would delete it on the server.
+    const entry = (key: string, value: number[]) => [...text(1, key), ...value];
+    const body = [
+      ...text(2, 'a'),
+      ...bytesField(11, entry('__proto__', bytesField(2, text(1, '1')))),
+      ...bytesField(11, entry('cpu', bytesField(2, text(1, '2')))),
+      ...bytesField(20, entry('__proto__', text(2, '{"isAdmin":true}'))),
+      ...bytesField(20, entry('constructor', text(2, 'c'))),
+      ...bytesField(20, entry('__proto__', text(2, 'last wins'))),
+    ];
+    const decoded = decodeProtobufObject(envelope(body)) as Record<string, Record<string, unknown>>;
+    const json = JSON.parse(
+      JSON.stringify({
+        kind: 'Thing',
+        apiVersion,
+        metadata: {},
+        name: 'a',
+        enabled: null,
+        ports: null,
+        spec: { mode: '' },
+        embeddedB: false,
+        limits: { cpu: '2' },
+        port: 0,
+        since: null,
+        raw: null,
+        labels: { constructor: 'c' },
+        size: '0',
+      })
+        .replace('"limits":{', '"limits":{"__proto__":"1",')
+        .replace('"labels":{', '"labels":{"__proto__":"last wins",'),
+    ) as unknown;
+    expect(decoded).toStrictEqual(json);
+    expect(JSON.stringify(decoded)).toBe(JSON.stringify(json));
+    expect(Object.keys(decoded.labels as object)).toEqual(['__proto__', 'constructor']);
+    expect(Object.getPrototypeOf(decoded.labels)).toBe(Object.prototype);
+    expect(Object.getPrototypeOf(decoded.limits)).toBe(Object.prototype);
+    expect(({} as { isAdmin?: boolean }).isAdmin).toBeUndefined();
+  });
+
   it('fails with a ProtoFormatError on truncated bytes and raw bytes that are not JSON', () => {
     const whole = envelope([...text(2, 'name'), ...bytesField(9, text(2, 'mode'))]);
     const typeMetaEnd = 4 + 2 + whole[5]!; // prefix, key and length, the type's bytes
@@ -199,6 +242,75 @@ describe.each(VARIANTS)('ProtobufSchema with $name', ({ apiVersion }) => {
     const spec = [...varint((9 << 3) | 2), ...varint(4), ...varint((2 << 3) | 2), 6, 0x61, 0x62];
     const body = [...spec, ...text(3, 'note')];
     expect(() => decodeProtobufObject(envelope(body))).toThrow(ProtoFormatError);
+  });
+});
+
+/**
+ * nestedMessages is `depth` messages each holding the next in field 1, the innermost `inner`:
+ * written from the outside in, in one buffer (a concat per level would be quadratic).
+ */
+function nestedMessages(depth: number, inner: number[]): Buffer {
+  const lengths = [inner.length];
+  for (let level = 1; level <= depth; level += 1) {
+    const previous = lengths[level - 1] as number;
+    lengths.push(1 + varint(previous).length + previous);
+  }
+  const bytes = Buffer.alloc(lengths[depth] as number);
+  let position = 0;
+  for (let level = depth - 1; level >= 0; level -= 1) {
+    bytes[position++] = (1 << 3) | 2;
+    for (const byte of varint(lengths[level] as number)) bytes[position++] = byte;
+  }
+  Buffer.from(inner).copy(bytes, position);
+  return bytes;
+}
+
+// A message that holds itself (as a JSONSchemaProps does). The built-in kinds' table has no such
+// cycle, so the real server cannot send this: these frames are written here.
+const RECURSIVE: SchemaTable = {
+  kinds: { 'test.k/v1 Node': 0 },
+  messages: [
+    [
+      ['child', 1, MESSAGE, POINTER | OMIT_EMPTY, 0],
+      ['name', 2, STRING, OMIT_EMPTY],
+    ],
+  ],
+};
+
+describe.each(VARIANTS)('ProtobufSchema with $name on a hostile nesting', ({ generateCode }) => {
+  const schema = new ProtobufSchema(() => RECURSIVE, { generateCode });
+  const decode = (bytes: Buffer) =>
+    schema.decode('test.k/v1', 'Node', new ProtoReader(bytes), {}) as Record<string, unknown>;
+
+  it(`reads messages nested ${MAX_MESSAGE_DEPTH} deep, and fails past that with a ProtoFormatError`, () => {
+    let node = decode(nestedMessages(MAX_MESSAGE_DEPTH, text(2, 'leaf')));
+    for (let level = 0; level < MAX_MESSAGE_DEPTH; level += 1) {
+      node = node.child as Record<string, unknown>;
+    }
+    expect(node).toEqual({ name: 'leaf' });
+    for (const depth of [MAX_MESSAGE_DEPTH + 1, 20_000]) {
+      // 20,000 levels overflowed the stack (a RangeError) before the bound.
+      expect(() => decode(nestedMessages(depth, text(2, 'leaf')))).toThrow(
+        new ProtoFormatError(`embedded messages nest deeper than ${MAX_MESSAGE_DEPTH} levels`),
+      );
+    }
+  });
+});
+
+describe('ProtobufWatchDecoder on a hostile nesting', () => {
+  it('fails with a WatchDecodeError, not a RangeError', () => {
+    registerProtobufSchema(
+      new ProtobufSchema(() => ({ ...RECURSIVE, kinds: { 'test.k/v1deep Node': 0 } })),
+    );
+    const object = protobufObject('test.k/v1deep', 'Node', [...nestedMessages(20_000, [])]);
+    const event = [...text(1, 'ADDED'), ...bytesField(2, bytesField(1, [...object]))];
+    const frame = Buffer.concat([Buffer.alloc(4), Buffer.from(event)]);
+    frame.writeUInt32BE(event.length);
+    expect(() => new ProtobufWatchDecoder().push(frame)).toThrow(
+      new WatchDecodeError(
+        `unable to decode an event from the watch stream: embedded messages nest deeper than ${MAX_MESSAGE_DEPTH} levels`,
+      ),
+    );
   });
 });
 

@@ -47,6 +47,51 @@ describe('decodeProtobufObject', () => {
     );
   });
 
+  it('keeps a `__proto__` label or annotation key, as JSON.parse does', () => {
+    // A legal key: assigned, it would set the prototype (or vanish), and an update delete it.
+    const entry = (key: string, value: string) => [
+      ...stringField(1, key),
+      ...stringField(2, value),
+    ];
+    const meta = [
+      ...stringField(1, 'p'),
+      ...messageField(11, entry('__proto__', 'label')),
+      ...messageField(11, entry('app', 'web')),
+      ...messageField(12, entry('__proto__', '{"polluted":true}')),
+    ];
+    for (const [apiVersion, kind] of [
+      ['meta.k8s.io/v1', 'PartialObjectMetadata'],
+      ['v1', 'Pod'], // a kind no schema holds: only its bookmark decoder reads it
+    ] as const) {
+      const bytes = protobufObject(apiVersion, kind, messageField(1, meta));
+      if (kind === 'PartialObjectMetadata') {
+        const decoded = decodeProtobufObject(bytes);
+        const json = JSON.parse(
+          '{"kind":"PartialObjectMetadata","apiVersion":"meta.k8s.io/v1","metadata":{"name":"p",' +
+            '"labels":{"__proto__":"label","app":"web"},"annotations":{"__proto__":"{\\"polluted\\":true}"}}}',
+        ) as unknown;
+        expect(decoded).toStrictEqual(json);
+        expect(JSON.stringify(decoded)).toBe(JSON.stringify(json));
+        const { labels } = (decoded as { metadata: { labels: object } }).metadata;
+        expect(Object.getPrototypeOf(labels)).toBe(Object.prototype);
+        expect(Object.keys(labels)).toEqual(['__proto__', 'app']);
+      } else {
+        const watch = new ProtobufWatchDecoder();
+        const frame = [
+          ...stringField(1, 'BOOKMARK'),
+          ...messageField(2, messageField(1, [...bytes])),
+        ];
+        const length = Buffer.alloc(4);
+        length.writeUInt32BE(frame.length);
+        const [event] = watch.push(Buffer.concat([length, Buffer.from(frame)]));
+        const annotations = (event?.object as { metadata: { annotations: object } }).metadata
+          .annotations;
+        expect(Object.keys(annotations)).toEqual(['__proto__']);
+        expect(JSON.stringify(annotations)).toBe('{"__proto__":"{\\"polluted\\":true}"}');
+      }
+    }
+  });
+
   it('decodes a Status the way its JSON reads', () => {
     expect(decodeProtobufObject(notFoundStatus())).toStrictEqual({
       kind: 'Status',

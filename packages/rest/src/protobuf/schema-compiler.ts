@@ -1,4 +1,10 @@
-import { decodeListMeta, decodeObjectMeta, decodeRawJson, decodeTime } from './meta-v1.js';
+import {
+  decodeListMeta,
+  decodeObjectMeta,
+  decodeRawJson,
+  decodeTime,
+  setEntry,
+} from './meta-v1.js';
 import { ProtoFormatError } from './proto-reader.js';
 import {
   AbsentField,
@@ -36,6 +42,7 @@ const HELPERS = {
   decodeObjectMeta,
   decodeListMeta,
   readStrings,
+  setEntry,
   EMPTY,
 };
 
@@ -110,6 +117,7 @@ ${one}`;
   }
   if (type === FieldType.Map) {
     const valueKey = 16 + wireTypeOf(field.valueType);
+    // An assignment to `__proto__` would set the map's prototype instead (see setEntry).
     return `case ${key}: {
   const limit = r.embeddedEnd();
   let mapKey = '', value;
@@ -120,7 +128,9 @@ ${one}`;
     else r.skip(entryKey & 7);
   }
   r.endEmbedded(limit);
-  (${local} ??= {})[mapKey] = value === undefined ? ${zeroSource(field.valueType, field.message)} : value;
+  if (value === undefined) value = ${zeroSource(field.valueType, field.message)};
+  if (mapKey === '__proto__') k.setEntry((${local} ??= {}), mapKey, value);
+  else (${local} ??= {})[mapKey] = value;
   break;
 }`;
   }

@@ -3,6 +3,7 @@ import {
   decodeObjectMeta,
   decodeRawJson,
   decodeTime,
+  setEntry,
   type JsonObject,
   type ObjectMetaOptions,
 } from './meta-v1.js';
@@ -36,7 +37,7 @@ export function interpretedDecoder(messages: MessageTable, index: number): Messa
     decodeInto(
       messages,
       index,
-      new ProtoReader(reader.bytes, reader.position, end),
+      new ProtoReader(reader.bytes, reader.position, end, reader.depth),
       options,
       object,
     );
@@ -175,8 +176,11 @@ function readMapEntry(
       value = readValue(messages, field, field.valueType, field.message, entry, options);
     } else entry.skip(wireType);
   }
-  map[key] =
-    value === undefined ? zeroOf(messages, field.valueType, field.message, options) : value;
+  setEntry(
+    map,
+    key,
+    value === undefined ? zeroOf(messages, field.valueType, field.message, options) : value,
+  );
 }
 
 /** writeField writes one field's JSON form into `object` (or nothing, where Go's JSON omits it). */
