@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { parseWarningHeader, parseWarningHeaders, WarningLogger } from './warning-handler.js';
+import {
+  MAX_WARNINGS_PER_RESPONSE,
+  parseWarningHeader,
+  parseWarningHeaders,
+  WarningLogger,
+} from './warning-handler.js';
 
 describe('parseWarningHeaders (apimachinery ParseWarningHeaders)', () => {
   it('parses code, agent and quoted text, with an optional date', () => {
@@ -45,6 +50,24 @@ describe('parseWarningHeaders (apimachinery ParseWarningHeaders)', () => {
     expect(() => parseWarningHeader('299 - "text" junk')).toThrow(
       'invalid warning header: unexpected token after warn-date',
     );
+  });
+});
+
+describe('parseWarningHeaders bounds', () => {
+  it(`reads at most ${MAX_WARNINGS_PER_RESPONSE} warnings and as many errors from one response`, () => {
+    const many = Array.from({ length: 1000 }, (_, index) => `299 - "w${index}"`);
+    const listed = parseWarningHeaders(many.join(', '));
+    expect(listed.warnings.map((warning) => warning.text)).toEqual(
+      many.slice(0, MAX_WARNINGS_PER_RESPONSE).map((_, index) => `w${index}`),
+    );
+    const skipped = `more than ${MAX_WARNINGS_PER_RESPONSE} warnings in one response: the rest are skipped`;
+    expect(listed.errors.map((error) => error.message)).toEqual([skipped]);
+    // One header value each, as a proxy may send them.
+    expect(parseWarningHeaders(many).warnings).toHaveLength(MAX_WARNINGS_PER_RESPONSE);
+    const malformed = parseWarningHeaders(Array.from({ length: 1000 }, () => 'nonsense'));
+    expect(malformed.warnings).toEqual([]);
+    expect(malformed.errors).toHaveLength(MAX_WARNINGS_PER_RESPONSE + 1);
+    expect(malformed.errors.at(-1)?.message).toBe(skipped);
   });
 });
 

@@ -108,8 +108,17 @@ export function parseWarningHeader(header: string): { warning: WarningHeader; re
 }
 
 /**
+ * MAX_WARNINGS_PER_RESPONSE bounds the warnings (and the malformed entries) read from one
+ * response: kube-apiserver sends at most 4 KiB of them, and what a server or proxy sends must not
+ * make every request call the handler without bound.
+ */
+export const MAX_WARNINGS_PER_RESPONSE = 100;
+
+/**
  * parseWarningHeaders parses every warning of every `Warning` header value; a malformed entry
- * ends the parsing of its header value (the rest is skipped) and is reported in `errors`.
+ * ends the parsing of its header value (the rest is skipped) and is reported in `errors`. At
+ * most {@link MAX_WARNINGS_PER_RESPONSE} warnings and as many errors are returned; past that,
+ * the rest is skipped and one more error says so.
  */
 export function parseWarningHeaders(headers: string | readonly string[] | undefined): {
   warnings: WarningHeader[];
@@ -121,6 +130,17 @@ export function parseWarningHeaders(headers: string | readonly string[] | undefi
   for (const value of typeof headers === 'string' ? [headers] : headers) {
     let rest = value;
     while (rest.length > 0) {
+      if (
+        warnings.length >= MAX_WARNINGS_PER_RESPONSE ||
+        errors.length >= MAX_WARNINGS_PER_RESPONSE
+      ) {
+        errors.push(
+          new Error(
+            `more than ${MAX_WARNINGS_PER_RESPONSE} warnings in one response: the rest are skipped`,
+          ),
+        );
+        return { warnings, errors };
+      }
       try {
         const { warning, remainder } = parseWarningHeader(rest);
         warnings.push(warning);
