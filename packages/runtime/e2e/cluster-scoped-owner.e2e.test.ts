@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { Clientset } from '@k/clientset';
 import type { ConfigMap } from '@k/clientset/core/v1';
 import { useTestNamespace } from '@k/testenv/vitest';
@@ -14,7 +15,7 @@ let group: string;
 
 beforeAll(async () => {
   cs = await clientsetFor();
-  group = `g${namespace.name.replace(/[^a-z0-9]/g, '')}.k-runtime.test`;
+  group = `g${randomUUID().slice(0, 8)}.k-runtime.test`; // CRDs are cluster-wide: a group of its own
   await cs.applyManifests(
     `apiVersion: apiextensions.k8s.io/v1
 kind: CustomResourceDefinition
