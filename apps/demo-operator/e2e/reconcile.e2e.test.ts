@@ -307,6 +307,34 @@ describe('the WebApp operator on the real control plane', () => {
     }
   });
 
+  it('recreates a deleted registry within seconds while idle, with every entry', async () => {
+    const running = await startOperator(namespace.name);
+    try {
+      const webapps = createWebappsClient(cs.rest, namespace.name);
+      const configMaps = cs.coreV1.configMaps(namespace.name);
+      await webapps.create(webApp('listed-a'));
+      await webapps.create(webApp('listed-b'));
+      const entries = {
+        [`${namespace.name}.listed-a`]: `http://listed-a.${namespace.name}.svc:80`,
+        [`${namespace.name}.listed-b`]: `http://listed-b.${namespace.name}.svc:80`,
+      };
+      await eventually(async () =>
+        expect((await configMaps.get(REGISTRY_NAME)).data).toEqual(entries),
+      );
+      // Idle: nothing else changes, so only the registry's own delete can bring it back.
+      await new Promise((resolve) => setTimeout(resolve, 2000));
+      await configMaps.delete(REGISTRY_NAME);
+      const deletedAt = Date.now();
+      await eventually(
+        async () => expect((await configMaps.get(REGISTRY_NAME)).data).toEqual(entries),
+        10_000,
+      );
+      console.log(`registry recreated ${Date.now() - deletedAt} ms after its delete`);
+    } finally {
+      await running.stop();
+    }
+  });
+
   it('never sees a WebApp the CRD’s validation rejects', async () => {
     const running = await startOperator(namespace.name);
     try {

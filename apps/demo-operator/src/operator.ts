@@ -3,7 +3,6 @@ import type { Deployment } from '@k/clientset/apps/v1';
 import type { ConfigMap, Service } from '@k/clientset/core/v1';
 import {
   SILENT_LOGGER,
-  finalStateOf,
   requestFor,
   type Controller,
   type EventRecorder,
@@ -95,10 +94,9 @@ export class WebAppOperator {
       .for(this.webapps)
       .owns(this.deployments)
       .owns(this.services)
-      .watches(this.registryConfigMaps, (configMap) =>
-        WebAppRegistry.missingEntries(finalStateOf(configMap), this.webapps.lister.list()).map(
-          requestFor,
-        ),
+      // Not the changed registry's own state: a deleted one's last state still lists every entry.
+      .watches(this.registryConfigMaps, () =>
+        registry.missingEntries(this.webapps.lister.list()).map(requestFor),
       )
       .withOptions({ maxConcurrentReconciles: settings.maxConcurrentReconciles })
       .complete(async (request, context) => {

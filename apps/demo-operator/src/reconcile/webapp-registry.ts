@@ -116,12 +116,13 @@ export class WebAppRegistry {
     }
   }
 
-  /** missingEntries lists the WebApps (of `webapps`) whose entry `registry` lacks or has wrong. */
-  static missingEntries(registry: ConfigMap | undefined, webapps: readonly WebApp[]): WebApp[] {
+  /**
+   * missingEntries lists the WebApps (of `webapps`, none being deleted) whose entry the registry
+   * lacks or has wrong, as the cache has it now: a deleted registry lacks every entry.
+   */
+  missingEntries(webapps: readonly WebApp[]): WebApp[] {
     return webapps.filter(
-      (webapp) =>
-        !webapp.metadata?.deletionTimestamp &&
-        registry?.data?.[registryKey(webapp)] !== registryValue(webapp),
+      (webapp) => !webapp.metadata?.deletionTimestamp && !this.isRecorded(webapp),
     );
   }
 }
