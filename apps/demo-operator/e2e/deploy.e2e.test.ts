@@ -203,6 +203,24 @@ describe('the operator under its ServiceAccount (a TokenRequest token)', () => {
       expect(current.status?.readyReplicas).toBe(2);
       expect(condition(current, 'Available')?.status).toBe('True');
     });
+    // A change of the WebApp and drift of the Service: a live read, then a patch of each.
+    await webapps.patch('rbac', 'merge', { spec: { replicas: 3 } });
+    await cs.coreV1
+      .services(namespace.name)
+      .patch(
+        'rbac',
+        'merge',
+        { spec: { selector: { 'app.kubernetes.io/instance': 'other' } } },
+        { fieldManager: 'someone' },
+      );
+    await eventually(async () => {
+      expect((await cs.appsV1.deployments(namespace.name).get('rbac')).spec.replicas).toBe(3);
+      expect(
+        (await cs.coreV1.services(namespace.name).get('rbac')).spec?.selector?.[
+          'app.kubernetes.io/instance'
+        ],
+      ).toBe('rbac');
+    });
     await webapps.delete('rbac');
     await eventually(async () => expect((await webapps.list()).items).toEqual([]));
 
@@ -218,7 +236,11 @@ describe('the operator under its ServiceAccount (a TokenRequest token)', () => {
       'watch webapps',
       'patch webapps',
       'patch webapps/status',
+      'create deployments',
+      'get deployments',
       'patch deployments',
+      'create services',
+      'get services',
       'patch services',
       'create configmaps',
       'patch configmaps',
@@ -249,14 +271,14 @@ describe('the operator under its ServiceAccount (a TokenRequest token)', () => {
       const degraded = condition(await webapps.get('narrow'), 'Degraded');
       expect(degraded).toMatchObject({ status: 'True', reason: 'ApplyFailed' });
       expect(degraded?.message).toMatch(
-        /services "narrow" is forbidden: User "system:serviceaccount:[^"]+:demo-operator" cannot create resource "services"/,
+        /services is forbidden: User "system:serviceaccount:[^"]+:demo-operator" cannot create resource "services"/,
       );
     });
     await cs.appsV1.deployments(namespace.name).get('narrow'); // what it may do, it did
     const refused = await readAuditLog(controlPlane().auditLogPath, {
       user,
       resource: 'services',
-      verb: 'patch',
+      verb: 'create',
     });
     expect(refused.length).toBeGreaterThan(0);
     expect(refused.every((record) => record.code === 403)).toBe(true);

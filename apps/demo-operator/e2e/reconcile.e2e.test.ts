@@ -1,9 +1,17 @@
-import { isInvalid, isNotFound, type ApiError, type Clientset } from '@k/clientset';
+import {
+  isConflict,
+  isInvalid,
+  isNotFound,
+  type ApiError,
+  type Clientset,
+  type KubernetesObject,
+} from '@k/clientset';
 import { readAuditLog } from '@k/testenv';
 import { controlPlane, useTestNamespace } from '@k/testenv/vitest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Deployment } from '@k/clientset/apps/v1';
 import { createWebappsClient, type WebApp } from '../src/generated/web-app-v1alpha1.js';
-import { FINALIZER, REGISTRY_NAME } from '../src/names.js';
+import { FIELD_MANAGER, FINALIZER, MANAGED_BY_LABEL, REGISTRY_NAME } from '../src/names.js';
 import { sameQuantity } from '../src/reconcile/quantity.js';
 import { clientsetFor, eventually, installCrd, startOperator, webApp } from './helpers.js';
 
@@ -234,6 +242,230 @@ describe('the WebApp operator on the real control plane', () => {
     }
   });
 
+  it('leaves a Deployment and a Service of its name that are someone else’s untouched, says so, and makes its own once they are gone', async () => {
+    const running = await startOperator(namespace.name);
+    try {
+      const webapps = createWebappsClient(cs.rest, namespace.name);
+      const deployments = cs.appsV1.deployments(namespace.name);
+      const services = cs.coreV1.services(namespace.name);
+      // Another team's Deployment and Service named like the WebApp to come: no controller, one
+      // of them even labelled as the operator's (so it is in its cache).
+      const theirLabels = { app: 'theirs' };
+      await deployments.create(
+        {
+          apiVersion: 'apps/v1',
+          kind: 'Deployment',
+          metadata: {
+            name: 'taken',
+            labels: { ...theirLabels, [MANAGED_BY_LABEL]: FIELD_MANAGER },
+          },
+          spec: {
+            replicas: 1,
+            selector: { matchLabels: theirLabels },
+            template: {
+              metadata: { labels: theirLabels },
+              spec: { containers: [{ name: 'theirs', image: 'httpd:2' }] },
+            },
+          },
+        },
+        { fieldManager: 'another-team' },
+      );
+      await services.create(
+        {
+          apiVersion: 'v1',
+          kind: 'Service',
+          metadata: { name: 'taken', labels: theirLabels },
+          spec: { selector: theirLabels, ports: [{ name: 'web', port: 8000 }] },
+        },
+        { fieldManager: 'another-team' },
+      );
+      // Who wrote what (the Deployment controller's status writes, a subresource, aside).
+      const managersOf = (object: KubernetesObject) =>
+        object.metadata?.managedFields
+          ?.filter((entry) => !entry.subresource)
+          .map((entry) => `${entry.manager} ${entry.operation}`);
+      const theirs = async () => {
+        const [deployment, service] = await Promise.all([
+          deployments.get('taken'),
+          services.get('taken'),
+        ]);
+        return {
+          deployment: {
+            uid: deployment.metadata?.uid,
+            generation: deployment.metadata?.generation,
+            labels: deployment.metadata?.labels,
+            ownerReferences: deployment.metadata?.ownerReferences,
+            managers: managersOf(deployment),
+            spec: deployment.spec,
+          },
+          service: {
+            uid: service.metadata?.uid,
+            labels: service.metadata?.labels,
+            ownerReferences: service.metadata?.ownerReferences,
+            managers: managersOf(service),
+            spec: service.spec,
+          },
+        };
+      };
+      const before = await theirs();
+
+      await webapps.create(webApp('taken', { image: 'nginx:1.27' }));
+      const conflicted = await eventually(async () => {
+        const current = await webapps.get('taken');
+        expect(condition(current, 'Degraded')).toMatchObject({
+          status: 'True',
+          reason: 'Conflict',
+        });
+        expect(condition(current, 'Available')).toMatchObject({
+          status: 'False',
+          reason: 'Conflict',
+        });
+        return current;
+      });
+      const message = condition(conflicted, 'Degraded')!.message;
+      expect(message).toMatch(/Deployment taken exists and is not controlled by this WebApp/);
+      expect(message).toMatch(/Service taken exists and is not controlled by this WebApp/);
+      await eventually(async () =>
+        expect((await eventsOf('taken')).join('\n')).toMatch(
+          /^Warning Conflict: Deployment taken exists and is not controlled by this WebApp .*; Service taken exists/m,
+        ),
+      );
+      // Looked at again (from 5 s apart) and still left alone: spec, owners, managers, labels.
+      await new Promise((resolve) => setTimeout(resolve, 7000));
+      expect(await theirs()).toEqual(before);
+      expect(before.deployment.managers).toEqual(['another-team Update']);
+      expect(before.service.managers).toEqual(['another-team Update']);
+      expect(await eventsOf('taken')).toHaveLength(1); // the warning once, not at every look
+
+      // Deleting the WebApp leaves them (no owner reference of it, so no garbage collection).
+      await webapps.delete('taken');
+      await eventually(async () => {
+        await expect(webapps.get('taken')).rejects.toSatisfy(isNotFound);
+      });
+      await new Promise((resolve) => setTimeout(resolve, 2000));
+      expect(await theirs()).toEqual(before);
+
+      // A WebApp of that name again; once their objects are gone, it gets its own.
+      const created = await webapps.create(webApp('taken'));
+      await eventually(async () =>
+        expect(condition(await webapps.get('taken'), 'Degraded')).toMatchObject({
+          reason: 'Conflict',
+        }),
+      );
+      await deployments.delete('taken');
+      await services.delete('taken');
+      const removedAt = Date.now();
+      const own = await eventually(async () => {
+        const [deployment, service] = await Promise.all([
+          deployments.get('taken'),
+          services.get('taken'),
+        ]);
+        for (const object of [deployment, service]) {
+          expect(object.metadata?.ownerReferences).toEqual([
+            expect.objectContaining({ uid: created.metadata!.uid, controller: true }),
+          ]);
+        }
+        return deployment;
+      }, 30_000);
+      console.log(
+        `own Deployment and Service ${Date.now() - removedAt} ms after theirs were deleted`,
+      );
+      expect(own.spec.template.spec?.containers.map((container) => container.name)).toEqual([
+        'web',
+      ]);
+      await eventually(async () =>
+        expect(condition(await webapps.get('taken'), 'Degraded')).toMatchObject({
+          status: 'False',
+        }),
+      );
+    } finally {
+      await running.stop();
+    }
+  });
+
+  it('creates its objects with a create and hands their fields to server-side apply, so a field dropped later goes; an apply that names a UID changes that object only', async () => {
+    const running = await startOperator(namespace.name);
+    try {
+      const webapps = createWebappsClient(cs.rest, namespace.name);
+      const deployments = cs.appsV1.deployments(namespace.name);
+      await webapps.create(
+        webApp('handed', {
+          replicas: 1,
+          env: [
+            { name: 'A', value: '1' },
+            { name: 'B', value: '2' },
+          ],
+        }),
+      );
+      const created = await eventually(() => deployments.get('handed'));
+      expect(
+        created.metadata?.managedFields
+          ?.filter((entry) => entry.manager === FIELD_MANAGER)
+          .map((entry) => entry.operation),
+      ).toEqual(['Update']); // a create, which fails when the name is taken
+      // B dropped from the spec: the first apply hands the create's fields over, then B goes.
+      await webapps.patch('handed', 'json', [{ op: 'remove', path: '/spec/env/1' }]);
+      const updated = await eventually(async () => {
+        const current = await deployments.get('handed');
+        expect(current.spec.template.spec?.containers[0]?.env).toEqual([{ name: 'A', value: '1' }]);
+        return current;
+      });
+      expect(
+        updated.metadata?.managedFields
+          ?.filter((entry) => entry.manager === FIELD_MANAGER)
+          .map((entry) => entry.operation),
+      ).toEqual(['Apply']);
+
+      // What the operator's applies rely on: with the UID it read, an apply neither creates an
+      // object of that name (409) nor changes another one that took the name since (422).
+      const theirs = (uid?: string): Deployment => ({
+        apiVersion: 'apps/v1',
+        kind: 'Deployment',
+        metadata: { name: 'recreated', ...(uid ? { uid } : {}) },
+        spec: {
+          replicas: 1,
+          selector: { matchLabels: { app: 'recreated' } },
+          template: {
+            metadata: { labels: { app: 'recreated' } },
+            spec: { containers: [{ name: 'c', image: 'httpd:2' }] },
+          },
+        },
+      });
+      const failure = (promise: Promise<unknown>) =>
+        promise.then(
+          () => undefined,
+          (error: unknown) => error,
+        );
+      const first = await deployments.create(theirs(), { fieldManager: 'another-team' });
+      await deployments.delete('recreated');
+      await eventually(async () => {
+        await expect(deployments.get('recreated')).rejects.toSatisfy(isNotFound);
+      });
+      const applyWithFirstUid = () =>
+        deployments.apply(
+          {
+            apiVersion: 'apps/v1',
+            kind: 'Deployment',
+            metadata: { name: 'recreated', uid: first.metadata!.uid! },
+            spec: { replicas: 5 },
+          },
+          { fieldManager: FIELD_MANAGER, force: true },
+        );
+      expect(isConflict(await failure(applyWithFirstUid()))).toBe(true);
+      await expect(deployments.get('recreated')).rejects.toSatisfy(isNotFound);
+      const second = await deployments.create(theirs(), { fieldManager: 'another-team' });
+      expect(isInvalid(await failure(applyWithFirstUid()))).toBe(true);
+      const after = await deployments.get('recreated');
+      expect(after.spec.replicas).toBe(1);
+      expect(after.metadata?.generation).toBe(second.metadata?.generation);
+      expect(after.metadata?.managedFields?.map((entry) => entry.manager)).not.toContain(
+        FIELD_MANAGER,
+      );
+    } finally {
+      await running.stop();
+    }
+  });
+
   it('on delete removes the registry entry, then the finalizer; the garbage collector deletes the Deployment and Service', async () => {
     const running = await startOperator(namespace.name);
     try {
@@ -433,7 +665,12 @@ describe('the WebApp operator on the real control plane', () => {
         ).toBe('750m'),
       );
       await new Promise((resolve) => setTimeout(resolve, 2000));
-      expect(await deploymentWrites()).toHaveLength(2);
+      // One apply, after the one-time hand-over of the create's fields to it (a managedFields patch).
+      expect((await deploymentWrites()).map((record) => record.verb)).toEqual([
+        'create',
+        'patch',
+        'patch',
+      ]);
     } finally {
       await running.stop();
     }

@@ -100,13 +100,14 @@ export class WebAppOperator {
       )
       .withOptions({ maxConcurrentReconciles: settings.maxConcurrentReconciles })
       .complete(async (request, context) => {
-        const writes = await this.reconciler.reconcile(request, context);
+        const { writes, requeueAfterMs } = await this.reconciler.reconcile(request, context);
         if (writes.length > 0) {
           logger.info('reconciled', {
             webapp: `${request.namespace}/${request.name}`,
             wrote: writes.join(','),
           });
         }
+        return requeueAfterMs === undefined ? undefined : { requeueAfterMs };
       });
   }
 

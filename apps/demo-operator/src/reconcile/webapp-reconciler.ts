@@ -1,7 +1,20 @@
-import type { ApplyConfiguration, ApplyOptions, Clientset, KubernetesObject } from '@k/clientset';
+import {
+  isAlreadyExists,
+  isInvalid,
+  type ApplyConfiguration,
+  type ApplyOptions,
+  type Clientset,
+  type JsonPatchOperation,
+  type KubernetesObject,
+} from '@k/clientset';
 import type { Deployment } from '@k/clientset/apps/v1';
 import type { Service } from '@k/clientset/core/v1';
-import type { EventRecorder, ReconcileContext, Request } from '@k/runtime';
+import {
+  findStatusCondition,
+  type EventRecorder,
+  type ReconcileContext,
+  type Request,
+} from '@k/runtime';
 import {
   createWebappsClient,
   type WebApp,
@@ -10,11 +23,16 @@ import {
 import { CONFIG_HASH_ANNOTATION, FIELD_MANAGER, FINALIZER } from '../names.js';
 import { desiredDeployment, desiredService } from './desired-state.js';
 import { isApplied } from './is-applied.js';
+import { conflictMessage, handOverPatch, isControlledBy } from './ownership.js';
 import type { OwnWrites } from './own-writes.js';
 import type { WebAppRegistry } from './webapp-registry.js';
 import { sameStatus, webAppStatus } from './webapp-status.js';
 
-/** The caches a reconcile reads (it never lists or gets from the server), with its own writes in them. */
+/**
+ * The caches a reconcile reads, with its own writes in them. It reads nothing else from the
+ * server, except the live Deployment or Service before it changes one (to be sure it is this
+ * WebApp's) and after a create found the name taken.
+ */
 export interface WebAppCaches {
   webapps: OwnWrites<WebApp>;
   deployments: OwnWrites<Deployment>;
@@ -36,20 +54,56 @@ export type WebAppWrite =
   | 'registry-forgotten'
   | 'finalizer-removed';
 
+/** WebAppReconcileResult is what one reconcile wrote and, while it found a conflict, when to look again. */
+export interface WebAppReconcileResult {
+  writes: WebAppWrite[];
+  /** requeueAfterMs is set while a Deployment or Service of the WebApp's name belongs to someone else. */
+  requeueAfterMs?: number;
+}
+
+/** CONFLICT_RECHECK_MS bounds how often a conflict is looked at again: from 5 s, as long as it has lasted, to 5 minutes. */
+export const CONFLICT_RECHECK_MS = { min: 5_000, max: 300_000 } as const;
+
+/** The client of the Deployments or the Services of one namespace, as the reconciler uses it. */
+interface ChildClient<T extends KubernetesObject> {
+  get(name: string, options?: { signal?: AbortSignal | undefined }): Promise<T>;
+  create(
+    object: T,
+    options: { fieldManager: string; signal?: AbortSignal | undefined },
+  ): Promise<T>;
+  patch(
+    name: string,
+    type: 'json',
+    body: readonly JsonPatchOperation[],
+    options: { fieldManager: string; signal?: AbortSignal | undefined },
+  ): Promise<T>;
+  apply(configuration: ApplyConfiguration<T>, options: ApplyOptions): Promise<T>;
+}
+
 /**
  * WebAppReconciler brings one WebApp's world in line with its spec, level-based and idempotent:
  * - deleted (a deletion timestamp): removes its registry entry, and only once that succeeded its
  *   finalizer; the garbage collector then deletes the Deployment and Service it owns;
- * - otherwise: adds the finalizer, then at once records the WebApp in the registry and
- *   server-side applies the Deployment and the Service (field manager `demo-operator`, forced,
- *   controller reference) unless `spec.paused`, which puts back anything someone else changed in
- *   the fields it owns (drift), and applies the status computed from the Deployment.
- * Every read is from the informers' caches, with the reconciler's own writes the informers have
- * not delivered yet (so a reconcile right after another never repeats its writes), and a write
- * is sent only when it would change something: with nothing changing a reconcile sends nothing.
- * What a reconcile changed is one Event per reason on the WebApp (`Created`, `Updated`,
- * `DriftCorrected`, `CleanedUp`; `ApplyFailed` and `CleanupFailed` as warnings). A failed write
- * throws (after the status says Degraded), and the controller retries it with backoff.
+ * - otherwise: adds the finalizer, then at once records the WebApp in the registry and makes
+ *   its Deployment and Service (unless `spec.paused`), and applies the status computed from the
+ *   Deployment.
+ *
+ * The Deployment and the Service are this WebApp's only if it is their controlling owner (by
+ * UID). A missing one is created with a create, which fails when the name is taken, never
+ * with a server-side apply, which would take over whatever has that name. An existing one is
+ * changed only after a live read showed it is this WebApp's, by a server-side apply (field
+ * manager `demo-operator`, forced, so anything someone else changed in the fields it owns is
+ * put back: drift) that names its UID, so it can change no other object. One that belongs to
+ * someone else is left untouched: the status says `Degraded: Conflict`, a `Conflict` warning
+ * tells it once, and the WebApp is looked at again later (from 5 s to 5 minutes apart).
+ *
+ * Every other read is from the informers' caches, with the reconciler's own writes the
+ * informers have not delivered yet (so a reconcile right after another never repeats its
+ * writes), and a write is sent only when it would change something: with nothing changing a
+ * reconcile sends nothing. What a reconcile changed is one Event per reason on the WebApp
+ * (`Created`, `Updated`, `DriftCorrected`, `CleanedUp`; `ApplyFailed`, `CleanupFailed` and
+ * `Conflict` as warnings). A failed write throws (after the status says Degraded), and the
+ * controller retries it with backoff.
  *
  * A new WebApp costs seven writes, each necessary: the finalizer (before anything it guards), its
  * registry entry, the Deployment, the Service, one `Created` Event for both, the status as soon
@@ -62,31 +116,34 @@ export class WebAppReconciler {
   readonly #caches: WebAppCaches;
   readonly #registry: WebAppRegistry;
   readonly #events: WebAppEvents;
+  readonly #now: () => number;
 
   constructor(
     clientset: Clientset,
     caches: WebAppCaches,
     registry: WebAppRegistry,
     events: WebAppEvents,
+    now: () => number = Date.now,
   ) {
     this.#clientset = clientset;
     this.#caches = caches;
     this.#registry = registry;
     this.#events = events;
+    this.#now = now;
   }
 
-  /** reconcile handles `request`; resolves with what it wrote. */
-  async reconcile(request: Request, context: ReconcileContext): Promise<WebAppWrite[]> {
+  /** reconcile handles `request`; resolves with what it wrote, and when to come back while in conflict. */
+  async reconcile(request: Request, context: ReconcileContext): Promise<WebAppReconcileResult> {
     const key = `${request.namespace}/${request.name}`;
     const webapp = this.#caches.webapps.get(key);
-    if (!webapp) return []; // gone: its dependents go with it (garbage collector)
+    if (!webapp) return { writes: [] }; // gone: its dependents go with it (garbage collector)
     const writes: WebAppWrite[] = [];
     const webapps = createWebappsClient(this.#clientset.rest, request.namespace);
     const finalizers = webapp.metadata?.finalizers ?? [];
     const options = { fieldManager: FIELD_MANAGER, force: true, signal: context.signal };
 
     if (webapp.metadata?.deletionTimestamp) {
-      if (!finalizers.includes(FINALIZER)) return writes;
+      if (!finalizers.includes(FINALIZER)) return { writes };
       try {
         if (await this.#registry.forget(webapp)) writes.push('registry-forgotten');
       } catch (error) {
@@ -105,7 +162,7 @@ export class WebAppReconciler {
       // Applying no finalizers gives up the one this field manager owns.
       await this.#applyWebApp(webapps, request.name, { finalizers: [] }, options);
       writes.push('finalizer-removed');
-      return writes;
+      return { writes };
     }
 
     if (!finalizers.includes(FINALIZER)) {
@@ -114,36 +171,44 @@ export class WebAppReconciler {
     }
     // The registry entry, the Deployment and the Service do not depend on each other: one round
     // trip for the three.
-    const outcome: ApplyOutcome = { writes, changes: new Changes(), failures: [] };
-    const [recorded, deploymentApplied] = await Promise.allSettled([
+    const outcome: ApplyOutcome = {
+      writes,
+      changes: new Changes(),
+      failures: [],
+      conflicts: new Map(),
+    };
+    const [recorded, deploymentMade] = await Promise.allSettled([
       this.#registry.record(webapp),
       webapp.spec.paused
         ? undefined
-        : this.#apply(
+        : this.#make(
             'Deployment',
             this.#caches.deployments,
             this.#clientset.appsV1.deployments(request.namespace),
             desiredDeployment(webapp),
+            webapp,
             options,
             outcome,
           ),
       webapp.spec.paused
         ? undefined
-        : this.#apply(
+        : this.#make(
             'Service',
             this.#caches.services,
             this.#clientset.coreV1.services(request.namespace),
             desiredService(webapp),
+            webapp,
             options,
             outcome,
           ),
     ]);
     if (recorded.status === 'fulfilled' && recorded.value) writes.push('registry-recorded');
     writes.sort((a, b) => WRITE_ORDER.indexOf(a) - WRITE_ORDER.indexOf(b));
+    const cachedDeployment = this.#caches.deployments.get(key);
     const deployment =
-      (deploymentApplied.status === 'fulfilled' ? deploymentApplied.value : undefined) ??
-      this.#caches.deployments.get(key);
-    const { changes, failures } = outcome;
+      (deploymentMade.status === 'fulfilled' ? deploymentMade.value : undefined) ??
+      (cachedDeployment && isControlledBy(cachedDeployment, webapp) ? cachedDeployment : undefined);
+    const { changes, failures, conflicts } = outcome;
     const failure =
       failures.length === 0
         ? undefined
@@ -152,10 +217,17 @@ export class WebAppReconciler {
           : new AggregateError(failures, failures.map((error) => error.message).join('; '));
     for (const [reason, note] of changes.notes()) this.#events.normal(webapp, reason, note);
     if (failure) this.#events.warning(webapp, 'ApplyFailed', failure.message);
+    const conflict = conflicts.size > 0 ? [...conflicts.values()].join('; ') : undefined;
+    const degraded = findStatusCondition(webapp.status?.conditions, 'Degraded');
+    if (conflict && !(degraded?.reason === 'Conflict' && degraded.message === conflict)) {
+      this.#events.warning(webapp, 'Conflict', conflict); // once, not at every look
+    }
 
     const status = webAppStatus(webapp, deployment, {
       paused: webapp.spec.paused === true,
       ...(failure ? { failure: failure.message } : {}),
+      ...(conflict ? { conflict } : {}),
+      ...(conflicts.has('Deployment') ? { deploymentConflict: conflicts.get('Deployment')! } : {}),
     });
     if (!sameStatus(webapp.status, status)) {
       await this.#applyWebApp(webapps, request.name, { status }, options);
@@ -163,7 +235,20 @@ export class WebAppReconciler {
     }
     if (failure) throw failure;
     if (recorded.status === 'rejected') throw recorded.reason;
-    return writes;
+    return conflict ? { writes, requeueAfterMs: this.#conflictRecheckMs(status) } : { writes };
+  }
+
+  /**
+   * conflictRecheckMs is how long to wait before looking at a conflict again: as long as it has
+   * lasted (the Degraded condition's transition time), from 5 s to 5 minutes, so a conflict
+   * nobody resolves costs fewer and fewer reads, and one resolved soon is noticed soon.
+   */
+  #conflictRecheckMs(status: WebAppStatus): number {
+    const since = Date.parse(
+      findStatusCondition(status.conditions, 'Degraded')?.lastTransitionTime ?? '',
+    );
+    const lasted = Number.isNaN(since) ? 0 : this.#now() - since;
+    return Math.min(CONFLICT_RECHECK_MS.max, Math.max(CONFLICT_RECHECK_MS.min, lasted));
   }
 
   /**
@@ -195,31 +280,103 @@ export class WebAppReconciler {
   }
 
   /**
-   * apply server-side applies `wanted` (a `kind`) unless the cache, with this reconciler's own
-   * writes, shows it applied; resolves with the server's answer (undefined when nothing was
-   * written) and adds what it did to `outcome` (a failure included: it never rejects).
+   * make brings the `kind` named like `webapp` in line with `wanted`, only if it is `webapp`'s,
+   * unless the cache (with this reconciler's own writes) shows it so already. Missing from the
+   * cache, it is created (a create fails when the name is taken); existing, a live read checks
+   * that `webapp` controls it before an apply changes it. Resolves with the object as it now is
+   * when it is `webapp`'s, undefined otherwise; adds what it did to `outcome` (a conflict or a
+   * failure included: it never rejects).
    */
-  async #apply<T extends KubernetesObject>(
+  async #make<T extends KubernetesObject>(
     kind: 'Deployment' | 'Service',
     cache: OwnWrites<T>,
-    client: { apply(configuration: ApplyConfiguration<T>, options: ApplyOptions): Promise<T> },
+    client: ChildClient<T>,
     wanted: ApplyConfiguration<T>,
+    webapp: WebApp,
     options: ApplyOptions,
     outcome: ApplyOutcome,
   ): Promise<T | undefined> {
-    const before = cache.get(`${wanted.metadata.namespace}/${wanted.metadata.name}`);
-    if (isApplied(before, wanted)) return undefined;
+    const { name, namespace } = wanted.metadata;
+    const prefix = kind === 'Deployment' ? 'deployment' : 'service';
+    const signal = options.signal;
     try {
-      const live = await client.apply(wanted, options);
-      cache.remember(live);
-      outcome.writes.push(
-        `${kind === 'Deployment' ? 'deployment' : 'service'}-${before ? 'updated' : 'created'}`,
+      const cached = cache.get(`${namespace}/${name}`);
+      if (cached && !isControlledBy(cached, webapp)) {
+        outcome.conflicts.set(kind, conflictMessage(kind, cached, webapp));
+        return undefined;
+      }
+      if (cached && isApplied(cached, wanted)) return cached;
+      if (!cached) {
+        try {
+          const created = await client.create(wanted as unknown as T, {
+            fieldManager: FIELD_MANAGER,
+            signal,
+          });
+          cache.remember(created);
+          outcome.writes.push(`${prefix}-created`);
+          outcome.changes.add(kind, undefined, wanted);
+          return created;
+        } catch (error) {
+          if (!isAlreadyExists(error)) throw error;
+        }
+      }
+      // It exists: change it only if the live object is this WebApp's.
+      let live = await client.get(name, { signal });
+      if (!isControlledBy(live, webapp)) {
+        outcome.conflicts.set(kind, conflictMessage(kind, live, webapp));
+        return undefined;
+      }
+      if (isApplied(live, wanted)) {
+        cache.remember(live);
+        return live;
+      }
+      const handedOver = await this.#handOver(client, live, webapp, signal);
+      if (!handedOver) {
+        outcome.conflicts.set(kind, conflictMessage(kind, live, webapp));
+        return undefined;
+      }
+      live = handedOver;
+      // The UID makes the apply fail rather than create or change another object of this name.
+      const applied = await client.apply(
+        {
+          ...(wanted as object),
+          metadata: { ...wanted.metadata, uid: live.metadata?.uid },
+        } as ApplyConfiguration<T>,
+        options,
       );
-      outcome.changes.add(kind, before, wanted);
-      return live;
+      cache.remember(applied);
+      outcome.writes.push(`${prefix}-updated`);
+      outcome.changes.add(kind, live, wanted);
+      return applied;
     } catch (error) {
       outcome.failures.push(error instanceof Error ? error : new Error(String(error)));
       return undefined;
+    }
+  }
+
+  /**
+   * handOver makes the fields the operator's create recorded (an `Update`) its apply's, before
+   * the first apply (see {@link handOverPatch}); resolves with the object as it then is, or
+   * undefined when a read again found it no longer `webapp`'s. A patch that finds the object
+   * changed since it was read (422: a test failed) reads it again, up to three times.
+   */
+  async #handOver<T extends KubernetesObject>(
+    client: ChildClient<T>,
+    live: T,
+    webapp: WebApp,
+    signal: AbortSignal | undefined,
+  ): Promise<T | undefined> {
+    const name = live.metadata?.name ?? '';
+    for (let attempt = 1; ; attempt++) {
+      const patch = handOverPatch(live);
+      if (!patch) return live;
+      try {
+        return await client.patch(name, 'json', patch, { fieldManager: FIELD_MANAGER, signal });
+      } catch (error) {
+        if (!isInvalid(error) || attempt === 3) throw error;
+      }
+      live = await client.get(name, { signal });
+      if (!isControlledBy(live, webapp)) return undefined;
     }
   }
 }
@@ -237,11 +394,13 @@ const WRITE_ORDER: readonly WebAppWrite[] = [
   'finalizer-removed',
 ];
 
-/** ApplyOutcome collects what the applies of one reconcile did. */
+/** ApplyOutcome collects what the writes of the Deployment and the Service in one reconcile did. */
 interface ApplyOutcome {
   writes: WebAppWrite[];
   changes: Changes;
   failures: Error[];
+  /** conflicts says, by kind, why an object of the WebApp's name was left alone (someone else's). */
+  conflicts: Map<'Deployment' | 'Service', string>;
 }
 
 type ChangeReason = 'Created' | 'Updated' | 'DriftCorrected';

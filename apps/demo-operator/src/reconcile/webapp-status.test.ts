@@ -106,6 +106,38 @@ describe('webAppStatus', () => {
     });
   });
 
+  it('says Conflict when an object of the WebApp’s name is someone else’s, with any failure beside it', () => {
+    const deploymentTaken = 'Deployment hello exists and is not controlled by this WebApp';
+    const status = webAppStatus(webapp, undefined, {
+      paused: false,
+      conflict: deploymentTaken,
+      deploymentConflict: deploymentTaken,
+      failure: 'services "hello" is forbidden',
+    });
+    expect(condition(status, 'Degraded')).toMatchObject({
+      status: 'True',
+      reason: 'Conflict',
+      message: `${deploymentTaken}; services "hello" is forbidden`,
+    });
+    expect(condition(status, 'Available')).toMatchObject({
+      status: 'False',
+      reason: 'Conflict',
+      message: deploymentTaken,
+    });
+    expect(condition(status, 'Progressing')).toMatchObject({ status: 'False', reason: 'Conflict' });
+    // Only the Service taken: the Deployment is the WebApp's and rolls out as usual.
+    const serviceTaken = webAppStatus(webapp, rolledOut, {
+      paused: false,
+      conflict: 'Service hello exists and is not controlled by this WebApp',
+    });
+    expect(condition(serviceTaken, 'Degraded')).toMatchObject({
+      status: 'True',
+      reason: 'Conflict',
+    });
+    expect(condition(serviceTaken, 'Available')).toMatchObject({ status: 'True' });
+    expect(condition(serviceTaken, 'Progressing')).toMatchObject({ reason: 'RolloutComplete' });
+  });
+
   it('keeps lastTransitionTime while a condition’s status stays, and moves it when the status changes', () => {
     const first = webAppStatus(webapp, rolledOut, { paused: false }, '2026-01-01T00:00:00Z');
     const withStatus = { ...webapp, status: first };

@@ -10,11 +10,15 @@ import { DEFAULT_REPLICAS, selectorText } from '../names.js';
 /** WebAppCondition is one of a WebApp's conditions (metav1.Condition's shape). */
 type WebAppCondition = WebAppStatusConditions;
 
-/** What the reconcile learned besides the Deployment: whether it changed nothing on purpose, or failed. */
+/** What the reconcile learned besides the Deployment: whether it changed nothing on purpose, failed, or found someone else's object. */
 export interface StatusFacts {
   paused: boolean;
-  /** failure says why applying the Deployment or the Service failed, when it did. */
+  /** failure says why writing the Deployment or the Service failed, when it did. */
   failure?: string;
+  /** conflict says which object of the WebApp's name belongs to someone else (left untouched), when one does. */
+  conflict?: string;
+  /** deploymentConflict is set when that object is the Deployment (its message). */
+  deploymentConflict?: string;
 }
 
 type NewCondition = Omit<WebAppCondition, 'lastTransitionTime' | 'observedGeneration'>;
@@ -34,7 +38,19 @@ function rolledOut(deployment: Deployment, desired: number): boolean {
   );
 }
 
-function availableCondition(deployment: Deployment | undefined, desired: number): NewCondition {
+function availableCondition(
+  deployment: Deployment | undefined,
+  desired: number,
+  facts: StatusFacts,
+): NewCondition {
+  if (!deployment && facts.deploymentConflict !== undefined) {
+    return {
+      type: 'Available',
+      status: 'False',
+      reason: 'Conflict',
+      message: facts.deploymentConflict,
+    };
+  }
   if (!deployment) {
     return {
       type: 'Available',
@@ -73,6 +89,14 @@ function progressingCondition(
       message: 'spec.paused is true: the operator changes nothing',
     };
   }
+  if (!deployment && facts.deploymentConflict !== undefined) {
+    return {
+      type: 'Progressing',
+      status: 'False',
+      reason: 'Conflict',
+      message: facts.deploymentConflict,
+    };
+  }
   if (deployment && rolledOut(deployment, desired)) {
     return {
       type: 'Progressing',
@@ -91,6 +115,10 @@ function progressingCondition(
 }
 
 function degradedCondition(deployment: Deployment | undefined, facts: StatusFacts): NewCondition {
+  if (facts.conflict !== undefined) {
+    const message = [facts.conflict, facts.failure].filter((part) => part !== undefined);
+    return { type: 'Degraded', status: 'True', reason: 'Conflict', message: message.join('; ') };
+  }
   if (facts.failure !== undefined) {
     return { type: 'Degraded', status: 'True', reason: 'ApplyFailed', message: facts.failure };
   }
@@ -123,7 +151,8 @@ const CONDITION_TYPES = ['Available', 'Progressing', 'Degraded'];
  * reconcile learned: the Deployment's replica counts, the generation it describes, the Pods'
  * selector (for the scale subresource) and the conditions Available (the Deployment's
  * availability), Progressing (a rollout under way; False when complete or paused) and Degraded
- * (an apply failed, the rollout exceeded its deadline, or Pods cannot be created).
+ * (an object of the WebApp's name is someone else's: `Conflict`; a write failed; the rollout
+ * exceeded its deadline; or Pods cannot be created).
  */
 export function webAppStatus(
   webapp: WebApp,
@@ -139,7 +168,7 @@ export function webAppStatus(
     CONDITION_TYPES.includes(condition.type),
   );
   for (const condition of [
-    availableCondition(deployment, desired),
+    availableCondition(deployment, desired, facts),
     progressingCondition(deployment, desired, facts),
     degradedCondition(deployment, facts),
   ]) {
