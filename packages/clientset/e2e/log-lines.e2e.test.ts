@@ -143,6 +143,49 @@ describe('logLines', () => {
   });
 });
 
+describe('logLines and long lines', () => {
+  it('cuts a 32 MiB line to maxLineBytes, says how much it cut, and decodes what the network split', async () => {
+    const file = join(scratch, 'long.log');
+    // Three-byte characters: the chunks kube-apiserver passes on split some of them.
+    const huge = '€'.repeat(11_184_811); // 32 MiB and a byte
+    const long = '€'.repeat(300_000); // 900,000 bytes, under the default 1 MiB
+    await writeFile(
+      file,
+      criLine('2026-01-01T00:00:01Z', huge) +
+        criLine('2026-01-01T00:00:02Z', long) +
+        criLine('2026-01-01T00:00:03Z', 'short'),
+    );
+    await kwokObject(namespace.name, 'Logs', 'long', {
+      logs: [{ containers: ['main'], logsFile: file }],
+    });
+    await runningPod(users.admin, namespace.name, 'long');
+    const pods = users.tester.coreV1.pods(namespace.name);
+    const lines = await eventually(async () => {
+      const read = await allLines(pods.logLines('long'));
+      expect(read).toHaveLength(3);
+      return read;
+    });
+    const kept = Math.floor((1024 * 1024) / 3); // whole characters within 1 MiB
+    expect(lines[0]?.text).toBe('€'.repeat(kept));
+    expect(lines[0]?.truncatedBytes).toBe(Buffer.byteLength(huge) - kept * 3);
+    expect(lines[1]?.text.indexOf('\ufffd')).toBe(-1);
+    expect(lines[1]?.text === long).toBe(true);
+    expect(lines[1]).not.toHaveProperty('truncatedBytes');
+    expect(lines[2]).toEqual({
+      container: 'main',
+      timestamp: '2026-01-01T00:00:03.000000000Z',
+      text: 'short',
+    });
+    // The bound is the caller's to choose.
+    const small = await allLines(pods.logLines('long', { maxLineBytes: 10 }));
+    expect(small.map((line) => [line.text, line.truncatedBytes])).toEqual([
+      ['€€€', Buffer.byteLength(huge) - 9],
+      ['€€€', Buffer.byteLength(long) - 9],
+      ['short', undefined],
+    ]);
+  });
+});
+
 describe('logLines and the clientset closing', () => {
   it('ends a followed log of every container when the clientset closes, without reopening it', async () => {
     const files = { main: join(scratch, 'close-main.log'), side: join(scratch, 'close-side.log') };

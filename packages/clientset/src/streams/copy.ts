@@ -3,6 +3,7 @@ import { lstat, readdir, readlink } from 'node:fs/promises';
 import { join, posix } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 import { ClientsetError } from '../errors.js';
+import { BoundedText, MAX_QUOTED_BYTES } from './bounded-text.js';
 import { extractTar, type ExtractResult } from './extract-tar.js';
 import { keepAliveOf, type KeepAliveOptions } from './keep-alive.js';
 import type { ExecOptions, RemoteCommandSession } from './remote-command.js';
@@ -14,6 +15,11 @@ export interface CopyOptions extends KeepAliveOptions {
   container?: string;
   /** signal aborts the copy. */
   signal?: AbortSignal;
+  /**
+   * maxListedEntries bounds the `written` and `skipped` lists of `copyFromPod`'s result (default
+   * 1000 each; `writtenCount` and `skippedCount` count them all).
+   */
+  maxListedEntries?: number;
 }
 
 /** CopyFromPodResult is what `copyFromPod` wrote, and the archive entries it refused. */
@@ -108,11 +114,16 @@ function remoteParts(path: string): { directory: string; name: string } {
   return { directory: directory === '' ? '.' : directory, name };
 }
 
-async function collect(stream: Readable | null): Promise<string> {
+/**
+ * stderrTail reads the container's stderr to its end (the command must not block on it) and
+ * keeps its last {@link MAX_QUOTED_BYTES} bytes, decoded whole and without control characters:
+ * what the error quotes, however much the container writes.
+ */
+async function stderrTail(stream: Readable | null): Promise<string> {
   if (!stream) return '';
-  let text = '';
-  for await (const chunk of stream) text += String(chunk);
-  return text.trim();
+  const tail = new BoundedText(MAX_QUOTED_BYTES, 'tail');
+  for await (const chunk of stream) tail.push(chunk as Buffer);
+  return tail.text();
 }
 
 async function finished(
@@ -133,6 +144,27 @@ async function finished(
     `${what} failed${exitCode ? ` with exit code ${exitCode}` : ''}${text ? `: ${text}` : ''}`,
     failure,
   );
+}
+
+/** ENDING_GRACE_MS is how long a session whose output ended may take to say how it ended. */
+const ENDING_GRACE_MS = 10_000;
+
+/**
+ * ending ends a session whose archive could not be read. When its stdout ended (the archive
+ * was cut short: the container's tar died, and the server is ending the session), it waits a
+ * little for the result, whose failure and stderr say why; otherwise it closes the session.
+ */
+async function ending(session: RemoteCommandSession): Promise<void> {
+  if (!session.stdout?.readableEnded) {
+    session.close();
+    return;
+  }
+  const timer = setTimeout(() => session.close(), ENDING_GRACE_MS);
+  try {
+    await session.result.catch(() => undefined);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /**
@@ -156,7 +188,7 @@ export async function copyToPod(
     ...(options.signal ? { signal: options.signal } : {}),
     ...keepAliveOf(options),
   });
-  const stderr = collect(session.stderr);
+  const stderr = stderrTail(session.stderr);
   const stdin = session.stdin as Writable;
   try {
     await packTar(source, name, stdin);
@@ -172,8 +204,9 @@ export async function copyToPod(
 /**
  * copyFromPod copies `source` (a path in the container) to `destination` on this machine, as
  * `kubectl cp` does: `tar cf - -C <source's directory> <source's name>` in the container, whose
- * output is extracted with the path safety of {@link extractTar} (the result lists what it
- * refused).
+ * output is extracted with the path safety of {@link extractTar}: directories and regular files
+ * only, symbolic links skipped as kubectl skips them (the result lists what it refused). A
+ * failing container tar is a `ClientsetError` `ERR_CLIENTSET_COPY` quoting the end of its stderr.
  */
 export async function copyFromPod(
   exec: ExecFunction,
@@ -188,12 +221,14 @@ export async function copyFromPod(
     ...(options.signal ? { signal: options.signal } : {}),
     ...keepAliveOf(options),
   });
-  const stderr = collect(session.stderr);
+  const stderr = stderrTail(session.stderr);
   let result: CopyFromPodResult;
   try {
-    result = await extractTar(session.stdout as Readable, destination, name);
+    result = await extractTar(session.stdout as Readable, destination, name, {
+      maxListedEntries: options.maxListedEntries,
+    });
   } catch (error) {
-    session.close();
+    await ending(session);
     await finished(session, `tar in the container (archiving ${source})`, stderr);
     throw error;
   }

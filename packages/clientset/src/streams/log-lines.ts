@@ -1,6 +1,9 @@
 import type { Readable } from 'node:stream';
 import { ApiError, sleep, systemClock } from '@k/rest';
+import { ClientsetError } from '../errors.js';
 import type { LogOptions } from '../resource/request-options.js';
+import { wholeCharacters } from './bounded-text.js';
+import { LineSplitter, type SplitLine } from './line-splitter.js';
 
 /** LogLine is one line of a container's log. */
 export interface LogLine {
@@ -10,6 +13,11 @@ export interface LogLine {
   timestamp: string;
   /** text is the line without its newline (and without the timestamp). */
   text: string;
+  /**
+   * truncatedBytes is set when the line's text was longer than `maxLineBytes`: the number of
+   * bytes cut off its end (`text` is the first `maxLineBytes`, on a character boundary).
+   */
+  truncatedBytes?: number;
 }
 
 /** LogReconnect tunes how a followed log is reopened after its connection broke. */
@@ -35,7 +43,19 @@ export interface LogLinesOptions extends Omit<LogOptions, 'timestamps' | 'contai
    * with `follow`; `false` turns it off.
    */
   reconnect?: boolean | LogReconnect;
+  /**
+   * maxLineBytes bounds the text of one line, in bytes (default 1 MiB, {@link MAX_LINE_BYTES}):
+   * a longer line is cut and carries `truncatedBytes`, so one endless line from a container
+   * cannot fill memory.
+   */
+  maxLineBytes?: number;
 }
+
+/** MAX_LINE_BYTES is the default bound of a log line's text: 1 MiB. */
+export const MAX_LINE_BYTES = 1024 * 1024;
+
+/** TIMESTAMP_ROOM is kept for a line's timestamp and space beyond `maxLineBytes` (they use 31). */
+const TIMESTAMP_ROOM = 64;
 
 /** The open function of one container's log (the resource client's `logs`). */
 export type OpenLog = (options: LogOptions) => Promise<Readable>;
@@ -50,6 +70,32 @@ function timestampKey(timestamp: string): string {
 /** toSeconds cuts a timestamp to whole seconds, what `sinceTime` keeps on its way to the kubelet. */
 function toSeconds(timestamp: string): string {
   return timestamp.replace(/\.\d+Z$/, 'Z');
+}
+
+/**
+ * toLogLine reads a line as the kubelet writes it with timestamps (`<RFC 3339> <text>`) and cuts
+ * its text to `maxLineBytes` (`line.dropped` counts what the splitter already left out).
+ */
+function toLogLine(container: string, line: SplitLine, maxLineBytes: number): LogLine {
+  const { bytes } = line;
+  const space = bytes.indexOf(0x20);
+  if (space === -1) {
+    const whole = { container, timestamp: bytes.toString('utf8'), text: '' };
+    return line.dropped > 0 ? { ...whole, truncatedBytes: line.dropped } : whole;
+  }
+  const timestamp = bytes.toString('utf8', 0, space);
+  const textBytes = bytes.subarray(space + 1);
+  if (line.dropped === 0 && textBytes.length <= maxLineBytes) {
+    return { container, timestamp, text: textBytes.toString('utf8') };
+  }
+  const kept = textBytes.subarray(0, Math.min(textBytes.length, maxLineBytes));
+  const whole = kept.subarray(0, wholeCharacters(kept));
+  return {
+    container,
+    timestamp,
+    text: whole.toString('utf8'),
+    truncatedBytes: textBytes.length - whole.length + line.dropped,
+  };
 }
 
 /**
@@ -71,6 +117,7 @@ async function* containerLines(
       : undefined;
   const maxAttempts = reconnect?.maxAttempts ?? 10;
   const baseDelayMs = reconnect?.delayMs ?? 500;
+  const maxLineBytes = options.maxLineBytes ?? MAX_LINE_BYTES;
   let lastKey: string | undefined;
   let lastTimestamp: string | undefined;
   let seenAtLast = 0;
@@ -97,14 +144,12 @@ async function* containerLines(
     let skipAtLast = seenAtLast;
     try {
       stream = await open(request);
-      let partial = '';
+      const splitter = new LineSplitter(maxLineBytes + TIMESTAMP_ROOM);
       for await (const chunk of stream) {
-        const text = partial + String(chunk);
-        const lines = text.split('\n');
-        partial = lines.pop() ?? '';
-        for (const line of lines) {
-          const space = line.indexOf(' ');
-          const timestamp = space === -1 ? line : line.slice(0, space);
+        const data = typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : (chunk as Buffer);
+        for (const split of splitter.push(data)) {
+          const line = toLogLine(container ?? '', split, maxLineBytes);
+          const timestamp = line.timestamp;
           const key = timestampKey(timestamp);
           if (lastKey !== undefined && key < lastKey) continue;
           if (key === lastKey && skipAtLast > 0) {
@@ -119,22 +164,12 @@ async function* containerLines(
           }
           lastTimestamp = timestamp;
           failures = 0;
-          yield {
-            container: container ?? '',
-            timestamp,
-            text: space === -1 ? '' : line.slice(space + 1),
-          };
+          yield line;
         }
       }
       // The server ended it: the container stopped, or the log was not followed.
-      if (partial !== '') {
-        const space = partial.indexOf(' ');
-        yield {
-          container: container ?? '',
-          timestamp: space === -1 ? partial : partial.slice(0, space),
-          text: space === -1 ? '' : partial.slice(space + 1),
-        };
-      }
+      const last = splitter.end();
+      if (last) yield toLogLine(container ?? '', last, maxLineBytes);
       return;
     } catch (error) {
       // Destroyed on this side without an error: the client closed its streams, the log is over.
@@ -187,6 +222,14 @@ export async function* logLines(
   containers: readonly (string | undefined)[],
   options: LogLinesOptions,
 ): AsyncGenerator<LogLine> {
+  const { maxLineBytes } = options;
+  if (maxLineBytes !== undefined && !(Number.isSafeInteger(maxLineBytes) && maxLineBytes > 0)) {
+    throw new ClientsetError(
+      'ERR_CLIENTSET_INVALID_ARGUMENT',
+      'log lines: options.maxLineBytes must be a positive integer',
+      { resource: 'pods' },
+    );
+  }
   if (options.follow && containers.length > 1) {
     yield* mergeLines(containers.map((container) => containerLines(open, container, options)));
     return;

@@ -3,6 +3,7 @@ import { createServer, type AddressInfo, type Server, type Socket } from 'node:n
 import { Duplex, type Readable, type Writable } from 'node:stream';
 import type { RequestBuilder, WebSocketClose } from '@k/rest';
 import { PortForwardError } from '../errors.js';
+import { BoundedText, MAX_QUOTED_BYTES } from './bounded-text.js';
 import { ChannelMux } from './channel-mux.js';
 import { keepAliveOf, type KeepAliveOptions } from './keep-alive.js';
 
@@ -81,10 +82,15 @@ export class PortForwardStream extends Duplex {
     this.#data = mux.readable(DATA, skipPortPrefix());
     this.#input = mux.writable(DATA, false);
     const skip = skipPortPrefix();
-    let errorText = '';
+    // The error stream is the server's text: its start is kept, bounded, for the error.
+    const errorText = new BoundedText(MAX_QUOTED_BYTES, 'head');
+    let failed = false;
     mux.onMessage(ERROR, (payload) => {
       const text = skip(payload);
-      if (text) errorText += text.toString('utf8');
+      if (text && text.length > 0) {
+        failed = true;
+        errorText.push(text);
+      }
     });
     this.#data.on('data', (chunk: Buffer) => {
       if (!this.push(chunk)) this.#data.pause();
@@ -94,8 +100,9 @@ export class PortForwardStream extends Duplex {
       if (this.destroyed) return;
       // A failure wins at once; a clean close ends the stream after the data read so far.
       if (signal?.aborted) this.destroy(signal.reason as Error);
-      else if (errorText) this.destroy(new PortForwardError(errorText, port));
-      else if (close.error) {
+      else if (failed) {
+        this.destroy(new PortForwardError(errorText.text() || `port ${port}: an error`, port));
+      } else if (close.error) {
         this.destroy(
           new PortForwardError(`port ${port}: ${close.error.message}`, port, {
             cause: close.error,

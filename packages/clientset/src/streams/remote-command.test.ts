@@ -34,6 +34,21 @@ describe('exitResult (the error channel’s Status)', () => {
     expect((error as Error).message).toBe('remote command failed: no such container');
   });
 
+  it('quotes at most 4 KiB of the Status message, without control characters', () => {
+    const message = `\u001b]0;title\u0007${'€'.repeat(1_000_000)}`;
+    const status = { status: 'Failure', reason: 'InternalError', message };
+    let error: unknown;
+    try {
+      exitResult(status);
+    } catch (caught) {
+      error = caught;
+    }
+    expect((error as RemoteCommandError).status.message).toBe(message);
+    const text = (error as Error).message;
+    expect(text).toMatch(/^remote command failed: \]0;title€+…$/);
+    expect(Buffer.byteLength(text)).toBeLessThanOrEqual(4096 + 30);
+  });
+
   it('does not take a NonZeroExitCode without a usable code for a result', () => {
     expect(() =>
       exitResult({

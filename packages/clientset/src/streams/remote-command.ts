@@ -1,6 +1,7 @@
 import type { Readable, Writable } from 'node:stream';
 import type { RequestBuilder, Status, WebSocketConnection } from '@k/rest';
 import { RemoteCommandError } from '../errors.js';
+import { BoundedText, MAX_QUOTED_BYTES } from './bounded-text.js';
 import { ChannelMux } from './channel-mux.js';
 import { keepAliveOf, type KeepAliveOptions } from './keep-alive.js';
 
@@ -103,10 +104,16 @@ export function exitResult(status: Status): ExecResult {
     const exitCode = Number(cause?.message);
     if (Number.isInteger(exitCode) && exitCode >= 0) return { exitCode, status };
   }
-  throw new RemoteCommandError(
-    `remote command failed: ${status.message ?? status.reason ?? 'unknown error'}`,
-    status,
-  );
+  throw new RemoteCommandError(`remote command failed: ${quoted(status)}`, status);
+}
+
+/** quoted is what an error quotes of a Status: its message or reason, bounded and printable. */
+function quoted(status: Status): string {
+  const text = new BoundedText(MAX_QUOTED_BYTES, 'head');
+  const said = status.message ?? status.reason;
+  // A slice first: a Status can be megabytes, and a character is at least a byte.
+  text.push(typeof said === 'string' ? said.slice(0, MAX_QUOTED_BYTES + 1) : '');
+  return text.text() || 'unknown error';
 }
 
 function parseStatus(payload: Buffer): Status {
