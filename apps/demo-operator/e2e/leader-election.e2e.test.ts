@@ -55,6 +55,46 @@ async function writesBy(identities: readonly string[]): Promise<string[]> {
 }
 
 describe('two operator processes', () => {
+  it('a leader whose Lease another holder takes stops and exits 1, saying why', async () => {
+    const leader = replica('gamma');
+    await leader.waitForOutput(/leading; starting controllers/);
+    const webapps = createWebappsClient(cs.rest, namespace.name);
+    await webapps.create(webApp('busy'));
+    await eventually(async () =>
+      expect((await webapps.get('busy')).status?.observedGeneration).toBe(1),
+    );
+    // Another holder takes the Lease (as one would after it expired), for a long time.
+    const leases = cs.coordinationV1.leases(namespace.name);
+    const now = new Date()
+      .toISOString()
+      .replace(/\.(\d+)Z$/, (_, fraction: string) => `.${fraction.padEnd(6, '0')}Z`);
+    await eventually(async () => {
+      const lease = await leases.get(LEASE_NAME);
+      await leases.update({
+        ...lease,
+        spec: {
+          ...lease.spec,
+          holderIdentity: 'usurper',
+          leaseDurationSeconds: 300,
+          acquireTime: now,
+          renewTime: now,
+          leaseTransitions: (lease.spec?.leaseTransitions ?? 0) + 1,
+        },
+      });
+    }, 10_000);
+    const takenAt = Date.now();
+    const exit = await leader.exited;
+    console.log(`the leader exited ${Date.now() - takenAt} ms after its Lease was taken`);
+    expect(exit).toMatchObject({ code: 1, signal: null });
+    const failed = exit.output.match(/^.*failed .*ERR_RUNTIME_LEADERSHIP_LOST.*$/m);
+    expect(failed).not.toBeNull();
+    console.log(failed![0]);
+    expect((await leases.get(LEASE_NAME)).spec?.holderIdentity).toBe('usurper');
+    // No operator is left to remove the finalizer: do it, so the namespace can go.
+    await webapps.patch('busy', 'merge', { metadata: { finalizers: null } });
+    await webapps.delete('busy');
+  });
+
   it('only the leader reconciles; SIGKILL it and the other takes over and finishes the work; no WebApp is written by both', async () => {
     const first = replica('alpha');
     const second = replica('beta');
