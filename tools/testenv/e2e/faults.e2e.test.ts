@@ -71,6 +71,15 @@ describe('restart, stop and start of a component', () => {
     expect((await get(plane.server)).status).toBe(200);
   });
 
+  it('stops kube-apiserver with a watch open at once: the watch ends cleanly, no SIGKILL needed', async () => {
+    const watch = await openWatch(plane.server);
+    // Without ending watches, kube-apiserver's HTTP shutdown waits up to 60 s for this one; past
+    // the plane's grace period (10 s) SIGKILL resets the connection instead of ending the watch.
+    await plane.restart('kube-apiserver');
+    expect(await watch.ended).toBe('end');
+    expect((await get(plane.server)).status).toBe(200);
+  });
+
   it('refuses components the plane does not have', async () => {
     await expect(plane.restart('kwok')).rejects.toThrow(/kwok is not part of this control plane/);
   });
@@ -113,6 +122,17 @@ describe('the fault proxy', () => {
     await expect(get(proxy.server)).rejects.toThrow(/ECONNREFUSED/);
     await proxy.heal();
     expect((await get(proxy.server)).status).toBe(200);
+  });
+
+  it('refuse resolves while a connection is open, and the open one goes on', async () => {
+    const watch = await openWatch(proxy.server);
+    await proxy.refuse();
+    await expect(get(proxy.server)).rejects.toThrow(/ECONNREFUSED/);
+    expect(proxy.connections).toBeGreaterThan(0);
+    await proxy.heal();
+    expect((await get(proxy.server)).status).toBe(200);
+    proxy.cut();
+    expect(await watch.ended).not.toBe('');
   });
 
   it('latency delays every chunk', async () => {

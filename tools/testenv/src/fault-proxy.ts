@@ -96,11 +96,17 @@ export class FaultProxy {
     this.#latencyMs = Math.max(0, ms);
   }
 
-  /** refuse closes the listening port: new connections are refused; open ones go on. */
-  async refuse(): Promise<void> {
-    if (this.#mode === 'refuse') return;
-    this.#mode = 'refuse';
-    await new Promise<void>((resolve) => this.#listener.close(() => resolve()));
+  /**
+   * refuse closes the listening port: new connections are refused; open ones go on. Resolves once
+   * the port is closed, not when the open connections end.
+   */
+  refuse(): Promise<void> {
+    if (this.#mode !== 'refuse') {
+      this.#mode = 'refuse';
+      // close() closes the port at once; its callback would wait for every open connection.
+      this.#listener.close();
+    }
+    return Promise.resolve();
   }
 
   /** heal ends stall, latency and refuse; held traffic of stalled connections flows on. */

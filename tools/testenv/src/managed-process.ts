@@ -1,7 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, openSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { setTimeout as sleep } from 'node:timers/promises';
 
 /** ProcessExit is how a managed process ended. */
 export interface ProcessExit {
@@ -50,11 +49,20 @@ export class ManagedProcess {
   /**
    * stop sends SIGTERM, waits up to `graceMs`, then SIGKILL, and resolves once the process is gone.
    * It signals only this pid, and only while the child is unreaped, so a reused pid is never hit.
+   * Until then the child keeps the caller's event loop alive: a program whose only pending work is
+   * this stop neither exits early nor, once the child is gone, waits out the grace period.
    */
   async stop(graceMs: number): Promise<ProcessExit> {
     if (this.#exit) return this.#exit;
+    // Unref'd while it runs (see startManagedProcess); its exit is what the caller waits for now.
+    this.#child.ref();
     this.#child.kill('SIGTERM');
-    const graceful = await Promise.race([this.#exited, sleep(graceMs, undefined)]);
+    let timer: NodeJS.Timeout | undefined;
+    const graceful = await Promise.race([
+      this.#exited,
+      new Promise<undefined>((resolve) => (timer = setTimeout(resolve, graceMs, undefined))),
+    ]);
+    clearTimeout(timer);
     if (graceful) return graceful;
     this.#child.kill('SIGKILL');
     return this.#exited;
@@ -74,8 +82,8 @@ export class ManagedProcess {
 /**
  * startManagedProcess spawns `command args` with stdout and stderr appended to `logPath` (a file,
  * not a pipe to this process, so the child never blocks on or dies from our streams), in its own
- * process group, and `unref`s it so it does not keep the caller's event loop alive; the watchdog
- * covers exits without stop().
+ * process group, and `unref`s it so a running component does not keep the caller's event loop
+ * alive (the watchdog covers exits without stop()); `stop()` refs it again while it waits.
  * Rejects when the executable cannot be spawned.
  */
 export async function startManagedProcess(
