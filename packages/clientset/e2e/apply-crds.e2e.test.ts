@@ -1,9 +1,14 @@
-import { useTestNamespace } from '@k/testenv/vitest';
+import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { controlPlane, useTestNamespace } from '@k/testenv/vitest';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ClientsetError, CrdNotEstablishedError, type Clientset } from '../src/index.js';
 import { findByKind } from '../src/discovery.js';
 import { caught } from '@k/test-utils';
 import { clientsetFor } from './helpers.js';
+
+const run = promisify(execFile);
 
 // applyManifests and CustomResourceDefinitions against the real API server: a CRD is only usable
 // once the server has accepted its names, set Established and listed the kind in discovery.
@@ -153,6 +158,62 @@ teeth: 8
       (await cs.apiextensionsV1.customResourceDefinitions().get(`gearboxes.${group}`)).metadata
         ?.name,
     ).toBe(`gearboxes.${group}`);
+  });
+
+  // Node 20 loses `AbortSignal.any([signal, AbortSignal.timeout(ms)])` once a GC ran before the
+  // deadline; only a real process with a real GC shows whether a deadline survives one. With a
+  // caller's signal, the wait links it with its deadline.
+  it('fails at its deadline in a process that collects garbage before it is due', async () => {
+    const group = uniqueGroup();
+    await cs.applyManifests(crdManifest(group, 'pulleys', 'Pulley'), {
+      fieldManager: 'apply-crds',
+    });
+    const program = [
+      "import { inferClientset } from '../src/index.ts';",
+      'const cs = await inferClientset({',
+      "  kubeconfig: process.env.KUBECONFIG_PATH, context: 'admin', throttle: 'off',",
+      '});',
+      // Collect garbage all along, so GCs fall between the start of the wait and its deadline.
+      'const collector = setInterval(() => globalThis.gc(), 50);',
+      'collector.unref();',
+      'const stop = new AbortController();',
+      'const outcome = await cs',
+      '  .applyManifests(process.env.MANIFEST, {',
+      "    fieldManager: 'apply-crds',",
+      '    waitForEstablished: { timeoutMs: 3000 },',
+      '    signal: stop.signal,',
+      '  })',
+      "  .then(() => 'established', (error) => `${error.code}: ${error.message}`);",
+      'await cs.close();',
+      'console.log(outcome);',
+    ].join('\n');
+    const { stdout } = await run(
+      process.execPath,
+      [
+        '--expose-gc',
+        '--conditions=@k/source',
+        '--import',
+        'tsx',
+        '--input-type=module',
+        '-e',
+        program,
+      ],
+      {
+        cwd: fileURLToPath(new URL('.', import.meta.url)),
+        env: {
+          ...process.env,
+          KUBECONFIG_PATH: controlPlane().kubeconfigPath,
+          // The same kind again: NamesAccepted=False, never Established.
+          MANIFEST: crdManifest(group, 'pulleyblocks', 'Pulley'),
+        },
+        timeout: 30_000,
+      },
+    );
+    expect(stdout.trim()).toMatch(
+      new RegExp(
+        `^ERR_CLIENTSET_CRD_NOT_ESTABLISHED: customresourcedefinition pulleyblocks\\.${group.replace(/\./g, '\\.')} was not established within 3000 ms: NamesAccepted=False`,
+      ),
+    );
   });
 
   it('with waitForEstablished: false, a CRD alone is applied without waiting, and a dry run never waits', async () => {

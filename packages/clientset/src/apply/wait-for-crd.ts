@@ -1,4 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import { linkSignals } from '@k/rest';
 import { isGone, isResourceExpired } from '@k/rest/errors';
 import { CrdNotEstablishedError, type CrdCondition } from '../errors.js';
 import type { DiscoveryClient } from '../discovery/discovery-client.js';
@@ -55,8 +56,6 @@ function describeConditions(conditions: readonly CrdCondition[]): string {
     .join(', ');
 }
 
-const DEADLINE = Symbol('deadline');
-
 /**
  * waitForEstablished watches the CRD (one request; the watch starts at the applied
  * resourceVersion, so no change is missed) until its `Established` condition is True, and
@@ -79,15 +78,14 @@ async function waitForEstablished(wait: CrdWait, name: string, deadline: number)
     if (isEstablished(current)) return current;
     const remaining = deadline - Date.now();
     if (remaining <= 0) throw timeoutError(`was not established within ${wait.timeoutMs} ms`);
-    const timer = new AbortController();
-    const alarm = setTimeout(() => timer.abort(DEADLINE), remaining);
-    const signal = wait.signal ? AbortSignal.any([wait.signal, timer.signal]) : timer.signal;
+    // linkSignals, not AbortSignal.any: Node 20 can lose the deadline's source after a GC.
+    const linked = linkSignals([wait.signal], { timeoutMs: remaining });
     try {
       const watch = await wait.crds.watch({
         fieldSelector: `metadata.name=${name}`,
         resourceVersion: (current as CrdShape).metadata?.resourceVersion,
         timeoutSeconds: Math.ceil(remaining / 1000),
-        signal,
+        signal: linked.signal,
       });
       for await (const event of watch) {
         if (event.type === 'BOOKMARK') continue;
@@ -99,13 +97,13 @@ async function waitForEstablished(wait: CrdWait, name: string, deadline: number)
         }
       }
     } catch (error) {
-      if (timer.signal.aborted && !wait.signal?.aborted) {
+      if (linked.timedOut) {
         throw timeoutError(`was not established within ${wait.timeoutMs} ms`);
       }
       if (!isGone(error) && !isResourceExpired(error)) throw error;
       current = await wait.crds.get(name, { signal: wait.signal });
     } finally {
-      clearTimeout(alarm);
+      linked.dispose();
     }
   }
 }
