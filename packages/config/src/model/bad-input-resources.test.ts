@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { formatKubeconfig } from '../view/format-kubeconfig.js';
 import { expectParseError, expectParsed, parseOutcome } from './__fixtures__/bad-input.js';
 
 /** Property runs and big inputs take seconds on a busy machine; 5 s is too tight. */
@@ -84,30 +85,47 @@ describe('deep nesting', { timeout: SLOW_TEST_TIMEOUT }, () => {
     expect(config.extensions.has('deep')).toBe(true);
   });
 
-  // kubectl accepts up to 10,000 levels; the yaml library overflows its stack sooner (about
-  // 800 levels of flow sequences), which comes out as a typed error. Real files nest < 10.
+  // kubectl accepts up to 10,000 levels; a file nested deeper than 256 is refused here: the yaml
+  // library overflows its stack parsing about 800 levels of flow sequences, and printing about
+  // 640, which a file that loaded must survive. Real files nest < 10.
+  const TOO_DEEP =
+    /^error loading config file "bad-input\.yaml": yaml: (line \d+, column \d+: nested too deeply|nested deeper than 256 levels)$/;
+
   it.each(Object.entries(shapes))(
     '20,000 levels of %s fail with a typed error, not a stack overflow',
     (_, shape) => {
-      expect(parseOutcome(inExtension(shape(20_000))).ok).toBe(false);
+      expect(expectParseError(inExtension(shape(20_000))).message).toMatch(TOO_DEEP);
     },
   );
 
-  it('every depth gives a config or a typed error, around the stack limit too', () => {
-    const depth = fc.oneof(fc.integer({ min: 1, max: 3000 }), fc.integer({ min: 500, max: 1200 }));
+  it.each(Object.entries(shapes))(
+    '300 and 700 levels of %s fail with a typed error naming the depth',
+    (_, shape) => {
+      expect(expectParseError(inExtension(shape(300))).message).toMatch(TOO_DEEP);
+      expect(expectParseError(inExtension(shape(700))).message).toMatch(TOO_DEEP);
+    },
+  );
+
+  it('every depth gives a config that prints as YAML and JSON, or a typed error, around the stack limits too', () => {
+    const depth = fc.oneof(fc.integer({ min: 1, max: 3000 }), fc.integer({ min: 200, max: 1200 }));
     const shape = fc.constantFrom(...Object.values(shapes));
     const position = fc.constantFrom(inExtension, inUnknownField);
     fc.assert(
       fc.property(depth, shape, position, (levels, shapeOf, place) => {
-        parseOutcome(place(shapeOf(levels)));
+        const outcome = parseOutcome(place(shapeOf(levels)));
+        if (outcome.ok) {
+          formatKubeconfig(outcome.file.config, 'yaml');
+          formatKubeconfig(outcome.file.config, 'json');
+        } else expect(outcome.error.message).toMatch(TOO_DEEP);
       }),
       { seed: 20_240_601, numRuns: 400 },
     );
   });
 
-  it('a deep extension below the stack limit decodes to plain data', () => {
-    // Find the stack limit where it is today; it moves a little with JIT state, so check well
-    // below it for a config and just above it for a config or a typed error.
+  it('a deep extension below the limit decodes to plain data', () => {
+    // Find the limit (the depth bound, or the parser's stack where that is lower; the stack moves
+    // a little with JIT state), then check well below it for a config and just above it for a
+    // config or a typed error.
     let [low, high] = [1, 20_000];
     while (low < high) {
       const middle = Math.ceil((low + high) / 2);

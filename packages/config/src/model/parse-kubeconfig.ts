@@ -28,6 +28,14 @@ import { kubectlYamlTags } from './yaml-schema.js';
 export const MAX_ALIASED_NODES = 1_000_000;
 
 /**
+ * MAX_KUBECONFIG_DEPTH is how deep a kubeconfig may nest, the document itself being level 1. Real
+ * files nest fewer than 10 levels (extensions hold free-form data); the yaml library runs out of
+ * stack printing about 640 levels and parsing about 940, so a deeper file that loaded could not be
+ * printed or written back. kubectl allows 10,000.
+ */
+const MAX_KUBECONFIG_DEPTH = 256;
+
+/**
  * Characters outside YAML's printable set, which kubectl's reader rejects: C0 and C1 controls
  * other than tab, LF, CR and NEL, DEL, U+FFFE, U+FFFF and unpaired surrogates.
  */
@@ -82,6 +90,7 @@ function parseKubeconfigSource(
     // The fast path reads only what the full parser reads the same way (checks on the text
     // itself, like the one for control characters, must also guard it); the YAML document,
     // needed to write back, is parsed when first asked for.
+    checkDepth(simple.value, path);
     const config = decodeKubeconfig(simple.value, path);
     let document: Document | undefined;
     return hideKubeconfigFileSecrets({
@@ -105,7 +114,35 @@ function parseKubeconfigSource(
       { path },
     );
   }
+  checkDepth(value, path);
   return hideKubeconfigFileSecrets({ path, config: decodeKubeconfig(value, path), document });
+}
+
+/** checkDepth throws `ERR_CONFIG_PARSE` when `value` nests deeper than {@link MAX_KUBECONFIG_DEPTH}. */
+function checkDepth(value: unknown, path: string): void {
+  // A list of what is left to visit, not recursion: the check must not overflow the stack itself.
+  const pending: [node: object, depth: number][] = [];
+  const visit = (node: unknown, depth: number) => {
+    if (typeof node === 'object' && node !== null && !(node instanceof Uint8Array))
+      pending.push([node, depth]);
+  };
+  visit(value, 1);
+  for (let entry = pending.pop(); entry !== undefined; entry = pending.pop()) {
+    const [node, depth] = entry;
+    if (depth > MAX_KUBECONFIG_DEPTH) {
+      throw new KubeconfigError(
+        'ERR_CONFIG_PARSE',
+        `error loading config file "${path}": yaml: nested deeper than ${MAX_KUBECONFIG_DEPTH} levels`,
+        { path },
+      );
+    }
+    if (node instanceof Map) {
+      for (const [key, child] of node) {
+        visit(key, depth + 1);
+        visit(child, depth + 1);
+      }
+    } else for (const child of Object.values(node)) visit(child, depth + 1);
+  }
 }
 
 /**
@@ -266,9 +303,10 @@ export function safeYamlMessage(error: unknown, lineCounter?: LineCounter): stri
     const { message, pos } = error as { message?: unknown; pos?: [number, number] };
     const firstLine = typeof message === 'string' ? (message.split('\n')[0] ?? '') : '';
     // The library can append "at line L, column C:" and a code excerpt; keep neither.
-    const diagnosis = withoutQuotedSource(
-      firstLine.replace(/ at line \d+, column \d+:?$/, ''),
-    ).slice(0, 200);
+    const diagnosis = withoutQuotedSource(firstLine.replace(/ at line \d+, column \d+:?$/, ''))
+      // The yaml library's recursion ran out of stack: say what that means for the text.
+      .replace(/^Maximum call stack size exceeded$/, 'nested too deeply')
+      .slice(0, 200);
     const position = pos && lineCounter ? lineCounter.linePos(pos[0]) : undefined;
     return position
       ? `yaml: line ${position.line}, column ${position.col}: ${diagnosis}`
