@@ -65,6 +65,30 @@ items:
     expect(ClientsetError.isInstance(failure) && failure.code).toBe('ERR_CLIENTSET_MANIFEST');
     expect((failure as Error).message).toMatch(message);
   });
+
+  it.each([
+    ['JSON', (depth: number) => `${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}`],
+    [
+      'block YAML',
+      (depth: number) =>
+        Array.from({ length: depth }, (_, level) => `\n${' '.repeat(2 + level)}a:`).join('') + ' 1',
+    ],
+  ])(
+    'a manifest whose data nests 10,000 levels (%s) is a ManifestError saying so',
+    async (_, nest) => {
+      // The YAML parser recurses and runs out of stack long before: a typed error, not a RangeError.
+      const failure = await caught(
+        parseManifests(
+          `apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\ndata: ${nest(10_000)}\n`,
+        ),
+      );
+      expect(ManifestError.isInstance(failure)).toBe(true);
+      expect(failure).toMatchObject({ code: 'ERR_CLIENTSET_MANIFEST', document: 1 });
+      expect((failure as Error).message).toMatch(
+        /^document 1 is not valid yaml: yaml: line \d+, column \d+: nested too deeply$/,
+      );
+    },
+  );
 });
 
 // The secret every case hides in the line the YAML parser stops at (or just before it).
