@@ -60,16 +60,18 @@ export interface RunningOperator {
 }
 
 /**
- * startOperator runs the operator in this process against the run's control plane, wired as the
- * command wires it (`registerOperator`), confined to `namespace` (its WebApps, its registry and
- * Lease there too), without leader election and server unless `flags` say otherwise.
+ * startOperator runs the operator in this process against the run's control plane (or the one
+ * of `kubeconfigPath`), wired as the command wires it (`registerOperator`), confined to
+ * `namespace` (its WebApps, its registry and Lease there too), without leader election and
+ * server unless `flags` say otherwise (a later flag wins: `--namespace=` watches every one).
  */
 export async function startOperator(
   namespace: string,
   flags: readonly string[] = [],
+  kubeconfigPath: string = controlPlane().kubeconfigPath,
 ): Promise<RunningOperator> {
   const config = await inferConfig({
-    explicitPath: controlPlane().kubeconfigPath,
+    explicitPath: kubeconfigPath,
     overrides: { context: 'admin' },
   });
   const logs: string[] = [];

@@ -11,7 +11,7 @@ import { controlPlane, useTestNamespace } from '@k/testenv/vitest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Deployment } from '@k/clientset/apps/v1';
 import { createWebappsClient, type WebApp } from '../src/generated/web-app-v1alpha1.js';
-import { FIELD_MANAGER, FINALIZER, MANAGED_BY_LABEL, REGISTRY_NAME } from '../src/names.js';
+import { FIELD_MANAGER, FINALIZER, MANAGED_BY_LABEL, registryName } from '../src/names.js';
 import { sameQuantity } from '../src/reconcile/quantity.js';
 import { clientsetFor, eventually, installCrd, startOperator, webApp } from './helpers.js';
 
@@ -87,7 +87,7 @@ describe('the WebApp operator on the real control plane', () => {
 
       // The finalizer and the registry entry outside the WebApp's reach.
       const registry = await eventually(() =>
-        cs.coreV1.configMaps(namespace.name).get(REGISTRY_NAME),
+        cs.coreV1.configMaps(namespace.name).get(registryName(namespace.name)),
       );
       expect(registry.data).toEqual({
         [`${namespace.name}.hello`]: `http://hello.${namespace.name}.svc:80`,
@@ -474,10 +474,9 @@ describe('the WebApp operator on the real control plane', () => {
       await webapps.create(webApp('keep'));
       await webapps.create(webApp('gone'));
       await eventually(async () => {
-        expect(Object.keys((await configMaps.get(REGISTRY_NAME)).data ?? {}).sort()).toEqual([
-          `${namespace.name}.gone`,
-          `${namespace.name}.keep`,
-        ]);
+        expect(
+          Object.keys((await configMaps.get(registryName(namespace.name))).data ?? {}).sort(),
+        ).toEqual([`${namespace.name}.gone`, `${namespace.name}.keep`]);
         await cs.coreV1.services(namespace.name).get('gone');
       });
 
@@ -486,7 +485,7 @@ describe('the WebApp operator on the real control plane', () => {
       await eventually(async () => {
         await expect(webapps.get('gone')).rejects.toSatisfy(isNotFound);
       });
-      expect(Object.keys((await configMaps.get(REGISTRY_NAME)).data ?? {})).toEqual([
+      expect(Object.keys((await configMaps.get(registryName(namespace.name))).data ?? {})).toEqual([
         `${namespace.name}.keep`,
       ]);
       await eventually(async () => {
@@ -508,12 +507,12 @@ describe('the WebApp operator on the real control plane', () => {
       const configMaps = cs.coreV1.configMaps(namespace.name);
       await webapps.create(webApp('stuck'));
       await eventually(async () =>
-        expect((await configMaps.get(REGISTRY_NAME)).data).toHaveProperty(
+        expect((await configMaps.get(registryName(namespace.name))).data).toHaveProperty(
           `${namespace.name}.stuck`,
         ),
       );
       // An immutable registry refuses every patch (422): the entry cannot be removed.
-      await configMaps.patch(REGISTRY_NAME, 'merge', { immutable: true });
+      await configMaps.patch(registryName(namespace.name), 'merge', { immutable: true });
       await webapps.delete('stuck');
       await new Promise((resolve) => setTimeout(resolve, 3000));
       const held = await webapps.get('stuck');
@@ -527,7 +526,7 @@ describe('the WebApp operator on the real control plane', () => {
       );
 
       // Without the registry there is nothing left to clean: the finalizer goes, then the WebApp.
-      await configMaps.delete(REGISTRY_NAME);
+      await configMaps.delete(registryName(namespace.name));
       await eventually(async () => {
         await expect(webapps.get('stuck')).rejects.toSatisfy(isNotFound);
       });
@@ -551,14 +550,15 @@ describe('the WebApp operator on the real control plane', () => {
         [`${namespace.name}.listed-b`]: `http://listed-b.${namespace.name}.svc:80`,
       };
       await eventually(async () =>
-        expect((await configMaps.get(REGISTRY_NAME)).data).toEqual(entries),
+        expect((await configMaps.get(registryName(namespace.name))).data).toEqual(entries),
       );
       // Idle: nothing else changes, so only the registry's own delete can bring it back.
       await new Promise((resolve) => setTimeout(resolve, 2000));
-      await configMaps.delete(REGISTRY_NAME);
+      await configMaps.delete(registryName(namespace.name));
       const deletedAt = Date.now();
       await eventually(
-        async () => expect((await configMaps.get(REGISTRY_NAME)).data).toEqual(entries),
+        async () =>
+          expect((await configMaps.get(registryName(namespace.name))).data).toEqual(entries),
         10_000,
       );
       console.log(`registry recreated ${Date.now() - deletedAt} ms after its delete`);

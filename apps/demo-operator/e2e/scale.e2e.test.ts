@@ -3,7 +3,7 @@ import { readAuditLog, type AuditRecord } from '@k/testenv';
 import { controlPlane, useTestNamespace } from '@k/testenv/vitest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWebappsClient } from '../src/generated/web-app-v1alpha1.js';
-import { LEASE_NAME, REGISTRY_NAME } from '../src/names.js';
+import { LEASE_NAME, registryName } from '../src/names.js';
 import { clientsetFor, eventually, installCrd, startOperator, webApp } from './helpers.js';
 
 const COUNT = 200;
@@ -65,7 +65,9 @@ describe(`${COUNT} WebApps at once`, () => {
       expect((await cs.appsV1.deployments(namespace.name).list()).items).toHaveLength(COUNT);
       expect((await cs.coreV1.services(namespace.name).list()).items).toHaveLength(COUNT);
       expect(
-        Object.keys((await cs.coreV1.configMaps(namespace.name).get(REGISTRY_NAME)).data ?? {}),
+        Object.keys(
+          (await cs.coreV1.configMaps(namespace.name).get(registryName(namespace.name))).data ?? {},
+        ),
       ).toHaveLength(COUNT);
 
       // Let the last status writes settle, then watch for a while.

@@ -17,8 +17,29 @@ export const INSTANCE_LABEL = 'app.kubernetes.io/instance';
 /** CONFIG_HASH_ANNOTATION holds the hash of what the operator last applied, so a removed field is noticed. */
 export const CONFIG_HASH_ANNOTATION = 'apps.k.example/config-hash';
 
-/** REGISTRY_NAME is the ConfigMap, in the operator's namespace, that lists every WebApp's address. */
-export const REGISTRY_NAME = 'webapp-registry';
+/**
+ * REGISTRY_PREFIX starts the names of the registry: one ConfigMap per namespace with WebApps, in
+ * the operator's namespace, `webapp-registry-<namespace>`, listing the address of each of that
+ * namespace's WebApps (so no namespace's WebApps can fill another's).
+ */
+export const REGISTRY_PREFIX = 'webapp-registry-';
+
+/** REGISTRY_NAMESPACE_LABEL is on each registry ConfigMap: the namespace it lists (the informer selects on it). */
+export const REGISTRY_NAMESPACE_LABEL = 'apps.k.example/registry-of';
+
+/**
+ * REGISTRY_MAX_BYTES bounds one namespace's registry ConfigMap: its keys and values together,
+ * 512 KiB (the API server refuses more than 1 MiB of values, and etcd a request over 1.5 MiB,
+ * managedFields included). That is at least 800 WebApps (names of 253 characters in a namespace
+ * of 63), about 1,950 with names of 63 in a namespace of 63, and 8,700 with names of 12 in a
+ * namespace of 10.
+ */
+export const REGISTRY_MAX_BYTES = 512 * 1024;
+
+/** registryName is the registry ConfigMap of `namespace`'s WebApps. */
+export function registryName(namespace: string): string {
+  return `${REGISTRY_PREFIX}${namespace}`;
+}
 
 /** LEASE_NAME is the Lease the operator's replicas compete for. */
 export const LEASE_NAME = 'demo-operator';

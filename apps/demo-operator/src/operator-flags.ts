@@ -27,7 +27,7 @@ flags:
   --qps=N                            requests per second to the API server (default 20)
   --burst=N                          requests allowed at once above the QPS (default 30)
   --namespace=NS                     watch only this namespace (default: every namespace)
-  --operator-namespace=NS            namespace of the Lease and the registry ConfigMap
+  --operator-namespace=NS            namespace of the Lease and the registry ConfigMaps
                                      (default: $POD_NAMESPACE, the pod's own, else demo-operator-system)
   --leader-elect=true|false          compete for the Lease, reconcile only while leading (default true)
   --leader-elect-lease-duration=15s  --leader-elect-renew-deadline=10s  --leader-elect-retry-period=2s

@@ -11,7 +11,7 @@ import {
   type Manager,
 } from '@k/runtime';
 import { createWebappsClient, type WebApp } from './generated/web-app-v1alpha1.js';
-import { FIELD_MANAGER, MANAGED_BY_LABEL, REGISTRY_NAME } from './names.js';
+import { FIELD_MANAGER, MANAGED_BY_LABEL, REGISTRY_NAMESPACE_LABEL } from './names.js';
 import { OwnWrites } from './reconcile/own-writes.js';
 import { WebAppReconciler } from './reconcile/webapp-reconciler.js';
 import { WebAppRegistry } from './reconcile/webapp-registry.js';
@@ -20,7 +20,7 @@ import { WebAppRegistry } from './reconcile/webapp-registry.js';
 export interface OperatorSettings {
   /** watchNamespace limits the operator to one namespace; `''` watches every namespace. */
   watchNamespace: string;
-  /** operatorNamespace holds the leader-election Lease and the registry ConfigMap. */
+  /** operatorNamespace holds the leader-election Lease and the registry ConfigMaps. */
   operatorNamespace: string;
   /** leaderElection: compete for the Lease and reconcile only while leading (default true). */
   leaderElection: boolean;
@@ -38,9 +38,10 @@ export interface OperatorSettings {
 /**
  * WebAppOperator is the WebApp controller in a @k/runtime `Manager`: shared informers on
  * WebApps, on the Deployments and Services it manages (selected by the
- * `app.kubernetes.io/managed-by` label, so the cache holds only its own) and on the registry
- * ConfigMap; the controller (`for(webapps).owns(deployments).owns(services)`, and registry
- * changes enqueue the WebApps whose entry is missing); Events on the WebApps. The Manager
+ * `app.kubernetes.io/managed-by` label, so the cache holds only its own) and on the registry's
+ * ConfigMaps (one per namespace); the controller (`for(webapps).owns(deployments).owns(services)`,
+ * and a registry change enqueues its namespace's WebApps whose entry is missing); Events on the
+ * WebApps. The Manager
  * (see `registerOperator`) adds leader election on a Lease, so only one replica reconciles while
  * the others keep a warm cache, and `/healthz`, `/readyz` and `/metrics`.
  */
@@ -76,7 +77,7 @@ export class WebAppOperator {
     this.services = this.manager.informerFor(clientset.coreV1.services(namespace), managed);
     const registryClient = clientset.coreV1.configMaps(settings.operatorNamespace);
     this.registryConfigMaps = this.manager.informerFor(registryClient, {
-      fieldSelector: `metadata.name=${REGISTRY_NAME}`,
+      labelSelector: `${REGISTRY_NAMESPACE_LABEL},${MANAGED_BY_LABEL}=${FIELD_MANAGER}`,
     });
     const registry = new WebAppRegistry(registryClient, new OwnWrites(this.registryConfigMaps));
     this.reconciler = new WebAppReconciler(
@@ -94,10 +95,13 @@ export class WebAppOperator {
       .for(this.webapps)
       .owns(this.deployments)
       .owns(this.services)
-      // Not the changed registry's own state: a deleted one's last state still lists every entry.
-      .watches(this.registryConfigMaps, () =>
-        registry.missingEntries(this.webapps.lister.list()).map(requestFor),
-      )
+      // A namespace's registry changed: its WebApps whose entry is missing, from the cache as it
+      // is now (a deleted ConfigMap's last state still lists every entry).
+      .watches(this.registryConfigMaps, (configMap) => {
+        const namespace = WebAppRegistry.namespaceListedBy(configMap);
+        if (namespace === undefined) return [];
+        return registry.missingEntries(this.webapps.lister.list(namespace)).map(requestFor);
+      })
       .withOptions({ maxConcurrentReconciles: settings.maxConcurrentReconciles })
       .complete(async (request, context) => {
         const { writes, requeueAfterMs } = await this.reconciler.reconcile(request, context);

@@ -20,6 +20,7 @@ import {
   type WebApp,
   type WebAppStatus,
 } from '../generated/web-app-v1alpha1.js';
+import { OperatorError } from '../errors.js';
 import { CONFIG_HASH_ANNOTATION, FIELD_MANAGER, FINALIZER } from '../names.js';
 import { desiredDeployment, desiredService } from './desired-state.js';
 import { isApplied } from './is-applied.js';
@@ -101,9 +102,10 @@ interface ChildClient<T extends KubernetesObject> {
  * informers have not delivered yet (so a reconcile right after another never repeats its
  * writes), and a write is sent only when it would change something: with nothing changing a
  * reconcile sends nothing. What a reconcile changed is one Event per reason on the WebApp
- * (`Created`, `Updated`, `DriftCorrected`, `CleanedUp`; `ApplyFailed`, `CleanupFailed` and
- * `Conflict` as warnings). A failed write throws (after the status says Degraded), and the
- * controller retries it with backoff.
+ * (`Created`, `Updated`, `DriftCorrected`, `CleanedUp`; `ApplyFailed`, `CleanupFailed`,
+ * `Conflict` and `RegistryFull` as warnings). A failed write throws (after the status says
+ * Degraded), and the controller retries it with backoff; a namespace's full registry is not
+ * retried (`Degraded: RegistryFull`): a change of it enqueues the WebApps it lacks.
  *
  * A new WebApp costs seven writes, each necessary: the finalizer (before anything it guards), its
  * registry entry, the Deployment, the Service, one `Created` Event for both, the status as soon
@@ -222,11 +224,22 @@ export class WebAppReconciler {
     if (conflict && !(degraded?.reason === 'Conflict' && degraded.message === conflict)) {
       this.#events.warning(webapp, 'Conflict', conflict); // once, not at every look
     }
+    // A full registry is no failure to retry: a change of it enqueues the WebApps it lacks.
+    const registryFull =
+      recorded.status === 'rejected' &&
+      OperatorError.isInstance(recorded.reason) &&
+      recorded.reason.code === 'ERR_OPERATOR_REGISTRY_FULL'
+        ? recorded.reason.message
+        : undefined;
+    if (registryFull && degraded?.reason !== 'RegistryFull') {
+      this.#events.warning(webapp, 'RegistryFull', registryFull);
+    }
 
     const status = webAppStatus(webapp, deployment, {
       paused: webapp.spec.paused === true,
       ...(failure ? { failure: failure.message } : {}),
       ...(conflict ? { conflict } : {}),
+      ...(registryFull ? { registryFull } : {}),
       ...(conflicts.has('Deployment') ? { deploymentConflict: conflicts.get('Deployment')! } : {}),
     });
     if (!sameStatus(webapp.status, status)) {
@@ -234,7 +247,7 @@ export class WebAppReconciler {
       writes.push('status-updated');
     }
     if (failure) throw failure;
-    if (recorded.status === 'rejected') throw recorded.reason;
+    if (recorded.status === 'rejected' && !registryFull) throw recorded.reason;
     return conflict ? { writes, requeueAfterMs: this.#conflictRecheckMs(status) } : { writes };
   }
 

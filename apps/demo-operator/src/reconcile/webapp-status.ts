@@ -19,6 +19,8 @@ export interface StatusFacts {
   conflict?: string;
   /** deploymentConflict is set when that object is the Deployment (its message). */
   deploymentConflict?: string;
+  /** registryFull says why the WebApp's registry entry could not be recorded: its namespace's is full. */
+  registryFull?: string;
 }
 
 type NewCondition = Omit<WebAppCondition, 'lastTransitionTime' | 'observedGeneration'>;
@@ -122,6 +124,14 @@ function degradedCondition(deployment: Deployment | undefined, facts: StatusFact
   if (facts.failure !== undefined) {
     return { type: 'Degraded', status: 'True', reason: 'ApplyFailed', message: facts.failure };
   }
+  if (facts.registryFull !== undefined) {
+    return {
+      type: 'Degraded',
+      status: 'True',
+      reason: 'RegistryFull',
+      message: facts.registryFull,
+    };
+  }
   const progressing = deploymentCondition(deployment, 'Progressing');
   if (progressing?.status === 'False' && progressing.reason === 'ProgressDeadlineExceeded') {
     return {
@@ -151,8 +161,8 @@ const CONDITION_TYPES = ['Available', 'Progressing', 'Degraded'];
  * reconcile learned: the Deployment's replica counts, the generation it describes, the Pods'
  * selector (for the scale subresource) and the conditions Available (the Deployment's
  * availability), Progressing (a rollout under way; False when complete or paused) and Degraded
- * (an object of the WebApp's name is someone else's: `Conflict`; a write failed; the rollout
- * exceeded its deadline; or Pods cannot be created).
+ * (an object of the WebApp's name is someone else's: `Conflict`; a write failed; the
+ * namespace's registry is full; the rollout exceeded its deadline; or Pods cannot be created).
  */
 export function webAppStatus(
   webapp: WebApp,
