@@ -6,6 +6,7 @@ import type { RestResponse } from '../response/rest-response.js';
 import type { Watch, WatchStreamOptions } from '../watch/watch.js';
 import type { WebSocketOptions } from '../websocket/open-websocket.js';
 import type { WebSocketConnection } from '../websocket/websocket-connection.js';
+import { encodeJson } from './encode-json.js';
 import { formatGoDuration } from './go-duration.js';
 import {
   DEFAULT_ACCEPT,
@@ -48,6 +49,20 @@ function quote(value: string): string {
 
 function problemsText(problems: readonly string[]): string {
   return `[${problems.join(' ')}]`;
+}
+
+/**
+ * stringifyBody is `JSON.stringify(body)`, and for an object nested deeper than its recursion
+ * reaches (a custom resource with free-form data, stored up to 10,000 levels deep by the API
+ * server) the same text from a walk that does not recurse.
+ */
+function stringifyBody(body: object): string | undefined {
+  try {
+    return JSON.stringify(body);
+  } catch (error) {
+    if (!(error instanceof RangeError)) throw error;
+    return encodeJson(body);
+  }
 }
 
 function isReadable(value: unknown): value is Readable {
@@ -273,7 +288,7 @@ export class RequestBuilder {
       this.#body = body;
     } else if (typeof body === 'object') {
       try {
-        this.#body = JSON.stringify(body);
+        this.#body = stringifyBody(body);
       } catch (error) {
         this.#error ??= new RequestBuildError(
           `body cannot be encoded as json: ${error instanceof Error ? error.message : String(error)}`,
