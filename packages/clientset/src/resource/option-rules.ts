@@ -13,6 +13,11 @@ import {
 } from '../validation/argument-rules.js';
 import type { OptionRules } from '../validation/check-arguments.js';
 
+const POSITIVE_INTEGER: ArgumentRule = {
+  expected: 'an integer of 1 or more',
+  test: (value) => Number.isSafeInteger(value) && (value as number) >= 1,
+};
+
 const LABEL_SELECTOR: ArgumentRule = {
   expected: 'a string or an object of string values',
   test: (value) =>
@@ -84,6 +89,7 @@ export const STREAM_OPTIONS: OptionRules = {
     ...REQUEST_OPTION_RULES,
     pingIntervalMs: NON_NEGATIVE_NUMBER,
     pongTimeoutMs: NON_NEGATIVE_NUMBER,
+    maxListedEntries: NON_NEGATIVE_INTEGER,
   },
 };
 
@@ -113,5 +119,6 @@ export const LOG_LINES_OPTIONS: OptionRules = {
     ...LOG_OPTIONS.rules,
     allContainers: BOOLEAN,
     reconnect: anyOf(BOOLEAN, PLAIN_OBJECT),
+    maxLineBytes: POSITIVE_INTEGER,
   },
 };

@@ -59,6 +59,9 @@ describe('logs and logLines arguments (recording fake server)', () => {
     expect(() => pods.logLines('p', { reconnect: 3 as Plain })).toThrow(
       /^pods log lines: options.reconnect must be true or false or an object, got a number$/,
     );
+    expect(() => pods.logLines('p', { maxLineBytes: 0 })).toThrow(
+      /^pods log lines: options.maxLineBytes must be an integer of 1 or more, got a number$/,
+    );
     expect(server.requests).toHaveLength(0);
   });
 });

@@ -42,6 +42,10 @@ describe('exec and attach options (recording fake server)', () => {
     expect((error as Error).message).toBe(
       'pods exec: options.pongTimeoutMs must be a number of 0 or more, got a string',
     );
+    const copied = await caught(pods.copyFromPod('p', '/data', '/tmp/x', { maxListedEntries: -1 }));
+    expect((copied as Error).message).toMatch(
+      /options.maxListedEntries must be an integer of 0 or more, got a number$/,
+    );
     const forward = await caught(pods.portForwardStream('p', 80, { pingIntervalMs: -1 }));
     expect((forward as Error).message).toBe(
       'pods port-forward: options.pingIntervalMs must be a number of 0 or more, got a number',

@@ -523,9 +523,10 @@ export class ResourceClient<
 
   /**
    * copyFromPod copies `source` from a pod's container to a local `destination`, as
-   * `kubectl cp` does (`tar c` run by {@link exec}), extracting the archive safely: entries
-   * with absolute paths, `..`, or leading through or to a symbolic link outside the destination
-   * are not written but listed in `skipped`.
+   * `kubectl cp` does (`tar c` run by {@link exec}), extracting the archive safely: only
+   * directories and regular files are written; every symbolic link (as kubectl skips them),
+   * hard link and special file, and every entry with an absolute path or `..`, is not written
+   * but listed in `skipped`.
    */
   async copyFromPod(
     name: string,
