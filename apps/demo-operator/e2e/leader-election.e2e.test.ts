@@ -34,7 +34,8 @@ function replica(identity: string): Child {
     '--leader-elect-lease-duration=4s',
     '--leader-elect-renew-deadline=3s',
     '--leader-elect-retry-period=500ms',
-    '--bind-address=127.0.0.1:0',
+    '--health-probe-bind-address=127.0.0.1:0',
+    '--metrics-bind-address=127.0.0.1:0',
   ]);
   children.push(child);
   return child;
@@ -98,9 +99,10 @@ describe('two operator processes', () => {
   it('only the leader reconciles; SIGKILL it and the other takes over and finishes the work; no WebApp is written by both', async () => {
     const first = replica('alpha');
     const second = replica('beta');
-    const url = async (child: Child) =>
-      (await child.waitForOutput(/serving health and metrics url=(\S+)/))[1]!;
-    const urls = [await url(first), await url(second)];
+    const url = async (child: Child, serves: string) =>
+      (await child.waitForOutput(new RegExp(`serving ${serves} url=(\\S+)`)))[1]!;
+    const urls = [await url(first, 'probes'), await url(second, 'probes')];
+    const metricsUrls = [await url(first, 'metrics'), await url(second, 'metrics')];
     const [leaderName] = (await Promise.race([
       first.waitForOutput(/leading; starting controllers/).then(() => ['alpha']),
       second.waitForOutput(/leading; starting controllers/).then(() => ['beta']),
@@ -128,7 +130,7 @@ describe('two operator processes', () => {
     });
     // /metrics: controller-runtime's and client-go's names, and who leads.
     const scrape = async (child: Child) =>
-      (await fetch(`${urls[child === first ? 0 : 1]}/metrics`)).text();
+      (await fetch(`${metricsUrls[child === first ? 0 : 1]}/metrics`)).text();
     const leaderMetrics = await scrape(leader);
     expect(leaderMetrics).toMatch(/^leader_election_master_status\{name="demo-operator"\} 1$/m);
     expect(leaderMetrics).toMatch(

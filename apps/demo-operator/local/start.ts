@@ -194,7 +194,8 @@ export async function main(
       [
         `--namespace=${parsed.namespace}`,
         `--operator-namespace=${OPERATOR_NAMESPACE}`,
-        '--bind-address=127.0.0.1:0',
+        '--health-probe-bind-address=127.0.0.1:0',
+        '--metrics-bind-address=127.0.0.1:0',
         '--qps=20',
         '--burst=30',
       ],
@@ -238,8 +239,9 @@ export async function main(
       say(
         `ready: WebApp ${parsed.namespace}/${SAMPLE} is Available, ${watch.webapps.lister.get(`${parsed.namespace}/${SAMPLE}`)?.status?.readyReplicas} replicas ready`,
       );
+      const { probes, metrics } = operator.manager.addresses;
       say(
-        `the operator serves ${operator.manager.address?.url ?? '(no server)'}/healthz, /readyz and /metrics`,
+        `the operator serves ${probes?.url ?? '(no server)'}/healthz and /readyz, and ${metrics?.url ?? '(no server)'}/metrics`,
       );
       say('try, in another terminal:');
       say(`  ${kubectl} get webapps,deployments,services,pods`);

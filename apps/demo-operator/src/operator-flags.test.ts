@@ -15,7 +15,8 @@ describe('parseOperatorFlags', () => {
         operatorNamespace: 'ops',
         leaderElection: true,
         maxConcurrentReconciles: 4,
-        serve: { port: 8080 },
+        probes: { port: 8081 },
+        metricsServer: { host: '127.0.0.1', port: 8080 },
       },
     });
     expect(defaults.settings.identity).toMatch(/^op-0-[0-9a-f]{6}$/);
@@ -35,7 +36,8 @@ describe('parseOperatorFlags', () => {
         '--leader-elect-lease-duration=3s',
         '--leader-elect-renew-deadline=2s',
         '--leader-elect-retry-period=500ms',
-        '--bind-address=127.0.0.1:0',
+        '--health-probe-bind-address=127.0.0.1:0',
+        '--metrics-bind-address=:9090',
         '--log-level=debug',
       ],
       {},
@@ -55,15 +57,20 @@ describe('parseOperatorFlags', () => {
         leaseDurationMs: 3000,
         renewDeadlineMs: 2000,
         retryPeriodMs: 500,
-        serve: { host: '127.0.0.1', port: 0 },
+        probes: { host: '127.0.0.1', port: 0 },
+        metricsServer: { port: 9090 },
       },
     });
     expect(parseOperatorFlags(['--help'])).toBeUndefined();
-    expect(parseOperatorFlags(['--bind-address=off'], {})!.settings.serve).toBe(false);
-    expect(parseOperatorFlags(['--bind-address=[::1]:9090'], {})!.settings.serve).toEqual({
-      host: '::1',
-      port: 9090,
-    });
+    expect(parseOperatorFlags(['--health-probe-bind-address=off'], {})!.settings.probes).toBe(
+      false,
+    );
+    expect(parseOperatorFlags(['--metrics-bind-address=off'], {})!.settings.metricsServer).toBe(
+      false,
+    );
+    expect(
+      parseOperatorFlags(['--metrics-bind-address=[::1]:9090'], {})!.settings.metricsServer,
+    ).toEqual({ host: '::1', port: 9090 });
   });
 
   it.each([
@@ -71,8 +78,8 @@ describe('parseOperatorFlags', () => {
     [['--burst=1.5'], /--burst needs a positive integer/],
     [['--leader-elect=yes'], /--leader-elect needs true or false/],
     [['--leader-elect-lease-duration=15'], /needs a duration/],
-    [['--bind-address=8080'], /--bind-address needs host:port/],
-    [['--bind-address=:70000'], /--bind-address needs host:port/],
+    [['--health-probe-bind-address=8081'], /--health-probe-bind-address needs host:port/],
+    [['--metrics-bind-address=:70000'], /--metrics-bind-address needs host:port/],
     [['--log-level=loud'], /--log-level needs/],
     [['--frobnicate'], /unknown flag --frobnicate/],
     [['--context'], /--context needs a value/],

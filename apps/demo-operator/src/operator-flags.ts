@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { OperatorError } from './errors.js';
-import type { OperatorSettings } from './operator.js';
+import type { BindAddress, OperatorSettings } from './operator.js';
 import { isLogLevel, type LogLevel } from './text-logger.js';
 
 /** OperatorFlags are the operator's command line, resolved: where to connect, and how to run. */
@@ -33,8 +33,11 @@ flags:
   --leader-elect-lease-duration=15s  --leader-elect-renew-deadline=10s  --leader-elect-retry-period=2s
   --identity=NAME                    this replica's name in the Lease (default: $POD_NAME or host name, plus a suffix)
   --max-concurrent-reconciles=N      WebApps reconciled at once (default 4)
-  --bind-address=HOST:PORT           where /healthz, /readyz and /metrics listen (default :8080,
-                                     every interface; port 0 picks a free one; off = no server)
+  --health-probe-bind-address=HOST:PORT  where /healthz and /readyz listen (default :8081, every
+                                     interface, as the kubelet probes the Pod's IP; port 0 picks a
+                                     free one; off = no server)
+  --metrics-bind-address=HOST:PORT   where /metrics listens (default 127.0.0.1:8080: loopback only;
+                                     :8080 for a Prometheus that scrapes Pods; off = no server)
   --log-level=debug|info|warn|error  (default info)
   --help
 `;
@@ -54,7 +57,8 @@ const KNOWN = new Set([
   'leader-elect-retry-period',
   'identity',
   'max-concurrent-reconciles',
-  'bind-address',
+  'health-probe-bind-address',
+  'metrics-bind-address',
   'log-level',
   'help',
 ]);
@@ -119,13 +123,13 @@ function booleanFlag(name: string, text: string | undefined, fallback: boolean):
   throw invalid(`--${name} needs true or false, got ${JSON.stringify(text)}`);
 }
 
-function bindAddress(text: string | undefined): OperatorSettings['serve'] {
-  const value = text ?? ':8080';
+function bindAddress(name: string, text: string | undefined, fallback: string): BindAddress | false {
+  const value = text ?? fallback;
   if (value === 'off') return false;
   const match = /^(?:\[([0-9a-fA-F:.]+)\]|([^:\s[\]]*)):(\d{1,5})$/.exec(value);
   const port = Number(match?.[3]);
   if (!match || port > 65_535) {
-    throw invalid(`--bind-address needs host:port, :port or off, got ${JSON.stringify(value)}`);
+    throw invalid(`--${name} needs host:port, :port or off, got ${JSON.stringify(value)}`);
   }
   const host = match[1] ?? match[2];
   return host ? { host, port } : { port };
@@ -187,7 +191,16 @@ export function parseOperatorFlags(
         4,
         true,
       ),
-      serve: bindAddress(values.get('bind-address')),
+      probes: bindAddress(
+        'health-probe-bind-address',
+        values.get('health-probe-bind-address'),
+        ':8081',
+      ),
+      metricsServer: bindAddress(
+        'metrics-bind-address',
+        values.get('metrics-bind-address'),
+        '127.0.0.1:8080',
+      ),
       ...(leaseDurationMs !== undefined ? { leaseDurationMs } : {}),
       ...(renewDeadlineMs !== undefined ? { renewDeadlineMs } : {}),
       ...(retryPeriodMs !== undefined ? { retryPeriodMs } : {}),

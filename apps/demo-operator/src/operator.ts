@@ -17,6 +17,12 @@ import { WebAppReconciler } from './reconcile/webapp-reconciler.js';
 import { WebAppRegistry } from './reconcile/webapp-registry.js';
 
 /** OperatorSettings are what the operator does, as resolved from its flags. */
+/** BindAddress is a host (none: every interface) and a port to listen on. */
+export interface BindAddress {
+  host?: string;
+  port: number;
+}
+
 export interface OperatorSettings {
   /** watchNamespace limits the operator to one namespace; `''` watches every namespace. */
   watchNamespace: string;
@@ -27,8 +33,10 @@ export interface OperatorSettings {
   /** identity names this process in the Lease. */
   identity: string;
   maxConcurrentReconciles: number;
-  /** serve is where `/healthz`, `/readyz` and `/metrics` listen (port 0: a free one), or false for nowhere. */
-  serve: { host?: string; port: number } | false;
+  /** probes is where `/healthz` and `/readyz` listen (port 0: a free one), or false for nowhere. */
+  probes: BindAddress | false;
+  /** metricsServer is where `/metrics` listens (port 0: a free one), or false for nowhere. */
+  metricsServer: BindAddress | false;
   /** leaseDurationMs, renewDeadlineMs and retryPeriodMs: client-go's 15 s, 10 s and 2 s unless set. */
   leaseDurationMs?: number;
   renewDeadlineMs?: number;
@@ -43,7 +51,7 @@ export interface OperatorSettings {
  * and a registry change enqueues its namespace's WebApps whose entry is missing); Events on the
  * WebApps. The Manager
  * (see `registerOperator`) adds leader election on a Lease, so only one replica reconciles while
- * the others keep a warm cache, and `/healthz`, `/readyz` and `/metrics`.
+ * the others keep a warm cache, and `/healthz`, `/readyz` and (on loopback by default) `/metrics`.
  */
 export class WebAppOperator {
   readonly settings: OperatorSettings;

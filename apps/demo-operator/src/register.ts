@@ -54,13 +54,7 @@ export function registerOperator(
   registerClientset(container);
   registerRuntime(container, {
     name: REPORTING_CONTROLLER,
-    manager:
-      settings.serve === false
-        ? { port: false }
-        : {
-            port: settings.serve.port,
-            ...(settings.serve.host ? { host: settings.serve.host } : {}),
-          },
+    manager: { probes: settings.probes, metricsServer: settings.metricsServer },
     ...(settings.leaderElection
       ? {
           leaderElection: {

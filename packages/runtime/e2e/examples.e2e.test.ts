@@ -42,6 +42,7 @@ async function startExample(kind: ModuleKind): Promise<RunningNodeProgram> {
         '--context=admin',
         `--namespace=${namespace.name}`,
         '--port=0',
+        '--metrics-port=0',
       ],
       timeoutMs: 90_000,
     },
@@ -51,12 +52,12 @@ async function startExample(kind: ModuleKind): Promise<RunningNodeProgram> {
 }
 
 describe.each(MODULE_KINDS)('examples/configmap-mirror.ts (%s)', (kind) => {
-  it('mirrors labelled ConfigMaps, repairs a deleted copy, records Events and stops on SIGTERM', async () => {
+  it('mirrors labelled ConfigMaps, repairs a deleted copy, never adopts a ConfigMap it did not make, records Events and stops on SIGTERM', async () => {
     const cs = await clientsetFor();
     const configMaps = cs.coreV1.configMaps(namespace.name);
     try {
       const program = await startExample(kind);
-      const [, url] = await program.waitForStdout(/listening (\S+)/, 20_000);
+      const [, url] = await program.waitForStdout(/listening probes (\S+)/, 20_000);
       await eventually(async () => expect((await fetch(`${url}/readyz`)).status).toBe(200));
 
       await configMaps.create({
@@ -79,6 +80,32 @@ describe.each(MODULE_KINDS)('examples/configmap-mirror.ts (%s)', (kind) => {
           expect((await configMaps.get('greeting-copy')).data).toEqual({ hello: 'world' }),
         20_000,
       );
+
+      // A ConfigMap of a copy's name that someone else made is never adopted.
+      await configMaps.create({
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: { name: 'taken-copy' },
+        data: { theirs: 'yes' },
+      });
+      await configMaps.create({
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: { name: 'taken', labels: { 'k-example/mirror': 'true' } },
+        data: { hello: 'world' },
+      });
+      await program.waitForStdout(/left \S+\/taken-copy alone: not ours/, 20_000);
+      const theirs = await configMaps.get('taken-copy');
+      expect(theirs.data).toEqual({ theirs: 'yes' });
+      expect(theirs.metadata?.ownerReferences).toBeUndefined();
+      expect(theirs.metadata?.labels).toBeUndefined();
+      await eventually(async () => {
+        const conflicts = (await cs.eventsV1.events(namespace.name).list()).items.filter(
+          (event) => event.regarding?.name === 'taken' && event.reason === 'Conflict',
+        );
+        expect(conflicts).toHaveLength(1);
+        expect(conflicts[0]?.type).toBe('Warning');
+      });
 
       const events = (await cs.eventsV1.events(namespace.name).list()).items.filter(
         (event) => event.regarding?.name === 'greeting' && event.reason === 'Mirrored',

@@ -5,15 +5,20 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { UNREACHABLE_KUBECONFIG, clientsetFor, eventually } from './helpers.js';
 
 // An operator's main as a user writes it, run by plain `node` on the built packages: a Manager
-// with leader election, a controller, /healthz, /readyz and /metrics on an ephemeral port, and
+// with leader election, a controller, /healthz and /readyz and /metrics on ephemeral ports, and
 // `run()` handling the signals. Two replicas: only the leader reconciles, the standby stays
 // ready; a signal drains, releases the Lease (the standby leads at once) and exits 0.
-const PROGRAM = `const identity = process.env.IDENTITY;
+const PROGRAM = `// With --expose-gc: collect garbage before any timeout is due (Node 20 lost AbortSignal.timeout then).
+if (globalThis.gc) setInterval(() => globalThis.gc(), 200).unref();
+const identity = process.env.IDENTITY;
 const cs = await inferClientset({ kubeconfig: process.env.KUBECONFIG_PATH, context: process.env.CONTEXT, throttle: 'off' });
+const durations = process.env.LEASE_MS
+  ? { leaseDurationMs: Number(process.env.LEASE_MS), renewDeadlineMs: Number(process.env.RENEW_MS), retryPeriodMs: Number(process.env.RETRY_MS) }
+  : {};
 const manager = new Manager({
-  port: 0,
-  host: '127.0.0.1',
-  onListening: (address) => console.log('LISTENING ' + address.url),
+  probes: { port: 0, host: '127.0.0.1' },
+  metricsServer: { port: 0 },
+  onListening: (address) => console.log('LISTENING ' + address.serves + ' ' + address.url),
   ...(process.env.LEADER_ELECTION === 'on'
     ? {
         leaderElection: {
@@ -21,6 +26,7 @@ const manager = new Manager({
           name: 'manager-e2e',
           identity,
           onNewLeader: (leader) => console.log('LEADER ' + leader),
+          ...durations,
         },
       }
     : {}),
@@ -32,9 +38,10 @@ manager
   .for(configMaps)
   .withOptions({ cacheSyncTimeoutMs: 6000 })
   .complete(async (request) => {
-    console.log('RECONCILE ' + identity + ' ' + request.name);
-    await new Promise((resolve) => setTimeout(resolve, 1000));
+    console.log('RECONCILE ' + identity + ' ' + request.name + (manager.isLeader ? '' : ' WHILE NOT LEADING'));
+    await new Promise((resolve) => setTimeout(resolve, Number(process.env.RECONCILE_MS ?? 1000)));
     console.log('RECONCILED ' + identity + ' ' + request.name);
+    if (process.env.REQUEUE_MS) return { requeueAfterMs: Number(process.env.REQUEUE_MS) };
   });
 process.once('exit', (code) => console.log('EXIT ' + code));
 await manager.run();
@@ -52,7 +59,8 @@ afterEach(() => {
 async function replica(
   identity: string,
   kind: ModuleKind,
-): Promise<{ program: RunningNodeProgram; url: string }> {
+  env: Record<string, string> = {},
+): Promise<{ program: RunningNodeProgram; url: string; metricsUrl: string }> {
   const program = await startNodeProgram({ imports: IMPORTS, main: PROGRAM }, kind, {
     env: {
       IDENTITY: identity,
@@ -60,12 +68,14 @@ async function replica(
       CONTEXT: 'admin',
       NAMESPACE: namespace.name,
       LEADER_ELECTION: 'on',
+      ...env,
     },
     timeoutMs: 90_000,
   });
   running.push(program);
-  const [, url] = await program.waitForStdout(/LISTENING (\S+)/, 20_000);
-  return { program, url: url! };
+  const [, url] = await program.waitForStdout(/LISTENING probes (\S+)/, 20_000);
+  const [, metricsUrl] = await program.waitForStdout(/LISTENING metrics (\S+)/, 20_000);
+  return { program, url: url!, metricsUrl: metricsUrl! };
 }
 
 async function probe(url: string): Promise<{ status: number; body: string }> {
@@ -88,13 +98,13 @@ describe.each(MODULE_KINDS)('a Manager program (%s)', (kind: ModuleKind) => {
       await b.program.waitForStdout(/LEADER a/, 20_000);
 
       // Both serve probes; both caches sync, so both are ready, but only the leader reconciles.
-      for (const { url } of [a, b]) {
+      for (const { url, metricsUrl } of [a, b]) {
         await eventually(async () =>
           expect(await probe(`${url}/readyz`)).toEqual({ status: 200, body: 'ok' }),
         );
         expect(await probe(`${url}/healthz?verbose`)).toMatchObject({ status: 200 });
         expect((await probe(`${url}/healthz?verbose`)).body).toContain('[+]leaderElection ok');
-        expect((await probe(`${url}/metrics`)).status).toBe(200);
+        expect((await probe(`${metricsUrl}/metrics`)).status).toBe(200);
       }
       await configMaps.create({
         apiVersion: 'v1',
@@ -135,6 +145,46 @@ describe.each(MODULE_KINDS)('a Manager program (%s)', (kind: ModuleKind) => {
     }
   });
 
+  it('stops reconciling at once when its Lease is taken, and exits 1 without draining', async () => {
+    const cs = await clientsetFor();
+    const leases = cs.coordinationV1.leases(namespace.name);
+    try {
+      await cs.coreV1.configMaps(namespace.name).create({
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: { name: 'busy', labels: { test: 'manager' } },
+      });
+      // lease 6 s, renew deadline 4 s, retry 0.5 s; a reconcile every 50 ms or so.
+      const { program } = await replica('held', kind, {
+        LEASE_MS: '6000',
+        RENEW_MS: '4000',
+        RETRY_MS: '500',
+        RECONCILE_MS: '20',
+        REQUEUE_MS: '30',
+      });
+      await program.waitForStdout(/RECONCILED held busy/, 20_000);
+      // Another replica (with other settings) takes the Lease: the renewals of `held` now fail.
+      const lease = await leases.get('manager-e2e');
+      await leases.update({
+        ...lease,
+        spec: { ...lease.spec, holderIdentity: 'thief', leaseDurationSeconds: 60 },
+      });
+      const takenAt = Date.now();
+      const result = await program.exited;
+      const exitedAfterMs = Date.now() - takenAt;
+      expect(result).toMatchObject({ exitCode: 1, timedOut: false });
+      expect(result.stderr).toMatch(/ERR_RUNTIME_LEADERSHIP_LOST/);
+      expect(result.stdout).toMatch(/EXIT 1\n$/);
+      // No reconcile started once it knew it was not leading, and no 30 s drain: it exits
+      // within the renew deadline (plus the time to stop).
+      expect(result.stdout).not.toMatch(/WHILE NOT LEADING/);
+      expect(exitedAfterMs).toBeLessThan(4_000 + 3_000);
+      expect((await leases.get('manager-e2e')).spec?.holderIdentity).toBe('thief');
+    } finally {
+      await cs.close();
+    }
+  });
+
   it('serves a failing /readyz while the server cannot be reached, then exits 1 with a typed error', async () => {
     const program = await startNodeProgram(
       { imports: IMPORTS, main: PROGRAM, files: { kubeconfig: UNREACHABLE_KUBECONFIG } },
@@ -147,15 +197,14 @@ describe.each(MODULE_KINDS)('a Manager program (%s)', (kind: ModuleKind) => {
           NAMESPACE: 'default',
         },
         timeoutMs: 30_000,
+        nodeArgs: ['--expose-gc'],
       },
     );
     running.push(program);
-    const [, url] = await program.waitForStdout(/LISTENING (\S+)/, 20_000);
+    const [, url] = await program.waitForStdout(/LISTENING probes (\S+)/, 20_000);
     const readyz = await probe(`${url}/readyz`);
     expect(readyz.status).toBe(500);
-    expect(readyz.body).toContain(
-      '[-]informers failed: configmaps in namespace default not synced',
-    );
+    expect(readyz.body).toContain('[-]informers failed: reason withheld');
     expect(readyz.body).not.toContain('not-a-secret');
     expect((await probe(`${url}/healthz`)).status).toBe(200);
 
@@ -173,7 +222,7 @@ describe('a Manager program told to stop twice', () => {
     const program = await startNodeProgram(
       {
         imports: { '@k/runtime': ['Manager'] },
-        main: `const manager = new Manager({ port: 0, host: '127.0.0.1', onListening: () => console.log('LISTENING') });
+        main: `const manager = new Manager({ probes: { port: 0, host: '127.0.0.1' }, metricsServer: false, onListening: () => console.log('LISTENING') });
 manager.add({ start: (signal) => new Promise((resolve) => signal.addEventListener('abort', () => { console.log('DRAINING'); setTimeout(resolve, 60000); })) });
 await manager.run();`,
       },
@@ -198,7 +247,7 @@ describe('a Manager with nothing to run and no server', () => {
     const result = await runNodeProgram(
       {
         imports: { '@k/runtime': ['Manager'] },
-        main: `const manager = new Manager({ port: false });
+        main: `const manager = new Manager({ probes: false, metricsServer: false });
 setTimeout(() => process.kill(process.pid, 'SIGTERM'), 1500).unref();
 await manager.run();
 console.log('STOPPED');`,

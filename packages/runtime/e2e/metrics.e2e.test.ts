@@ -1,7 +1,7 @@
 import { inferClientset, type Clientset } from '@k/clientset';
 import { controlPlane, useTestNamespace } from '@k/testenv/vitest';
 import { describe, expect, it } from 'vitest';
-import { Manager } from '../src/index.js';
+import { Manager, SILENT_LOGGER } from '../src/index.js';
 import { PrometheusMetrics, restClientMetricsInterceptor } from '../src/prometheus.js';
 import { eventually } from './helpers.js';
 
@@ -37,8 +37,8 @@ describe('a Manager with Prometheus metrics', () => {
     const cs = await clientset('admin', metrics);
     const stop = new AbortController();
     const manager = new Manager({
-      port: 0,
-      host: '127.0.0.1',
+      probes: { port: 0, host: '127.0.0.1' },
+      metricsServer: { port: 0 },
       metrics,
       leaderElection: {
         leases: cs.coordinationV1.leases(namespace.name),
@@ -68,7 +68,7 @@ describe('a Manager with Prometheus metrics', () => {
         });
       }
       await eventually(() => expect(reconciles).toBeGreaterThanOrEqual(2));
-      const url = manager.address!.url;
+      const url = manager.addresses.metrics!.url;
       const response = await fetch(`${url}/metrics`);
       expect(response.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);
       const body = await response.text();
@@ -115,22 +115,35 @@ describe('a Manager with Prometheus metrics', () => {
     const metrics = new PrometheusMetrics({ processMetrics: false });
     const alice = await clientset('alice', metrics); // every request is 403 Forbidden
     const stop = new AbortController();
-    const manager = new Manager({ port: 0, host: '127.0.0.1', metrics }).closeOnShutdown(alice);
+    const warnings: string[] = [];
+    const manager = new Manager({
+      probes: { port: 0, host: '127.0.0.1' },
+      metricsServer: { port: 0 },
+      metrics,
+      logger: {
+        ...SILENT_LOGGER,
+        warn: (message, fields) => warnings.push(`${message} ${JSON.stringify(fields)}`),
+      },
+    }).closeOnShutdown(alice);
     manager.informerFor(alice.coreV1.configMaps(namespace.name));
     const done = manager.start(stop.signal);
     try {
       const resource = { resource: `configmaps in namespace ${namespace.name}` };
       const body = await eventually(async () => {
-        const text = await (await fetch(`${manager.address!.url}/metrics`)).text();
+        const text = await (await fetch(`${manager.addresses.metrics!.url}/metrics`)).text();
         expect(sample(text, 'informer_failures_total', resource)).toBeGreaterThanOrEqual(1);
         return text;
       });
       expect(sample(body, 'informer_synced', resource)).toBe(0);
       expect(sample(body, 'rest_client_requests_total', { code: '403' })).toBeGreaterThanOrEqual(1);
-      const readyz = await fetch(`${manager.address!.url}/readyz`);
+      const readyz = await fetch(`${manager.addresses.probes!.url}/readyz`);
       expect(readyz.status).toBe(500);
-      expect(await readyz.text()).toMatch(
-        /\[-\]informers failed: configmaps in namespace \S+ not synced \(.*forbidden/i,
+      // The reason names the user and the namespace: logged, not served.
+      const answer = await readyz.text();
+      expect(answer).toContain('[-]informers failed: reason withheld');
+      expect(answer).not.toMatch(/alice|forbidden/i);
+      expect(warnings.join('\n')).toMatch(
+        /health check failed .*"check":"informers".*configmaps in namespace \S+ not synced \(.*forbidden/i,
       );
     } finally {
       stop.abort();

@@ -1,17 +1,21 @@
 /**
  * A small operator on @k/runtime's Manager: every ConfigMap labelled `k-example/mirror=true`
  * gets a copy, `<name>-copy`, that it owns (so the garbage collector deletes the copy with it).
+ * It never adopts a ConfigMap of that name it did not create: it creates the copy (which fails
+ * when the name is taken), changes it only when the source controls it by UID, and otherwise
+ * leaves it alone with a `Conflict` warning Event.
  * Edit the source and the copy follows; delete or edit the copy and it is put back. Each copy
- * written is an Event on the source. `/healthz`, `/readyz` and `/metrics` are served on
- * `--port` (default 8080; 0 picks a free one); SIGTERM or Ctrl-C stops it gracefully.
+ * written is an Event on the source. `/healthz` and `/readyz` are served on `--port` (default
+ * 8081, every interface) and `/metrics` on `--metrics-port` (default 8080, loopback only); 0 picks
+ * a free port. SIGTERM or Ctrl-C stops it gracefully.
  *
  *   npx tsx packages/runtime/examples/configmap-mirror.ts [--kubeconfig=PATH] [--context=NAME] \
- *     [--namespace=NS] [--port=8080]
+ *     [--namespace=NS] [--port=8081] [--metrics-port=8080]
  *
  * then, in the namespace: `kubectl create configmap greeting --from-literal=hello=world &&
  * kubectl label configmap greeting k-example/mirror=true` and `kubectl get configmap greeting-copy`.
  */
-import { inferClientset, type ApplyConfiguration } from '@k/clientset';
+import { inferClientset, isAlreadyExists } from '@k/clientset';
 import type { ConfigMap } from '@k/clientset/core/v1';
 import { EventRecorder, Manager, type Logger } from '@k/runtime';
 
@@ -41,9 +45,10 @@ async function main(): Promise<void> {
   const configMaps = cs.coreV1.configMaps(namespace);
 
   const manager = new Manager({
-    port: Number(option('port') ?? 8080),
+    probes: { port: Number(option('port') ?? 8081) },
+    metricsServer: { port: Number(option('metrics-port') ?? 8080) },
     logger,
-    onListening: (address) => console.log(`listening ${address.url}`),
+    onListening: (address) => console.log(`listening ${address.serves} ${address.url}`),
   });
   manager.closeOnShutdown(cs);
   const recorder = new EventRecorder(cs, {
@@ -65,31 +70,58 @@ async function main(): Promise<void> {
       const source = sources.lister.get(`${request.namespace}/${request.name}`);
       if (!source) return; // deleted: the garbage collector deletes its copy
       const name = `${request.name}-copy`;
-      const copy = copies.lister.get(`${request.namespace}/${name}`);
-      if (copy && JSON.stringify(copy.data ?? {}) === JSON.stringify(source.data ?? {})) return;
-      const desired: ApplyConfiguration<ConfigMap> = {
-        apiVersion: 'v1',
-        kind: 'ConfigMap',
-        metadata: {
-          name,
-          labels: { 'k-example/copy-of': request.name },
-          ownerReferences: [
+      const data = source.data ?? {};
+      // The cache holds only labelled copies: a ConfigMap of that name may be someone else's.
+      let copy = copies.lister.get(`${request.namespace}/${name}`);
+      if (!copy) {
+        try {
+          // A create, not an apply: it fails when the name is taken, so nothing is adopted.
+          await configMaps.create(
             {
               apiVersion: 'v1',
               kind: 'ConfigMap',
-              name: request.name,
-              uid: source.metadata?.uid ?? '',
-              controller: true,
-              blockOwnerDeletion: true,
+              metadata: {
+                name,
+                labels: { 'k-example/copy-of': request.name },
+                ownerReferences: [
+                  {
+                    apiVersion: 'v1',
+                    kind: 'ConfigMap',
+                    name: request.name,
+                    uid: source.metadata?.uid ?? '',
+                    controller: true,
+                    blockOwnerDeletion: true,
+                  },
+                ],
+              },
+              data,
             },
-          ],
-        },
-        data: source.data ?? {},
-      };
-      await configMaps.apply(desired, { fieldManager: FIELD_MANAGER, force: true });
-      recorder.normal(source, 'Mirrored', `copied to ${name}`);
-      console.log(`mirrored ${request.namespace}/${request.name} -> ${name}`);
+            { fieldManager: FIELD_MANAGER },
+          );
+          return mirrored(source, name);
+        } catch (error) {
+          if (!isAlreadyExists(error)) throw error;
+        }
+        copy = await configMaps.get(name);
+      }
+      // Ours only if this source controls it, by UID (a label can be copied by anyone).
+      const controller = copy.metadata?.ownerReferences?.find((owner) => owner.controller);
+      if (controller?.uid !== source.metadata?.uid) {
+        recorder.warning(source, 'Conflict', `${name} exists and is not this ConfigMap's copy`);
+        console.log(`left ${request.namespace}/${name} alone: not ours`);
+        return { requeueAfterMs: 60_000 };
+      }
+      if (JSON.stringify(copy.data ?? {}) === JSON.stringify(data)) return;
+      // The copy as read, with its resourceVersion: if it changed meanwhile the update fails
+      // (409) and the reconcile is retried.
+      await configMaps.update({ ...copy, data }, { fieldManager: FIELD_MANAGER });
+      return mirrored(source, name);
     });
+
+  function mirrored(source: ConfigMap, name: string): void {
+    recorder.normal(source, 'Mirrored', `copied to ${name}`);
+    console.log(`mirrored ${source.metadata?.namespace}/${source.metadata?.name} -> ${name}`);
+  }
 
   await manager.run(); // until SIGTERM or SIGINT; exit code 0 after a clean stop, 1 after a failure
   console.log('stopped');

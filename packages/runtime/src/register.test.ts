@@ -104,7 +104,7 @@ describe('registerRuntime', () => {
     const container = registerRuntime(fresh(), {
       name: 'widgets',
       clientset: { config },
-      manager: { port: false },
+      manager: { probes: false, metricsServer: false },
     });
     const manager = container.resolve(tokens.MANAGER);
     const recorder = container.resolve(tokens.EVENT_RECORDER);

@@ -25,7 +25,7 @@ import {
 export interface RegisterRuntimeOptions {
   /** name of the operator: the Events' `reportingController` and the Lease's default name. */
   name: string;
-  /** manager are the Manager's options (port, host, shutdown timeout, informer defaults). */
+  /** manager are the Manager's options (probe and metrics servers, shutdown timeout, informer defaults). */
   manager?: Omit<ManagerOptions, 'logger' | 'metrics' | 'leaderElection' | 'rateLimiter'>;
   /** leaderElection turns leader election on, with the Lease in `namespace` (named `name` by default). */
   leaderElection?: Omit<ManagerLeaderElectionOptions, 'leases' | 'name'> & {

@@ -287,6 +287,7 @@ console.log(JSON.stringify({ atImport, afterPlugin: loaded(), user: review.statu
           '--context=admin',
           `--namespace=${namespace.name}`,
           '--port=0',
+          '--metrics-port=0',
         ],
         { cwd: project, env, stdio: ['ignore', 'pipe', 'pipe'] },
       );
@@ -304,7 +305,7 @@ console.log(JSON.stringify({ atImport, afterPlugin: loaded(), user: review.statu
         }
       };
       try {
-        await printed(/listening \S+/);
+        await printed(/listening probes \S+/);
         const kubectl = ['--kubeconfig', kubeconfig, '--context', 'admin', '-n', namespace.name];
         for (const args of [
           ['create', 'configmap', 'greeting', '--from-literal=hello=world'],

@@ -83,7 +83,8 @@ export class HealthChecks {
 /**
  * renderHealthReport is the body of a probe of `endpoint` (`healthz`, `livez`, `readyz`) in the
  * API server's format: `ok` alone when healthy (unless `verbose`), else one `[+]name ok`,
- * `[+]name excluded: ok` or `[-]name failed: reason` line per check, a warning naming excluded
+ * `[+]name excluded: ok` or `[-]name failed: reason withheld` line per check (the reason may name
+ * accounts, namespaces or hosts: the server logs it instead), a warning naming excluded
  * checks that do not exist, and `<endpoint> check passed` or `failed`.
  */
 export function renderHealthReport(
@@ -97,7 +98,7 @@ export function renderHealthReport(
       ? `[+]${check.name} excluded: ok`
       : check.ok
         ? `[+]${check.name} ok`
-        : `[-]${check.name} failed: ${check.reason ?? 'unknown'}`,
+        : `[-]${check.name} failed: reason withheld`,
   );
   if (report.unmatchedExcludes.length > 0) {
     const names = report.unmatchedExcludes.map((name) => JSON.stringify(name)).join(', ');

@@ -3,15 +3,38 @@ import type { AddressInfo } from 'node:net';
 import { RuntimeError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { isScrapable, type MetricsSink } from '../metrics/metrics-sink.js';
-import { renderHealthReport, type HealthChecks } from './health-checks.js';
+import { renderHealthReport, type CheckResult, type HealthChecks } from './health-checks.js';
 
-/** ServerAddress is where a Manager serves `/healthz`, `/readyz` and `/metrics`. */
+/** ServerKind is what one of a Manager's servers serves: the probes or `/metrics`. */
+export type ServerKind = 'probes' | 'metrics';
+
+/** ServerAddress is where one of a Manager's servers listens. */
 export interface ServerAddress {
+  /** serves is `probes` (`/healthz`, `/livez`, `/readyz`) or `metrics` (`/metrics`). */
+  serves: ServerKind;
   host: string;
   port: number;
-  /** url is the base URL to probe (`http://127.0.0.1:8080`; a wildcard host is shown as loopback). */
+  /** url is the base URL to probe (`http://127.0.0.1:8081`; a wildcard host is shown as loopback). */
   url: string;
 }
+
+/** ServerLimits bound what clients of a server can hold: connections and the time to send a request. */
+interface ServerLimits {
+  maxConnections: number;
+  /** headersTimeoutMs closes a connection whose request headers did not all arrive in time (slowloris). */
+  headersTimeoutMs: number;
+  /** requestTimeoutMs closes a connection whose whole request did not arrive in time. */
+  requestTimeoutMs: number;
+  keepAliveTimeoutMs: number;
+}
+
+// Probes and scrapes are small GETs from a few clients; a probe's checks take at most 5 s.
+const LIMITS: ServerLimits = {
+  maxConnections: 64,
+  headersTimeoutMs: 10_000,
+  requestTimeoutMs: 15_000,
+  keepAliveTimeoutMs: 5_000,
+};
 
 const EMPTY_EXPOSITION = 'text/plain; version=0.0.4; charset=utf-8';
 
@@ -35,46 +58,67 @@ const TEXT_HEADERS = {
   'x-content-type-options': 'nosniff',
 };
 
+/** ManagerServerRoutes are what one server answers: the probe checks, or the metrics sink. */
+export type ManagerServerRoutes =
+  | { serves: 'probes'; health: HealthChecks; ready: HealthChecks }
+  | { serves: 'metrics'; metrics: MetricsSink };
+
 /**
- * ManagerServer is the Manager's one HTTP server, with kube-apiserver's probe paths:
- * `GET /healthz` (liveness, also as `/livez`) and `GET /readyz` (readiness) — `200 ok` or `500`
- * with a line per check, `?verbose` lists them when healthy too, `?exclude=name` (repeatable)
- * skips a check; `GET /readyz/<name>` (and `/healthz/<name>`, `/livez/<name>`) runs only that
- * check (`200 ok`, `500 internal server error: reason`, `404` for an unknown name) — and
- * `GET /metrics` (the sink's scrape when it can render, else an empty exposition).
+ * ManagerServer is one of a Manager's HTTP servers. The probe server has kube-apiserver's probe
+ * paths: `GET /healthz` (liveness, also as `/livez`) and `GET /readyz` (readiness) — `200 ok` or
+ * `500` with a line per check, `?verbose` lists them when healthy too, `?exclude=name`
+ * (repeatable) skips a check; `GET /readyz/<name>` (and `/healthz/<name>`, `/livez/<name>`) runs
+ * only that check (`200 ok`, `500`, `404` for an unknown name). A failing check's reason is
+ * withheld from the answer (`reason withheld`, as kube-apiserver and controller-runtime do: it
+ * may name accounts, namespaces or hosts) and logged instead. The metrics server answers
+ * `GET /metrics` (the sink's scrape when it can render, else an empty exposition). Both cap their
+ * connections and the time a client may take to send a request (slowloris).
  */
 export class ManagerServer {
   readonly #server: Server;
-  readonly #health: HealthChecks;
-  readonly #ready: HealthChecks;
-  readonly #metrics: MetricsSink;
+  readonly #routes: ManagerServerRoutes;
+  readonly #logger: Logger;
+  /** The last reason logged per failing check, so a probe every few seconds logs a change once. */
+  readonly #loggedReasons = new Map<string, string>();
   #address: ServerAddress | undefined;
 
-  constructor(health: HealthChecks, ready: HealthChecks, metrics: MetricsSink, logger: Logger) {
-    this.#health = health;
-    this.#ready = ready;
-    this.#metrics = metrics;
-    this.#server = createServer((request, response) => {
-      this.#handle(request, response).catch((error: unknown) => {
-        logger.error('health server request failed', { error: String(error) });
-        if (!response.headersSent) response.writeHead(500);
-        response.end();
-      });
-    });
+  constructor(routes: ManagerServerRoutes, logger: Logger) {
+    this.#routes = routes;
+    this.#logger = logger;
+    this.#server = createServer(
+      {
+        headersTimeout: LIMITS.headersTimeoutMs,
+        requestTimeout: LIMITS.requestTimeoutMs,
+        keepAliveTimeout: LIMITS.keepAliveTimeoutMs,
+        // Node checks the two timeouts above only this often (default 30 s).
+        connectionsCheckingInterval: 1_000,
+      },
+      (request, response) => {
+        this.#handle(request, response).catch((error: unknown) => {
+          logger.error('manager server request failed', {
+            serves: routes.serves,
+            error: String(error),
+          });
+          if (!response.headersSent) response.writeHead(500);
+          response.end();
+        });
+      },
+    );
+    this.#server.maxConnections = LIMITS.maxConnections;
   }
 
   get address(): ServerAddress | undefined {
     return this.#address;
   }
 
-  /** listen binds `port` (0: an ephemeral one) on `host` (default: every interface). */
+  /** listen binds `port` (0: an ephemeral one) on `host` (undefined: every interface). */
   listen(port: number, host: string | undefined): Promise<ServerAddress> {
     return new Promise((resolve, reject) => {
       const onError = (error: NodeJS.ErrnoException): void => {
         reject(
           new RuntimeError(
             'ERR_RUNTIME_LISTEN',
-            `the manager could not serve health and metrics on ${host ?? '*'}:${port}: ${error.code ?? error.message}`,
+            `the manager could not serve ${this.#routes.serves} on ${host ?? '*'}:${port}: ${error.code ?? error.message}`,
             { cause: error },
           ),
         );
@@ -84,6 +128,7 @@ export class ManagerServer {
         this.#server.off('error', onError);
         const info = this.#server.address() as AddressInfo;
         this.#address = {
+          serves: this.#routes.serves,
           host: info.address,
           port: info.port,
           url: `http://${urlHost(info.address)}:${info.port}`,
@@ -107,38 +152,64 @@ export class ManagerServer {
       response.writeHead(405, { allow: 'GET, HEAD' }).end();
       return;
     }
-    const [, endpoint, name, ...rest] = url.pathname.split('/');
-    const checks =
-      endpoint === 'healthz' || endpoint === 'livez'
-        ? this.#health
-        : endpoint === 'readyz'
-          ? this.#ready
-          : undefined;
-    if (checks && name === undefined) {
-      const report = await checks.run(url.searchParams.getAll('exclude'));
-      const body = renderHealthReport(report, url.searchParams.has('verbose'), endpoint!);
-      response.writeHead(report.ok ? 200 : 500, TEXT_HEADERS);
+    const answer = (status: number, body: string, headers: Record<string, string>): void => {
+      response.writeHead(status, headers);
       response.end(request.method === 'HEAD' ? undefined : body);
-      return;
-    }
-    if (checks && name && rest.length === 0) {
-      const checkName = decodedName(name);
-      const result = checkName === undefined ? undefined : await checks.runOne(checkName);
-      if (result) {
-        const body = result.ok ? 'ok' : `internal server error: ${result.reason ?? 'unknown'}\n`;
-        response.writeHead(result.ok ? 200 : 500, TEXT_HEADERS);
-        response.end(request.method === 'HEAD' ? undefined : body);
+    };
+    const routes = this.#routes;
+    if (routes.serves === 'metrics') {
+      if (url.pathname === '/metrics') {
+        const exposition = isScrapable(routes.metrics)
+          ? await routes.metrics.scrape()
+          : { contentType: EMPTY_EXPOSITION, body: '' };
+        answer(200, exposition.body, { 'content-type': exposition.contentType });
         return;
       }
+    } else {
+      const [, endpoint, name, ...rest] = url.pathname.split('/');
+      const checks =
+        endpoint === 'healthz' || endpoint === 'livez'
+          ? routes.health
+          : endpoint === 'readyz'
+            ? routes.ready
+            : undefined;
+      if (checks && name === undefined) {
+        const report = await checks.run(url.searchParams.getAll('exclude'));
+        this.#logFailures(endpoint!, report.checks);
+        const body = renderHealthReport(report, url.searchParams.has('verbose'), endpoint!);
+        answer(report.ok ? 200 : 500, body, TEXT_HEADERS);
+        return;
+      }
+      if (checks && name && rest.length === 0) {
+        const checkName = decodedName(name);
+        const result = checkName === undefined ? undefined : await checks.runOne(checkName);
+        if (result) {
+          this.#logFailures(endpoint!, [result]);
+          answer(
+            result.ok ? 200 : 500,
+            result.ok ? 'ok' : 'internal server error: reason withheld\n',
+            TEXT_HEADERS,
+          );
+          return;
+        }
+      }
     }
-    if (url.pathname === '/metrics') {
-      const exposition = isScrapable(this.#metrics)
-        ? await this.#metrics.scrape()
-        : { contentType: EMPTY_EXPOSITION, body: '' };
-      response.writeHead(200, { 'content-type': exposition.contentType });
-      response.end(request.method === 'HEAD' ? undefined : exposition.body);
-      return;
+    answer(404, 'not found\n', { 'content-type': 'text/plain; charset=utf-8' });
+  }
+
+  /** #logFailures logs each failing check's reason once per change (the answer withholds it). */
+  #logFailures(endpoint: string, results: readonly CheckResult[]): void {
+    for (const result of results) {
+      const key = `${endpoint}/${result.name}`;
+      if (result.ok) {
+        this.#loggedReasons.delete(key);
+        continue;
+      }
+      const reason = result.reason ?? 'unknown';
+      if (this.#loggedReasons.get(key) === reason) continue;
+      // Bounded by the number of checks: one entry per endpoint and check name.
+      this.#loggedReasons.set(key, reason);
+      this.#logger.warn('health check failed', { endpoint, check: result.name, reason });
     }
-    response.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' }).end('not found\n');
   }
 }

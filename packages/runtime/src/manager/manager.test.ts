@@ -1,8 +1,9 @@
-import { createServer } from 'node:net';
+import { connect, createServer } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { Controller } from '../controller/controller.js';
 import { RuntimeError } from '../errors.js';
 import { LeaseServer } from '../leader-election/__fixtures__/lease-server.js';
+import { SILENT_LOGGER } from '../logger.js';
 import type { ScrapableMetricsSink } from '../metrics/metrics-sink.js';
 import { NOOP_METRICS } from '../metrics/metrics-sink.js';
 import { Manager, type Runnable } from './manager.js';
@@ -27,8 +28,8 @@ function startedManager(manager: Manager): {
   const stop = new AbortController();
   const done = manager.start(stop.signal);
   const listening = (async () => {
-    while (!manager.address) await new Promise((resolve) => setTimeout(resolve, 5));
-    return manager.address.url;
+    while (!manager.addresses.probes) await new Promise((resolve) => setTimeout(resolve, 5));
+    return manager.addresses.probes.url;
   })();
   return { stop, done, listening };
 }
@@ -51,44 +52,80 @@ function runnable(
   };
 }
 
+const LOOPBACK = { port: 0, host: '127.0.0.1' };
+
 describe('Manager', () => {
-  it('serves /healthz, /readyz and /metrics on an ephemeral port and reports its address', async () => {
+  it('serves the probes and /metrics on ephemeral ports, reports both addresses, and logs a failing reason it withholds', async () => {
     const reported: string[] = [];
+    const warnings: string[] = [];
     let ready = false;
     const manager = new Manager({
-      port: 0,
-      host: '127.0.0.1',
-      onListening: (address) => reported.push(address.url),
+      probes: LOOPBACK,
+      metricsServer: { port: 0 },
+      logger: {
+        ...SILENT_LOGGER,
+        warn: (message, fields) => warnings.push(`${message} ${JSON.stringify(fields)}`),
+      },
+      onListening: (address) => reported.push(`${address.serves} ${address.url}`),
     }).addReadyCheck('warm', () => {
-      if (!ready) throw new Error('still warming up');
+      if (!ready) throw new Error('still warming up as system:serviceaccount:team:robot');
     });
     const { stop, done, listening } = startedManager(manager);
     const url = await listening;
-    expect(reported).toEqual([url]);
+    const metricsUrl = manager.addresses.metrics!.url;
+    expect(reported).toEqual([`probes ${url}`, `metrics ${metricsUrl}`]);
     expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
-    expect(manager.address?.port).not.toBe(0);
+    expect(metricsUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
 
     expect(await get(`${url}/healthz`)).toMatchObject({ status: 200, body: 'ok' });
     const notReady = await get(`${url}/readyz`);
     expect(notReady.status).toBe(500);
     expect(notReady.body).toContain('[+]shutdown ok');
     expect(notReady.body).toContain('[+]informers ok');
-    expect(notReady.body).toContain('[-]warm failed: still warming up');
+    expect(notReady.body).toContain('[-]warm failed: reason withheld');
+    expect(notReady.body).not.toContain('serviceaccount');
+    await get(`${url}/readyz`);
+    // Logged once per change, not at every probe.
+    expect(warnings).toEqual([
+      'health check failed {"endpoint":"readyz","check":"warm","reason":"still warming up as system:serviceaccount:team:robot"}',
+    ]);
     ready = true;
     expect(await get(`${url}/readyz`)).toMatchObject({ status: 200, body: 'ok' });
     expect((await get(`${url}/readyz?verbose`)).body).toContain('[+]warm ok');
-    expect(await get(`${url}/metrics`)).toMatchObject({ status: 200, body: '' });
+    expect(await get(`${metricsUrl}/metrics`)).toMatchObject({ status: 200, body: '' });
     expect((await get(`${url}/nothing`)).status).toBe(404);
 
     stop.abort();
     await done;
     await expect(fetch(`${url}/healthz`)).rejects.toThrow();
+    await expect(fetch(`${metricsUrl}/metrics`)).rejects.toThrow();
   });
+
+  it('closes a connection that sends its request headers too slowly (slowloris), and keeps answering probes', async () => {
+    const manager = new Manager({ probes: LOOPBACK, metricsServer: false });
+    const { stop, done, listening } = startedManager(manager);
+    const url = new URL(await listening);
+    const slow = connect(Number(url.port), url.hostname);
+    slow.on('error', () => {}); // a write after the server closed it
+    const closed = new Promise<void>((resolve) => slow.once('close', () => resolve()));
+    slow.write('GET /readyz HTTP/1.1\r\nHost: manager\r\n');
+    const drip = setInterval(() => slow.write('X-Drip: 1\r\n'), 1_000);
+    try {
+      expect(await get(`${url.origin}/healthz`)).toMatchObject({ status: 200, body: 'ok' });
+      await closed; // the headers timeout (10 s), checked every second
+      expect(slow.destroyed).toBe(true);
+    } finally {
+      clearInterval(drip);
+      slow.destroy();
+      stop.abort();
+      await done;
+    }
+  }, 30_000);
 
   it('runs one check at /readyz/<name>, /healthz/<name> and /livez/<name>, 404 for an unknown name', async () => {
     let warm = false;
     let alive = true;
-    const manager = new Manager({ port: 0, host: '127.0.0.1' })
+    const manager = new Manager({ probes: LOOPBACK, metricsServer: false })
       .addReadyCheck('warm', () => {
         if (!warm) throw new Error('still warming up');
       })
@@ -100,7 +137,7 @@ describe('Manager', () => {
     const url = await listening;
     expect(await get(`${url}/readyz/warm`)).toMatchObject({
       status: 500,
-      body: 'internal server error: still warming up\n',
+      body: 'internal server error: reason withheld\n',
     });
     expect(await get(`${url}/readyz/informers`)).toMatchObject({ status: 200, body: 'ok' });
     expect(await get(`${url}/readyz/cache%2Fprimary`)).toMatchObject({ status: 200, body: 'ok' });
@@ -115,7 +152,7 @@ describe('Manager', () => {
     for (const path of ['healthz', 'livez']) {
       expect(await get(`${url}/${path}/heart`)).toMatchObject({
         status: 500,
-        body: 'internal server error: no beat\n',
+        body: 'internal server error: reason withheld\n',
       });
       expect(await get(`${url}/${path}/ping`)).toMatchObject({ status: 200, body: 'ok' });
     }
@@ -126,7 +163,7 @@ describe('Manager', () => {
   });
 
   it('skips the checks named by ?exclude= (repeatable) and warns about names that match none', async () => {
-    const manager = new Manager({ port: 0, host: '127.0.0.1' })
+    const manager = new Manager({ probes: LOOPBACK, metricsServer: false })
       .addReadyCheck('warm', () => {
         throw new Error('still warming up');
       })
@@ -142,7 +179,7 @@ describe('Manager', () => {
         '[+]shutdown ok',
         '[+]informers ok',
         '[+]warm excluded: ok',
-        '[-]remote failed: unreachable',
+        '[-]remote failed: reason withheld',
         'readyz check failed',
         '',
       ].join('\n'),
@@ -175,13 +212,20 @@ describe('Manager', () => {
       scrape: () =>
         Promise.resolve({ contentType: 'text/plain; version=0.0.4', body: 'workqueue_depth 3\n' }),
     };
-    const manager = new Manager({ port: 0, host: '127.0.0.1', metrics });
+    const manager = new Manager({ probes: LOOPBACK, metricsServer: { port: 0 }, metrics });
     const { stop, done, listening } = startedManager(manager);
-    expect(await get(`${await listening}/metrics`)).toEqual({
+    const probes = await listening;
+    const scrape = manager.addresses.metrics!;
+    // Metrics are served on loopback only, by default, and apart from the probes.
+    expect(scrape.host).toBe('127.0.0.1');
+    expect(scrape.port).not.toBe(manager.addresses.probes!.port);
+    expect(await get(`${scrape.url}/metrics`)).toEqual({
       status: 200,
       body: 'workqueue_depth 3\n',
       type: 'text/plain; version=0.0.4',
     });
+    expect((await get(`${probes}/metrics`)).status).toBe(404);
+    expect((await get(`${scrape.url}/readyz`)).status).toBe(404);
     stop.abort();
     await done;
   });
@@ -189,14 +233,14 @@ describe('Manager', () => {
   it('drains the runnables, then closes the closeables in reverse order, and fails readiness meanwhile', async () => {
     const log: string[] = [];
     let readyzWhileDraining: number | undefined;
-    const manager = new Manager({ port: 0, host: '127.0.0.1' });
+    const manager = new Manager({ probes: LOOPBACK, metricsServer: false });
     manager
       .add(runnable(log, 'a', 200))
       .add(runnable(log, 'b', 50, { needLeaderElection: false }))
       .add({
         async start(signal) {
           await new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true }));
-          readyzWhileDraining = (await fetch(`${manager.address!.url}/readyz`)).status;
+          readyzWhileDraining = (await fetch(`${manager.addresses.probes!.url}/readyz`)).status;
         },
       })
       .closeOnShutdown({ close: () => void log.push('close first') })
@@ -214,7 +258,7 @@ describe('Manager', () => {
 
   it('stops everything and rejects with the error of a runnable that failed', async () => {
     const log: string[] = [];
-    const manager = new Manager({ port: false })
+    const manager = new Manager({ probes: false, metricsServer: false })
       .add(runnable(log, 'steady'))
       .add({ start: () => Promise.reject(new Error('boom')) });
     await expect(manager.start(new AbortController().signal)).rejects.toThrow('boom');
@@ -222,7 +266,11 @@ describe('Manager', () => {
   });
 
   it('rejects with ERR_RUNTIME_SHUTDOWN_TIMEOUT when a runnable outlives the grace period', async () => {
-    const manager = new Manager({ port: false, gracefulShutdownTimeoutMs: 50 });
+    const manager = new Manager({
+      probes: false,
+      metricsServer: false,
+      gracefulShutdownTimeoutMs: 50,
+    });
     let release: () => void = () => {};
     manager.add({ start: () => new Promise<void>((resolve) => (release = resolve)) });
     const stop = new AbortController();
@@ -240,7 +288,7 @@ describe('Manager', () => {
     const port = (blocker.address() as { port: number }).port;
     let closed = false;
     try {
-      const manager = new Manager({ port, host: '127.0.0.1' }).closeOnShutdown({
+      const manager = new Manager({ probes: { port, host: '127.0.0.1' } }).closeOnShutdown({
         close: () => void (closed = true),
       });
       const error = await manager
@@ -256,8 +304,14 @@ describe('Manager', () => {
   });
 
   it('refuses what cannot work: a bad port, a second start, a late add, a duplicate check', async () => {
-    expect(() => new Manager({ port: 70_000 })).toThrow(/not a port/);
-    const manager = new Manager({ port: false }).addHealthCheck('db', () => {});
+    expect(() => new Manager({ probes: { port: 70_000 } })).toThrow(
+      /probes.port 70000 is not a port/,
+    );
+    expect(() => new Manager({ metricsServer: { port: -1 } })).toThrow(/not a port/);
+    const manager = new Manager({ probes: false, metricsServer: false }).addHealthCheck(
+      'db',
+      () => {},
+    );
     expect(() => manager.addHealthCheck('db', () => {})).toThrow(/already added/);
     const stop = new AbortController();
     const done = manager.start(stop.signal);
@@ -267,11 +321,34 @@ describe('Manager', () => {
     await done;
   });
 
+  it('caps its connections: past 64 open ones, a new connection is closed at once', async () => {
+    const manager = new Manager({ probes: LOOPBACK, metricsServer: false });
+    const { stop, done, listening } = startedManager(manager);
+    const url = new URL(await listening);
+    const open = async () => {
+      const socket = connect(Number(url.port), url.hostname);
+      socket.on('error', () => {});
+      await new Promise((resolve) => socket.once('connect', resolve));
+      return socket;
+    };
+    const held = await Promise.all(Array.from({ length: 64 }, open));
+    try {
+      const extra = await open();
+      await new Promise((resolve) => extra.once('close', resolve));
+      expect(held.every((socket) => !socket.destroyed)).toBe(true);
+    } finally {
+      for (const socket of held) socket.destroy();
+      stop.abort();
+      await done;
+    }
+  });
+
   it('on an involuntary loss of leadership stops reconciling at once, aborts running reconciles and fails without draining', async () => {
     const leases = new LeaseServer();
     const log: string[] = [];
     const manager = new Manager({
-      port: false,
+      probes: false,
+      metricsServer: false,
       gracefulShutdownTimeoutMs: 30_000,
       leaderElection: {
         leases,

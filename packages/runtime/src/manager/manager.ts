@@ -18,7 +18,7 @@ import { SILENT_LOGGER, type Logger } from '../logger.js';
 import { NOOP_METRICS, type MetricsSink } from '../metrics/metrics-sink.js';
 import type { WorkqueueRateLimiter } from '../workqueue/rate-limiters.js';
 import { HealthChecks, type HealthCheck } from './health-checks.js';
-import { ManagerServer, type ServerAddress } from './manager-server.js';
+import { ManagerServer, type ServerAddress, type ServerKind } from './manager-server.js';
 
 /**
  * Runnable is anything a {@link Manager} runs: `start(signal)` works until `signal` aborts, then
@@ -47,12 +47,28 @@ export interface ManagerLeaderElectionOptions extends Omit<
 }
 
 /** ManagerOptions configure a {@link Manager}; everything is optional. */
+/** ListenOptions say where one of a Manager's servers listens. */
+export interface ListenOptions {
+  /** port to listen on (0 picks a free one). */
+  port?: number | undefined;
+  /** host to listen on (`'0.0.0.0'` or `'::'`: every interface). */
+  host?: string | undefined;
+}
+
 export interface ManagerOptions {
-  /** port serves `/healthz`, `/readyz` and `/metrics` (default 8080; 0 picks a free one; false: no server). */
-  port?: number | false;
-  /** host to listen on (default: every interface, as probes from the kubelet need). */
-  host?: string;
-  /** onListening is told the server's address once it listens (see also `address`). */
+  /**
+   * probes is where `/healthz`, `/livez` and `/readyz` listen (default port 8081 on every
+   * interface, as the kubelet probes the Pod's IP; `false`: nowhere). A failing check's reason is
+   * logged, not served.
+   */
+  probes?: ListenOptions | false;
+  /**
+   * metricsServer is where `/metrics` listens (default port 8080 on 127.0.0.1 only: unauthenticated
+   * metrics name namespaces and resources, so serve them beyond the Pod on purpose, with
+   * `host: '0.0.0.0'` for a Prometheus that scrapes Pods; `false`: nowhere).
+   */
+  metricsServer?: ListenOptions | false;
+  /** onListening is told each server's address once it listens (see also `addresses`). */
   onListening?: (address: ServerAddress) => void;
   /** leaderElection, when set, runs the controllers only while this process holds the Lease. */
   leaderElection?: ManagerLeaderElectionOptions;
@@ -91,7 +107,8 @@ function whenAborted(signal: AbortSignal): Promise<void> {
 
 /**
  * Manager runs the informers, controllers and other runnables of one process together
- * (controller-runtime's manager), with one HTTP server for `/healthz`, `/readyz` and `/metrics`.
+ * (controller-runtime's manager), with an HTTP server for the probes (`/healthz`, `/livez`,
+ * `/readyz`; every interface, port 8081) and one for `/metrics` (loopback, port 8080).
  *
  * - `informerFor(client)` gives shared informers (its `informers` factory); `controller(name)`
  *   gives a builder whose `complete(reconcile)` adds the controller; `add(runnable)` adds anything.
@@ -102,7 +119,7 @@ function whenAborted(signal: AbortSignal): Promise<void> {
  *   `ERR_RUNTIME_SHUTDOWN_TIMEOUT`).
  * - Shutdown, in order: `/readyz` fails, the runnables drain (up to `gracefulShutdownTimeoutMs`),
  *   leader election stops and the Lease is released (only when they drained in time, so two
- *   leaders never overlap), the informers stop, the server closes, the closeables close.
+ *   leaders never overlap), the informers stop, the servers close, the closeables close.
  *   When leadership is lost instead (a renewal failed: another replica may lead already), the
  *   controllers stop at once without draining (their queues dropped, running reconciles'
  *   signals aborted), nothing waits for the runnables, and `start` rejects with
@@ -110,7 +127,8 @@ function whenAborted(signal: AbortSignal): Promise<void> {
  * - `/healthz` (also `/livez`): `ping`, `leaderElection` healthy (client-go's check) and your
  *   `addHealthCheck`s. `/readyz`: `informers` synced and not failing (their `health()`), not
  *   `shutdown`, and your `addReadyCheck`s. As on kube-apiserver, `/readyz/<name>` runs one check
- *   (404 for an unknown name), `?exclude=<name>` skips one and `?verbose` lists them.
+ *   (404 for an unknown name), `?exclude=<name>` skips one and `?verbose` lists them; a failing
+ *   check answers `reason withheld` and the reason goes to the log.
  * - `run()` is `start` for a program's main: SIGTERM or SIGINT stops it gracefully, a second
  *   signal kills the process, and `process.exitCode` is 0 after a clean stop, 1 after a failure.
  */
@@ -127,7 +145,10 @@ export class Manager {
   readonly #closeables: Closeable[] = [];
   readonly #health = new HealthChecks();
   readonly #ready = new HealthChecks();
-  readonly #server: ManagerServer | undefined;
+  readonly #servers: {
+    server: ManagerServer;
+    listen: { port: number; host?: string | undefined };
+  }[] = [];
   #started = false;
   #shuttingDown = false;
   #onStartedLeading: ((leadership: AbortSignal) => void) | undefined;
@@ -142,15 +163,22 @@ export class Manager {
       ...options.informerDefaults,
     });
     informerGauges(this.metrics, () => this.#allInformers() as unknown as Informer<never>[]);
-    const port = options.port ?? 8080;
-    if (port !== false && !(Number.isInteger(port) && port >= 0 && port <= 65_535)) {
-      throw new RuntimeError(
-        'ERR_RUNTIME_INVALID_ARGUMENT',
-        `manager port ${String(port)} is not a port`,
-      );
+    const probes = listenOptions('probes', options.probes, DEFAULT_PROBES);
+    if (probes) {
+      this.#servers.push({
+        server: new ManagerServer(
+          { serves: 'probes', health: this.#health, ready: this.#ready },
+          this.logger,
+        ),
+        listen: probes,
+      });
     }
-    if (port !== false) {
-      this.#server = new ManagerServer(this.#health, this.#ready, this.metrics, this.logger);
+    const metricsServer = listenOptions('metricsServer', options.metricsServer, DEFAULT_METRICS);
+    if (metricsServer) {
+      this.#servers.push({
+        server: new ManagerServer({ serves: 'metrics', metrics: this.metrics }, this.logger),
+        listen: metricsServer,
+      });
     }
     this.#health.add('ping', () => {});
     this.#ready.add('shutdown', () => {
@@ -173,9 +201,14 @@ export class Manager {
     }
   }
 
-  /** address is where the server listens, once it does. */
-  get address(): ServerAddress | undefined {
-    return this.#server?.address;
+  /** addresses are where the servers listen, once they do: `probes` and `metrics`. */
+  get addresses(): Partial<Record<ServerKind, ServerAddress>> {
+    const addresses: Partial<Record<ServerKind, ServerAddress>> = {};
+    for (const { server } of this.#servers) {
+      const address = server.address;
+      if (address) addresses[address.serves] = address;
+    }
+    return addresses;
   }
 
   /** informerFor is `informers.informerFor`: the shared informer of a typed or dynamic client. */
@@ -403,13 +436,11 @@ export class Manager {
   }
 
   async #listen(): Promise<void> {
-    if (!this.#server) return;
-    const address = await this.#server.listen(
-      this.#options.port === undefined ? 8080 : (this.#options.port as number),
-      this.#options.host,
-    );
-    this.logger.info('serving health and metrics', { url: address.url });
-    this.#options.onListening?.(address);
+    for (const { server, listen } of this.#servers) {
+      const address = await server.listen(listen.port, listen.host);
+      this.logger.info(`serving ${address.serves}`, { url: address.url });
+      this.#options.onListening?.(address);
+    }
   }
 
   #elect(
@@ -465,7 +496,7 @@ export class Manager {
   }
 
   async #close(): Promise<void> {
-    await this.#server?.close();
+    await Promise.all(this.#servers.map(({ server }) => server.close()));
     for (const closeable of [...this.#closeables].reverse()) {
       try {
         await closeable.close();
@@ -474,6 +505,26 @@ export class Manager {
       }
     }
   }
+}
+
+const DEFAULT_PROBES = { port: 8081, host: undefined };
+const DEFAULT_METRICS = { port: 8080, host: '127.0.0.1' };
+
+/** listenOptions checks and completes one server's options (false: no server). */
+function listenOptions(
+  name: string,
+  given: ListenOptions | false | undefined,
+  defaults: { port: number; host: string | undefined },
+): { port: number; host?: string | undefined } | undefined {
+  if (given === false) return undefined;
+  const port = given?.port ?? defaults.port;
+  if (!(Number.isInteger(port) && port >= 0 && port <= 65_535)) {
+    throw new RuntimeError(
+      'ERR_RUNTIME_INVALID_ARGUMENT',
+      `manager ${name}.port ${String(port)} is not a port`,
+    );
+  }
+  return { port, host: given?.host ?? defaults.host };
 }
 
 function needsLeader(runnable: Runnable, elector: LeaderElector | undefined): boolean {
