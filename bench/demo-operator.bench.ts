@@ -103,7 +103,8 @@ try {
       `--qps=${QPS}`,
       `--burst=${BURST}`,
       `--max-concurrent-reconciles=${WORKERS}`,
-      '--bind-address=127.0.0.1:0',
+      '--health-probe-bind-address=127.0.0.1:0',
+      '--metrics-bind-address=127.0.0.1:0',
     ],
     { stdio: ['ignore', 'ignore', 'pipe'] },
   );

@@ -123,7 +123,11 @@ function booleanFlag(name: string, text: string | undefined, fallback: boolean):
   throw invalid(`--${name} needs true or false, got ${JSON.stringify(text)}`);
 }
 
-function bindAddress(name: string, text: string | undefined, fallback: string): BindAddress | false {
+function bindAddress(
+  name: string,
+  text: string | undefined,
+  fallback: string,
+): BindAddress | false {
   const value = text ?? fallback;
   if (value === 'off') return false;
   const match = /^(?:\[([0-9a-fA-F:.]+)\]|([^:\s[\]]*)):(\d{1,5})$/.exec(value);
