@@ -12,7 +12,7 @@ export type RuntimeErrorCode =
   | 'ERR_RUNTIME_INFORMER_WATCH'
   /** An informer was not synced when the wait for it ended (its last error is the `cause`). */
   | 'ERR_RUNTIME_NOT_SYNCED'
-  /** A Manager's health and metrics server could not listen (the port is taken, the host unknown). */
+  /** A Manager's probe or metrics server could not listen (the port is taken, the host unknown). */
   | 'ERR_RUNTIME_LISTEN'
   /** A Manager lost its leader election while running (it stops, like controller-runtime's, to restart clean). */
   | 'ERR_RUNTIME_LEADERSHIP_LOST'

@@ -60,6 +60,7 @@ export {
   requestKey,
 } from './controller/request.js';
 export type { OwnerKind, Request } from './controller/request.js';
+export { controllerOf, isControlledBy } from './controller/ownership.js';
 
 // Leader election on coordination.k8s.io/v1 Leases.
 export { LeaderElector, microTime } from './leader-election/leader-elector.js';
@@ -69,12 +70,13 @@ export type { LeaderElectorOptions, LeaseClient } from './leader-election/leader
 export { Manager } from './manager/manager.js';
 export type {
   Closeable,
+  ListenOptions,
   ManagerLeaderElectionOptions,
   ManagerOptions,
   ManagerRunOptions,
-  Runnable,
 } from './manager/manager.js';
-export type { ServerAddress } from './manager/manager-server.js';
+export type { Runnable, RunnableContext } from './manager/runnable.js';
+export type { ServerAddress, ServerKind } from './manager/manager-server.js';
 export type { HealthCheck } from './manager/health-checks.js';
 
 // Events: events.k8s.io/v1 (or core v1) with client-go's aggregation, series and spam filter.

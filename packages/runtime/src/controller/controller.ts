@@ -9,6 +9,7 @@ import type { WorkqueueRateLimiter } from '../workqueue/rate-limiters.js';
 import { Workqueue } from '../workqueue/workqueue.js';
 import { controllerMetrics, type ControllerMetrics } from './controller-metrics.js';
 import type { Predicate } from './predicates.js';
+import { whenAborted, type RunnableContext } from '../manager/runnable.js';
 import { requestFromKey, requestKey, type Request } from './request.js';
 
 /** ReconcileResult asks for a later reconcile: after `requeueAfterMs`, or rate-limited with `requeue`. */
@@ -141,8 +142,12 @@ export class Controller {
     return [...this.#informers].every((informer) => informer.hasSynced);
   }
 
-  /** start runs the controller until `signal` aborts, then drains; resolves when stopped. */
-  async start(signal: AbortSignal): Promise<void> {
+  /**
+   * start runs the controller until `signal` aborts, then drains; resolves when stopped. When
+   * `context.leadership` aborts (or `signal` with a leadership-lost reason) it stops at once,
+   * draining or not.
+   */
+  async start(signal: AbortSignal, context: RunnableContext = {}): Promise<void> {
     if (this.#started) {
       throw new RuntimeError(
         'ERR_RUNTIME_CONFIGURATION',
@@ -169,50 +174,63 @@ export class Controller {
       controller: this.name,
       workers: this.#maxConcurrent,
     });
+    // giveUp aborts the reconciles' signals (the grace period ran out, or leadership was lost);
+    // lost ends every wait at once.
     const giveUp = new AbortController();
+    const lost = new AbortController();
     this.#metrics.maxConcurrent.set(this.#metrics.labels, this.#maxConcurrent);
     const workers = Array.from({ length: this.#maxConcurrent }, () => this.#work(giveUp.signal));
-    // Synchronously in the abort: no worker may take another key once leadership is gone.
-    const stopAtOnce = (): void => {
-      if (!isLeadershipLost(signal.reason)) return;
+    // Called in the abort itself, so no worker takes another key once leadership is gone.
+    const loseLeadership = (reason: unknown): void => {
+      if (lost.signal.aborted) return;
       this.queue.shutDown();
-      giveUp.abort(signal.reason);
+      giveUp.abort(reason);
+      lost.abort(reason);
     };
-    await new Promise<void>((resolve) => {
-      if (signal.aborted) {
-        stopAtOnce();
-        resolve();
-      } else {
-        signal.addEventListener(
-          'abort',
-          () => {
-            stopAtOnce();
-            resolve();
-          },
-          { once: true },
+    const leadership = context.leadership;
+    const onLoss = (): void => loseLeadership(leadership?.reason);
+    if (leadership?.aborted) onLoss();
+    else leadership?.addEventListener('abort', onLoss, { once: true });
+    const onStop = (): void => {
+      if (isLeadershipLost(signal.reason)) loseLeadership(signal.reason);
+    };
+    if (signal.aborted) onStop();
+    else signal.addEventListener('abort', onStop, { once: true });
+    try {
+      await Promise.race([whenAborted(signal), whenAborted(lost.signal)]);
+      if (!lost.signal.aborted) {
+        this.#logger.info('controller stopping', { controller: this.name });
+        const timer = setTimeout(
+          () => giveUp.abort(new Error('graceful shutdown timed out')),
+          this.#gracefulShutdownTimeoutMs,
         );
+        const drained = (async () => {
+          await this.queue.shutDownWithDrain(giveUp.signal);
+          await Promise.all(workers);
+        })();
+        // Leadership can still be lost while draining: then nothing more waits for it.
+        await Promise.race([drained, whenAborted(lost.signal)]);
+        clearTimeout(timer);
       }
-    });
-    if (giveUp.signal.aborted) {
-      this.#logger.warn('leadership lost; controller stopped without draining', {
-        controller: this.name,
-      });
-      await stopOwned();
-      return;
+      if (lost.signal.aborted) {
+        this.#logger.warn('leadership lost; controller stopped without draining', {
+          controller: this.name,
+        });
+      }
+    } finally {
+      leadership?.removeEventListener('abort', onLoss);
+      signal.removeEventListener('abort', onStop);
     }
-    this.#logger.info('controller stopping', { controller: this.name });
-    const timer = setTimeout(
-      () => giveUp.abort(new Error('graceful shutdown timed out')),
-      this.#gracefulShutdownTimeoutMs,
-    );
-    await this.queue.shutDownWithDrain(giveUp.signal);
-    await Promise.all(workers);
-    clearTimeout(timer);
     await stopOwned();
   }
 
   async #work(signal: AbortSignal): Promise<void> {
     for (let key = await this.queue.get(); key !== undefined; key = await this.queue.get()) {
+      if (signal.aborted) {
+        // Handed out in the same turn as the abort: not started.
+        this.queue.done(key);
+        break;
+      }
       this.#metrics.activeWorkers.inc(this.#metrics.labels);
       try {
         await this.#reconcileKey(key, signal);

@@ -103,13 +103,10 @@ describe('LeaderElector timing (fake clock)', () => {
     await running;
   });
 
-  it('stops leading within the renew deadline when every request of a renewal stalls', async () => {
-    // lease 10 s, renew deadline 7 s, retry 1 s: the leader must have stopped before the others
-    // may take the Lease, 10 s after the last renewal they saw.
-    const clock = new FakeClock();
-    const server = new StallingLeaseServer(clock);
-    const stop = new AbortController();
-    let stoppedAt: number | undefined;
+  // lease 10 s, renew deadline 7 s, retry 1 s: the leader must have stopped before the others
+  // may take the Lease, 10 s after the last write of it they saw.
+  function timedElector(server: LeaseClient, clock: FakeClock) {
+    const times: { stoppedAt?: number } = {};
     const elector = new LeaderElector(server, {
       name: 'demo',
       identity: 'me',
@@ -118,18 +115,58 @@ describe('LeaderElector timing (fake clock)', () => {
       retryPeriodMs: 1_000,
       clock,
       random: () => 0,
-      onStoppedLeading: () => void (stoppedAt = clock.now()),
+      onStoppedLeading: () => void (times.stoppedAt = clock.now()),
     });
-    const running = elector.run(stop.signal);
+    return { elector, times };
+  }
+
+  it.each([
+    { client: 'that honours its signal', ignoresSignals: false },
+    { client: 'of your own that ignores its signal', ignoresSignals: true },
+  ])(
+    'stops leading within the renew deadline when every request of a renewal stalls (a Lease client $client)',
+    async ({ ignoresSignals }) => {
+      const clock = new FakeClock();
+      const server = new StallingLeaseServer(clock, ignoresSignals);
+      const { elector, times } = timedElector(server, clock);
+      const running = elector.run(new AbortController().signal);
+      await advance(clock, 3_500);
+      expect(elector.isLeader).toBe(true);
+      const lastRenewal = server.lastWriteAt;
+      server.stalled = true;
+      await advance(clock, 20_000);
+      await running;
+      expect(times.stoppedAt! - lastRenewal).toBeLessThanOrEqual(7_000);
+    },
+  );
+
+  it('counts the renew deadline from when the last successful renewal was sent, however late its answer', async () => {
+    const clock = new FakeClock();
+    const server = new StallingLeaseServer(clock, false);
+    const { elector, times } = timedElector(server, clock);
+    const running = elector.run(new AbortController().signal);
     await advance(clock, 3_500);
-    expect(elector.isLeader).toBe(true);
-    const lastRenewal = server.lastWriteAt;
-    server.stalled = true;
+    // The next renewal is stored at once but answered 5 s later; every request after it stalls.
+    server.answerNextWriteAfterMs = 5_000;
     await advance(clock, 20_000);
     await running;
-    expect(stoppedAt).toBeDefined();
-    expect(stoppedAt! - lastRenewal).toBeLessThanOrEqual(1_000 + 7_000);
-    expect(stoppedAt! - lastRenewal).toBeLessThan(10_000);
+    const stored = server.lastWriteAt;
+    expect(times.stoppedAt! - stored).toBeLessThanOrEqual(7_000);
+  });
+
+  it('stops leading at once when it sees another candidate hold the Lease', async () => {
+    const clock = new FakeClock();
+    const server = new StallingLeaseServer(clock, false);
+    const { elector, times } = timedElector(server, clock);
+    const running = elector.run(new AbortController().signal);
+    await advance(clock, 3_500);
+    server.takeOver('other', 60);
+    const takenAt = clock.now();
+    await advance(clock, 20_000);
+    await running;
+    // One retry period at most: the next renewal reads the Lease and finds it taken.
+    expect(times.stoppedAt! - takenAt).toBeLessThanOrEqual(1_000);
+    expect(elector.leader).toBe('other');
   });
 });
 
@@ -153,16 +190,21 @@ describe('LeaderElector.release', () => {
 
 /**
  * StallingLeaseServer is a LeaseServer whose requests, once `stalled`, never answer: they end only
- * when their signal aborts or their own `timeoutMs` passes on the fake clock (as @k/rest's would).
+ * when their signal aborts or their own `timeoutMs` passes on the fake clock (as @k/rest's would),
+ * or never for a client that ignores both. `answerNextWriteAfterMs` stores the next write at once
+ * but answers it that much later, and stalls everything after it.
  */
 class StallingLeaseServer extends LeaseServer {
   stalled = false;
+  answerNextWriteAfterMs: number | undefined;
   lastWriteAt = 0;
   readonly #clock: FakeClock;
+  readonly #ignoresSignals: boolean;
 
-  constructor(clock: FakeClock) {
+  constructor(clock: FakeClock, ignoresSignals: boolean) {
     super();
     this.#clock = clock;
+    this.#ignoresSignals = ignoresSignals;
   }
 
   override get(name?: string, options?: RequestOptions): Promise<Lease> {
@@ -175,14 +217,21 @@ class StallingLeaseServer extends LeaseServer {
     return super.create(lease);
   }
 
-  override update(lease: Lease, options?: RequestOptions): Promise<Lease> {
+  override async update(lease: Lease, options?: RequestOptions): Promise<Lease> {
     if (this.stalled) return this.#stall(options);
     this.lastWriteAt = this.#clock.now();
-    return super.update(lease);
+    const stored = await super.update(lease);
+    const delay = this.answerNextWriteAfterMs;
+    if (delay === undefined) return stored;
+    this.answerNextWriteAfterMs = undefined;
+    this.stalled = true;
+    await new Promise((resolve) => this.#clock.setTimeout(() => resolve(undefined), delay));
+    return stored;
   }
 
   #stall(options: RequestOptions | undefined): Promise<never> {
     return new Promise((_resolve, reject) => {
+      if (this.#ignoresSignals) return;
       const { signal, timeoutMs } = options ?? {};
       if (timeoutMs) {
         this.#clock.setTimeout(

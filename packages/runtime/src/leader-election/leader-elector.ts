@@ -53,6 +53,28 @@ interface Deadline {
   dispose(): void;
 }
 
+/** Attempt is how one try went: this candidate holds the Lease, another does, or it failed. */
+type Attempt = 'held' | 'taken' | 'failed';
+
+/** untilAborted is `work`'s result, or `fallback` as soon as `signal` aborts. */
+function untilAborted<T>(work: Promise<T>, signal: AbortSignal, fallback: T): Promise<T> {
+  if (signal.aborted) return Promise.resolve(fallback);
+  return new Promise((resolve, reject) => {
+    const onAbort = (): void => resolve(fallback);
+    signal.addEventListener('abort', onAbort, { once: true });
+    work.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(error instanceof Error ? error : new Error(String(error)));
+      },
+    );
+  });
+}
+
 /** microTime renders a wall-clock time as a Kubernetes MicroTime (RFC 3339, six fractional digits). */
 export function microTime(milliseconds: number): string {
   return new Date(milliseconds).toISOString().replace(/\.(\d{3})Z$/, '.$1000Z');
@@ -94,6 +116,8 @@ export class LeaderElector {
   readonly #random: () => number;
   #observed: Lease | undefined;
   #observedAt = -Infinity;
+  /** #writtenAt is when this candidate's last successful write of the Lease was sent. */
+  #writtenAt = -Infinity;
   #leading = false;
   #reportedLeader: string | undefined;
 
@@ -162,16 +186,16 @@ export class LeaderElector {
           error: error instanceof Error ? error.message : String(error),
         }),
       );
-    await this.#renewLoop(signal);
+    const why = await this.#renewLoop(signal);
     this.#leading = false;
-    // A stop asked for keeps its reason (work may drain); a failed renewal is a loss, and work
+    // A stop asked for keeps its reason (work may drain); a lost renewal is a loss, and work
     // must stop at once (see isLeadershipLost).
     leadership.abort(
       signal.aborted
         ? new Error(`leadership of lease ${this.#name} ended: the elector was stopped`)
         : new RuntimeError(
             'ERR_RUNTIME_LEADERSHIP_LOST',
-            `leadership of lease ${this.#name} was lost: not renewed within ${this.#renewDeadlineMs} ms`,
+            `leadership of lease ${this.#name} was lost: ${why}`,
           ),
     );
     this.#logger.info('stopped leading', { lease: this.#name, identity: this.#identity });
@@ -187,7 +211,7 @@ export class LeaderElector {
 
   async #acquire(signal: AbortSignal): Promise<boolean> {
     while (!signal.aborted) {
-      if (await this.#attempt(signal)) return true;
+      if ((await this.#attempt(signal)) === 'held') return true;
       const wait = this.#retryPeriodMs * (1 + this.#random() * 1.2);
       await sleep(this.#clock, wait, signal).catch(() => undefined);
     }
@@ -195,24 +219,33 @@ export class LeaderElector {
   }
 
   /** #attempt is one try to acquire, bounded as a whole (all its requests) by the renew deadline. */
-  async #attempt(signal: AbortSignal): Promise<boolean> {
-    const bounded = this.#withRenewDeadline(signal);
+  #attempt(signal: AbortSignal): Promise<Attempt> {
+    return this.#bounded(signal, this.#clock.now() + this.#renewDeadlineMs);
+  }
+
+  /**
+   * #bounded makes one attempt whose requests all end by `deadline` (a clock time): their signal
+   * aborts then, and the attempt counts as failed at the deadline even if a request ignores its
+   * signal (a Lease client of your own), so nothing waits past it.
+   */
+  async #bounded(signal: AbortSignal, deadline: number): Promise<Attempt> {
+    if (deadline <= this.#clock.now()) return 'failed';
+    const attempt = this.#until(signal, deadline);
     try {
-      return await this.#tryAcquireOrRenew(bounded, signal);
+      return await untilAborted(this.#tryAcquireOrRenew(attempt, signal), attempt.signal, 'failed');
     } finally {
-      bounded.dispose();
+      attempt.dispose();
     }
   }
 
-  #withRenewDeadline(signal: AbortSignal | undefined): Deadline {
-    const deadline = this.#clock.now() + this.#renewDeadlineMs;
+  /** #until is a {@link Deadline} at `deadline` (a clock time), also aborted by `signal`. */
+  #until(signal: AbortSignal | undefined, deadline: number): Deadline {
     const linked = linkSignals([signal], {
-      timeoutMs: this.#renewDeadlineMs,
+      timeoutMs: Math.max(0, deadline - this.#clock.now()),
       clock: this.#clock,
       timeoutReason: () =>
-        new RuntimeError(
-          'ERR_RUNTIME_LEADERSHIP_LOST',
-          `lease ${this.#name} was not renewed within ${this.#renewDeadlineMs} ms`,
+        new Error(
+          `lease ${this.#name}: no answer within the renew deadline (${this.#renewDeadlineMs} ms)`,
         ),
     });
     return {
@@ -222,35 +255,44 @@ export class LeaderElector {
     };
   }
 
-  async #renewLoop(signal: AbortSignal): Promise<void> {
+  /** #renewLoop renews until it cannot or `signal` aborts; says why leading ended. */
+  async #renewLoop(signal: AbortSignal): Promise<string> {
     while (!signal.aborted) {
-      // client-go bounds the renewal as a whole, every request and wait of it, by the renew
-      // deadline: a stalled request is cut at the deadline, so leading ends before the Lease
-      // can expire for the others.
-      const bounded = this.#withRenewDeadline(signal);
-      let renewed = false;
-      try {
-        while (!bounded.signal.aborted) {
-          if (await this.#tryAcquireOrRenew(bounded, signal)) {
-            renewed = true;
-            break;
-          }
-          await sleep(this.#clock, this.#retryPeriodMs, bounded.signal).catch(() => undefined);
-        }
-      } finally {
-        bounded.dispose();
+      // Every request and wait of a renewal ends by the renew deadline, counted from when the
+      // last successful write was sent (the server's record is no older than that): the leader
+      // stops before the Lease can expire for the others, whatever the connection does.
+      const deadline = this.#writtenAt + this.#renewDeadlineMs;
+      let outcome: Attempt = 'failed';
+      while (!signal.aborted && this.#clock.now() < deadline) {
+        outcome = await this.#bounded(signal, deadline);
+        if (outcome !== 'failed') break;
+        const wait = Math.min(this.#retryPeriodMs, deadline - this.#clock.now());
+        await sleep(this.#clock, wait, signal).catch(() => undefined);
       }
-      if (!renewed || signal.aborted) {
-        if (!signal.aborted) {
-          this.#logger.warn('failed to renew the lease in time', {
-            lease: this.#name,
-            identity: this.#identity,
-          });
-        }
-        return;
+      if (signal.aborted) return 'the elector was stopped';
+      if (outcome === 'taken') {
+        // Another candidate holds an unexpired Lease: it leads already, so stop now rather than
+        // retrying until the renew deadline as client-go does.
+        const holder = this.#observed?.spec?.holderIdentity ?? '';
+        this.#logger.warn('the lease is held by another candidate', { lease: this.#name, holder });
+        return `the lease is held by ${holder}`;
+      }
+      if (outcome === 'failed') {
+        this.#logger.warn('failed to renew the lease in time', {
+          lease: this.#name,
+          identity: this.#identity,
+        });
+        return `not renewed within ${this.#renewDeadlineMs} ms`;
       }
       await sleep(this.#clock, this.#retryPeriodMs, signal).catch(() => undefined);
     }
+    return 'the elector was stopped';
+  }
+
+  /** #written records a Lease this candidate wrote, with the time the write was sent. */
+  #written(lease: Lease, sentAt: number): void {
+    this.#observe(lease);
+    this.#writtenAt = sentAt;
   }
 
   #observe(lease: Lease): void {
@@ -273,10 +315,11 @@ export class LeaderElector {
    * #tryAcquireOrRenew makes one attempt; `attempt` bounds all its requests together (its signal
    * aborts at the deadline), `stop` aborts when the run is stopped (then nothing is logged).
    */
-  async #tryAcquireOrRenew(attempt: Deadline, stop: AbortSignal): Promise<boolean> {
+  async #tryAcquireOrRenew(attempt: Deadline, stop: AbortSignal): Promise<Attempt> {
     const { signal } = attempt;
     const options = () => ({ signal, timeoutMs: attempt.remainingMs(), maxRetries: 0 });
     const now = microTime(this.#now());
+    const sentAt = this.#clock.now();
     const durationSeconds = Math.ceil(this.#leaseDurationMs / 1000);
     const observed = this.#observed;
     if (
@@ -294,10 +337,10 @@ export class LeaderElector {
           },
           options(),
         );
-        this.#observe(renewed);
-        return true;
+        this.#written(renewed, sentAt);
+        return 'held';
       } catch (error) {
-        if (signal.aborted) return false;
+        if (signal.aborted) return 'failed';
         this.#logger.debug('failed to renew the lease as last seen; reading it', {
           lease: this.#name,
           error: String(error),
@@ -308,13 +351,13 @@ export class LeaderElector {
     try {
       current = await this.#leases.get(this.#name, options());
     } catch (error) {
-      if (stop.aborted) return false;
+      if (stop.aborted) return 'failed';
       if (!isNotFound(error)) {
         this.#logger.warn('error retrieving the lease', {
           lease: this.#name,
           error: String(error),
         });
-        return false;
+        return 'failed';
       }
       try {
         const created = await this.#leases.create(
@@ -332,8 +375,8 @@ export class LeaderElector {
           },
           options(),
         );
-        this.#observe(created);
-        return true;
+        this.#written(created, sentAt);
+        return 'held';
       } catch (error) {
         // Logged: a create that always fails (no RBAC for it, say) would otherwise look like a
         // candidate that silently never leads.
@@ -343,7 +386,7 @@ export class LeaderElector {
             error: String(error),
           });
         }
-        return false;
+        return 'failed';
       }
     }
     this.#observe(current);
@@ -360,7 +403,7 @@ export class LeaderElector {
       holder !== this.#identity &&
       this.#clock.now() < this.#observedAt + holderDurationMs
     ) {
-      return false;
+      return 'taken';
     }
     const mine = holder === this.#identity;
     try {
@@ -378,15 +421,15 @@ export class LeaderElector {
         },
         options(),
       );
-      this.#observe(updated);
-      return true;
+      this.#written(updated, sentAt);
+      return 'held';
     } catch (error) {
       if (!stop.aborted)
         this.#logger.warn('failed to update the lease', {
           lease: this.#name,
           error: String(error),
         });
-      return false;
+      return 'failed';
     }
   }
 
@@ -401,7 +444,7 @@ export class LeaderElector {
     if (!observed || observed.spec?.holderIdentity !== this.#identity) return;
     // One deadline for the whole release, as for a renewal: a stalled server delays the
     // shutdown by the renew deadline at most.
-    const bounded = this.#withRenewDeadline(undefined);
+    const bounded = this.#until(undefined, this.#clock.now() + this.#renewDeadlineMs);
     const options = () => ({
       signal: bounded.signal,
       timeoutMs: bounded.remainingMs(),

@@ -1,5 +1,5 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { RuntimeError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { isScrapable, type MetricsSink } from '../metrics/metrics-sink.js';
@@ -21,6 +21,11 @@ export interface ServerAddress {
 /** ServerLimits bound what clients of a server can hold: connections and the time to send a request. */
 interface ServerLimits {
   maxConnections: number;
+  /**
+   * maxConnectionsPerPeer bounds one remote address, so that one client holding connections open
+   * cannot take every one from the kubelet's probes.
+   */
+  maxConnectionsPerPeer: number;
   /** headersTimeoutMs closes a connection whose request headers did not all arrive in time (slowloris). */
   headersTimeoutMs: number;
   /** requestTimeoutMs closes a connection whose whole request did not arrive in time. */
@@ -30,7 +35,8 @@ interface ServerLimits {
 
 // Probes and scrapes are small GETs from a few clients; a probe's checks take at most 5 s.
 const LIMITS: ServerLimits = {
-  maxConnections: 64,
+  maxConnections: 256,
+  maxConnectionsPerPeer: 16,
   headersTimeoutMs: 10_000,
   requestTimeoutMs: 15_000,
   keepAliveTimeoutMs: 5_000,
@@ -72,7 +78,8 @@ export type ManagerServerRoutes =
  * withheld from the answer (`reason withheld`, as kube-apiserver and controller-runtime do: it
  * may name accounts, namespaces or hosts) and logged instead. The metrics server answers
  * `GET /metrics` (the sink's scrape when it can render, else an empty exposition). Both cap their
- * connections and the time a client may take to send a request (slowloris).
+ * connections (in all and per remote address) and the time a client may take to send a request
+ * (slowloris).
  */
 export class ManagerServer {
   readonly #server: Server;
@@ -80,6 +87,7 @@ export class ManagerServer {
   readonly #logger: Logger;
   /** The last reason logged per failing check, so a probe every few seconds logs a change once. */
   readonly #loggedReasons = new Map<string, string>();
+  readonly #perPeer = new Map<string, number>();
   #address: ServerAddress | undefined;
 
   constructor(routes: ManagerServerRoutes, logger: Logger) {
@@ -105,6 +113,23 @@ export class ManagerServer {
       },
     );
     this.#server.maxConnections = LIMITS.maxConnections;
+    this.#server.on('connection', (socket: Socket) => this.#admit(socket));
+  }
+
+  /** #admit closes a connection past its peer's share; the counts are bounded by maxConnections. */
+  #admit(socket: Socket): void {
+    const peer = socket.remoteAddress ?? '';
+    const open = (this.#perPeer.get(peer) ?? 0) + 1;
+    if (open > LIMITS.maxConnectionsPerPeer) {
+      socket.destroy();
+      return;
+    }
+    this.#perPeer.set(peer, open);
+    socket.once('close', () => {
+      const left = (this.#perPeer.get(peer) ?? 1) - 1;
+      if (left > 0) this.#perPeer.set(peer, left);
+      else this.#perPeer.delete(peer);
+    });
   }
 
   get address(): ServerAddress | undefined {

@@ -6,7 +6,8 @@ import { LeaseServer } from '../leader-election/__fixtures__/lease-server.js';
 import { SILENT_LOGGER } from '../logger.js';
 import type { ScrapableMetricsSink } from '../metrics/metrics-sink.js';
 import { NOOP_METRICS } from '../metrics/metrics-sink.js';
-import { Manager, type Runnable } from './manager.js';
+import { Manager } from './manager.js';
+import type { Runnable } from './runnable.js';
 
 // The Manager's own lifecycle and HTTP server, with runnables that are plain functions; the
 // informers, controllers and leader election against the real server are in e2e/manager*.
@@ -321,21 +322,23 @@ describe('Manager', () => {
     await done;
   });
 
-  it('caps its connections: past 64 open ones, a new connection is closed at once', async () => {
+  it('caps the connections of one peer, so one client holding them open leaves the probes answered', async () => {
     const manager = new Manager({ probes: LOOPBACK, metricsServer: false });
     const { stop, done, listening } = startedManager(manager);
     const url = new URL(await listening);
-    const open = async () => {
-      const socket = connect(Number(url.port), url.hostname);
+    const open = async (localAddress: string) => {
+      const socket = connect({ port: Number(url.port), host: url.hostname, localAddress });
       socket.on('error', () => {});
       await new Promise((resolve) => socket.once('connect', resolve));
       return socket;
     };
-    const held = await Promise.all(Array.from({ length: 64 }, open));
+    const held = await Promise.all(Array.from({ length: 16 }, () => open('127.0.0.2')));
     try {
-      const extra = await open();
+      const extra = await open('127.0.0.2');
       await new Promise((resolve) => extra.once('close', resolve));
       expect(held.every((socket) => !socket.destroyed)).toBe(true);
+      // Another peer (the kubelet) is still answered.
+      expect(await get(`${url.origin}/healthz`)).toMatchObject({ status: 200, body: 'ok' });
     } finally {
       for (const socket of held) socket.destroy();
       stop.abort();
@@ -391,6 +394,50 @@ describe('Manager', () => {
     // Rejected before the reconcile that ignored its signal ended: nothing drained.
     expect(log).toEqual([]);
     expect(controller.queue.shuttingDown).toBe(true);
+    expect(leases.lease?.spec?.holderIdentity).toBe('other');
+  });
+
+  it('stops draining at once when leadership is lost after SIGTERM, and does not release the Lease', async () => {
+    const leases = new LeaseServer();
+    const log: string[] = [];
+    const manager = new Manager({
+      probes: false,
+      metricsServer: false,
+      gracefulShutdownTimeoutMs: 30_000,
+      leaderElection: {
+        leases,
+        name: 'demo',
+        identity: 'me',
+        leaseDurationMs: 600,
+        renewDeadlineMs: 400,
+        retryPeriodMs: 50,
+      },
+    });
+    let slowStarted: () => void = () => {};
+    const started = new Promise<void>((resolve) => (slowStarted = resolve));
+    const controller = new Controller('draining', async (request) => {
+      log.push(`start ${request.name}${manager.isLeader ? '' : ' after the loss'}`);
+      if (request.name === 'slow') {
+        slowStarted();
+        // Ignores its signal: a drain would wait for it, and for the keys queued behind it.
+        await new Promise((resolve) => setTimeout(resolve, 3000));
+        log.push('slow ended');
+      }
+    });
+    manager.add(controller);
+    controller.enqueue({ namespace: '', name: 'slow' });
+    const stop = new AbortController();
+    const done = manager.start(stop.signal);
+    await started;
+    controller.enqueue({ namespace: '', name: 'queued' });
+    stop.abort(); // a graceful stop: the drain begins, and would run 'queued' after 'slow'
+    leases.takeOver('other', 60); // then another replica takes the Lease
+    const failure = await done.then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    expect(RuntimeError.isInstance(failure) && failure.code).toBe('ERR_RUNTIME_LEADERSHIP_LOST');
+    expect(log).toEqual(['start slow']);
     expect(leases.lease?.spec?.holderIdentity).toBe('other');
   });
 });

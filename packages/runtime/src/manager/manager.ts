@@ -19,16 +19,7 @@ import { NOOP_METRICS, type MetricsSink } from '../metrics/metrics-sink.js';
 import type { WorkqueueRateLimiter } from '../workqueue/rate-limiters.js';
 import { HealthChecks, type HealthCheck } from './health-checks.js';
 import { ManagerServer, type ServerAddress, type ServerKind } from './manager-server.js';
-
-/**
- * Runnable is anything a {@link Manager} runs: `start(signal)` works until `signal` aborts, then
- * finishes what it is doing and resolves; a rejection stops the whole Manager. With
- * `needLeaderElection` (the default) it runs only while this process leads.
- */
-export interface Runnable {
-  start(signal: AbortSignal): void | Promise<void>;
-  needLeaderElection?: boolean;
-}
+import { whenAborted, type Runnable, type RunnableContext } from './runnable.js';
 
 /** Closeable is released last at shutdown (a clientset's `close()`). */
 export interface Closeable {
@@ -46,7 +37,6 @@ export interface ManagerLeaderElectionOptions extends Omit<
   identity?: string;
 }
 
-/** ManagerOptions configure a {@link Manager}; everything is optional. */
 /** ListenOptions say where one of a Manager's servers listens. */
 export interface ListenOptions {
   /** port to listen on (0 picks a free one). */
@@ -55,6 +45,7 @@ export interface ListenOptions {
   host?: string | undefined;
 }
 
+/** ManagerOptions configure a {@link Manager}; everything is optional. */
 export interface ManagerOptions {
   /**
    * probes is where `/healthz`, `/livez` and `/readyz` listen (default port 8081 on every
@@ -96,13 +87,6 @@ export interface ManagerRunOptions {
 
 function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
-}
-
-function whenAborted(signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) resolve();
-    else signal.addEventListener('abort', () => resolve(), { once: true });
-  });
 }
 
 /**
@@ -362,12 +346,18 @@ export class Manager {
     const stopRunnables = new AbortController();
     const stopElection = new AbortController();
     const stopCache = new AbortController();
+    // lost aborts when leadership is lost involuntarily: nothing waits for the runnables then.
+    const lost = new AbortController();
     const running: Promise<void>[] = [];
-    const runAll = (runnables: Runnable[], runSignal: AbortSignal): void => {
+    const runAll = (
+      runnables: Runnable[],
+      runSignal: AbortSignal,
+      context: RunnableContext = {},
+    ): void => {
       for (const runnable of runnables) {
         running.push(
           Promise.resolve()
-            .then(() => runnable.start(runSignal))
+            .then(() => runnable.start(runSignal, context))
             .catch((error: unknown) => {
               this.logger.error('runnable failed', { error: messageOf(error) });
               fail(error);
@@ -398,7 +388,10 @@ export class Manager {
         runAll,
         stopRunnables.signal,
         stopElection.signal,
-        fail,
+        (error) => {
+          fail(error);
+          lost.abort(error);
+        },
       );
     } else {
       runAll(withElection, stopRunnables.signal);
@@ -408,11 +401,11 @@ export class Manager {
     this.#shuttingDown = true;
     this.logger.info('manager stopping', failure ? { error: messageOf(failure) } : {});
     // After an involuntary loss another replica may lead already: nothing drains (the
-    // controllers stopped at once), the process is to exit and start clean (controller-runtime).
-    const lost = isLeadershipLost(failure);
-    stopRunnables.abort(lost ? failure : undefined);
-    const drained = lost ? false : await this.#settleWithin(Promise.all(running));
-    if (!drained && !lost) {
+    // controllers stop at once, also when the loss comes while they drain after a signal), and
+    // the process is to exit and start clean (controller-runtime).
+    stopRunnables.abort(isLeadershipLost(failure) ? failure : undefined);
+    const drained = await this.#settleWithin(Promise.all(running), lost.signal);
+    if (!drained && !lost.signal.aborted) {
       fail(
         new RuntimeError(
           'ERR_RUNTIME_SHUTDOWN_TIMEOUT',
@@ -446,10 +439,10 @@ export class Manager {
   #elect(
     elector: LeaderElector,
     runnables: Runnable[],
-    runAll: (runnables: Runnable[], signal: AbortSignal) => void,
+    runAll: (runnables: Runnable[], signal: AbortSignal, context: RunnableContext) => void,
     stopRunnables: AbortSignal,
     stopElection: AbortSignal,
-    fail: (error: unknown) => void,
+    loseLeadership: (error: unknown) => void,
   ): Promise<void> {
     const leading = this.metrics.gauge({
       name: 'leader_election_master_status',
@@ -458,38 +451,46 @@ export class Manager {
     });
     const labels = { name: elector.name };
     leading.set(labels, 0);
-    let led = false;
+    let leadership: AbortSignal | undefined;
     let whileLeading: { dispose(): void } | undefined;
-    this.#onStartedLeading = (leadership) => {
-      led = true;
+    this.#onStartedLeading = (signal) => {
+      leadership = signal;
       leading.set(labels, 1);
       this.logger.info('leading; starting controllers', { lease: elector.name });
-      // Aborts with the leadership's reason when it is lost, so controllers stop at once.
-      const linked = linkSignals([leadership, stopRunnables]);
+      // Aborts with the leadership's reason when it is lost, so controllers stop at once; a loss
+      // after the stop signal, while they drain, reaches them through `leadership`.
+      const linked = linkSignals([signal, stopRunnables]);
       whileLeading = linked;
-      runAll(runnables, linked.signal);
+      runAll(runnables, linked.signal, { leadership: signal });
     };
     return elector.run(stopElection).then(() => {
       whileLeading?.dispose();
       leading.set(labels, 0);
-      if (led && !stopElection.aborted) {
-        fail(
-          new RuntimeError(
-            'ERR_RUNTIME_LEADERSHIP_LOST',
-            `leadership of lease ${elector.name} was lost`,
-          ),
+      if (leadership && !stopElection.aborted) {
+        loseLeadership(
+          isLeadershipLost(leadership.reason)
+            ? leadership.reason
+            : new RuntimeError(
+                'ERR_RUNTIME_LEADERSHIP_LOST',
+                `leadership of lease ${elector.name} was lost`,
+              ),
         );
       }
     });
   }
 
-  async #settleWithin(work: Promise<unknown>): Promise<boolean> {
+  /** #settleWithin is true when `work` settles within the grace period, false at its end or when `abandon` aborts. */
+  async #settleWithin(work: Promise<unknown>, abandon: AbortSignal): Promise<boolean> {
     let timer: NodeJS.Timeout | undefined;
     const timedOut = new Promise<false>((resolve) => {
       timer = setTimeout(() => resolve(false), this.#gracefulShutdownTimeoutMs);
     });
     try {
-      return await Promise.race([work.then(() => true as const), timedOut]);
+      return await Promise.race([
+        work.then(() => true as const),
+        timedOut,
+        whenAborted(abandon).then(() => false as const),
+      ]);
     } finally {
       clearTimeout(timer);
     }
