@@ -167,7 +167,7 @@ export default tseslint.config(
         {
           object: 'AbortSignal',
           property: 'any',
-          message: 'use linkSignals from @k/rest (in @k/transport: its own timeout signal)',
+          message: 'use linkSignals (@k/transport, also exported by @k/rest)',
         },
       ],
     },

@@ -49,3 +49,7 @@ export type {
 } from './transport/transport-interceptor.js';
 export type { TransportStackEntry } from './transport/resolve-transport-stack.js';
 export { describeTransportStack } from './transport/describe-transport-stack.js';
+
+// A signal that any of several signals or a deadline aborts, safe from Node 20's lost AbortSignal.timeout.
+export { linkSignals } from './signals/link-signals.js';
+export type { LinkedSignal, LinkedSignalOptions, SignalClock } from './signals/link-signals.js';

@@ -11,6 +11,7 @@ import {
   isRecord,
 } from '../checks/argument-checks.js';
 import { timerDelay } from '../checks/timer-delay.js';
+import { linkSignals } from '../signals/link-signals.js';
 import { OidcError } from '../errors.js';
 
 /** RefreshIdTokenOptions describe one refresh at an OpenID provider. */
@@ -196,13 +197,15 @@ async function send(
   init: { method: 'GET' | 'POST'; headers: Record<string, string>; body?: string },
   options: Pick<RefreshIdTokenOptions, 'dispatcher' | 'timeoutMs' | 'signal'>,
 ): Promise<SentResponse> {
-  const deadline = deadlineSignal(options.signal, timerDelay(options.timeoutMs ?? 30_000));
+  const deadline = linkSignals([options.signal], {
+    timeoutMs: timerDelay(options.timeoutMs ?? 30_000),
+  });
   try {
     const response = await requestThrough(options.dispatcher, url, {
       method: init.method,
       headers: init.headers,
       ...(init.body === undefined ? {} : { body: init.body }),
-      ...(deadline.signal ? { signal: deadline.signal } : {}),
+      signal: deadline.signal,
     });
     const chunks: Buffer[] = [];
     let size = 0;
@@ -225,39 +228,6 @@ async function send(
   } finally {
     deadline.dispose();
   }
-}
-
-/**
- * deadlineSignal returns a signal that aborts when `signal` does or, with the reason
- * `AbortSignal.timeout` gives, after `delay` ms (none when undefined), and `dispose`, which the
- * caller must call when the request is over: it stops the timer and leaves `signal`.
- */
-function deadlineSignal(
-  signal: AbortSignal | undefined,
-  delay: number | undefined,
-): { signal: AbortSignal | undefined; dispose: () => void } {
-  if (delay === undefined) return { signal, dispose: () => {} };
-  // Not AbortSignal.any([signal, AbortSignal.timeout(delay)]): Node 20 holds its sources weakly,
-  // and once a GC collected the timeout signal the request never times out. Here the timer and
-  // the listener on `signal` hold the controller until dispose.
-  const controller = new AbortController();
-  const onAbort = () => {
-    clearTimeout(timer);
-    controller.abort(signal?.reason);
-  };
-  const timer = setTimeout(() => {
-    signal?.removeEventListener('abort', onAbort);
-    controller.abort(new DOMException('The operation was aborted due to timeout', 'TimeoutError'));
-  }, delay);
-  if (signal?.aborted) onAbort();
-  else signal?.addEventListener('abort', onAbort, { once: true });
-  return {
-    signal: controller.signal,
-    dispose: () => {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', onAbort);
-    },
-  };
 }
 
 function decodeTokenResponse(

@@ -1,5 +1,10 @@
-import { systemClock, type Clock } from './clock.js';
-import { onAbort } from './on-abort.js';
+import { MAX_TIMER_DELAY_MS } from '../checks/timer-delay.js';
+
+/** SignalClock schedules the deadline of {@link linkSignals} (@k/rest's `Clock` is one). */
+export interface SignalClock {
+  setTimeout(callback: () => void, delayMs: number): unknown;
+  clearTimeout(handle: unknown): void;
+}
 
 /** LinkedSignalOptions add a deadline to {@link linkSignals}. */
 export interface LinkedSignalOptions {
@@ -7,8 +12,11 @@ export interface LinkedSignalOptions {
   timeoutMs?: number | undefined;
   /** timeoutReason is the abort reason at the deadline (default: a `TimeoutError` DOMException, as `AbortSignal.timeout` gives). */
   timeoutReason?: (() => unknown) | undefined;
-  /** clock runs the deadline (default: the system clock, whose timer is pending work and keeps `node` alive). */
-  clock?: Clock | undefined;
+  /**
+   * clock runs the deadline (default: Node's timers; the timer is pending work and keeps `node`
+   * alive, and a deadline past ~24.8 days, longer than a Node timer holds, is none).
+   */
+  clock?: SignalClock | undefined;
 }
 
 /** LinkedSignal is the signal of {@link linkSignals}; `dispose()` unlinks it from its sources and deadline. */
@@ -19,6 +27,12 @@ export interface LinkedSignal {
   /** dispose stops the deadline and unsubscribes from the sources (the signal keeps its state). */
   dispose(): void;
 }
+
+const NODE_TIMERS: SignalClock = {
+  setTimeout: (callback, delayMs) =>
+    delayMs <= MAX_TIMER_DELAY_MS ? setTimeout(callback, delayMs) : undefined,
+  clearTimeout: (handle) => clearTimeout(handle as ReturnType<typeof setTimeout> | undefined),
+};
 
 /**
  * linkSignals returns a signal that aborts, with the first reason, when any of `sources` aborts
@@ -32,14 +46,16 @@ export function linkSignals(
   options: LinkedSignalOptions = {},
 ): LinkedSignal {
   const controller = new AbortController();
-  const unsubscribes: (() => void)[] = [];
+  const listeners: [AbortSignal, () => void][] = [];
+  const clock = options.clock ?? NODE_TIMERS;
   let timedOut = false;
   let timer: unknown;
-  const clock = options.clock ?? systemClock;
   const dispose = (): void => {
     if (timer !== undefined) clock.clearTimeout(timer);
     timer = undefined;
-    for (const unsubscribe of unsubscribes.splice(0)) unsubscribe();
+    for (const [source, listener] of listeners.splice(0)) {
+      source.removeEventListener('abort', listener);
+    }
   };
   const abort = (reason: unknown): void => {
     dispose();
@@ -51,18 +67,23 @@ export function linkSignals(
       abort(source.reason);
       break;
     }
-    unsubscribes.push(onAbort(source, () => abort(source.reason)));
+    const listener = (): void => abort(source.reason);
+    source.addEventListener('abort', listener, { once: true });
+    listeners.push([source, listener]);
   }
   const timeoutMs = options.timeoutMs;
   if (!controller.signal.aborted && timeoutMs !== undefined) {
-    timer = clock.setTimeout(() => {
-      timer = undefined;
-      timedOut = true;
-      abort(
-        options.timeoutReason?.() ??
-          new DOMException('The operation was aborted due to timeout', 'TimeoutError'),
-      );
-    }, timeoutMs);
+    timer = clock.setTimeout(
+      () => {
+        timer = undefined;
+        timedOut = true;
+        abort(
+          options.timeoutReason?.() ??
+            new DOMException('The operation was aborted due to timeout', 'TimeoutError'),
+        );
+      },
+      Math.max(0, timeoutMs),
+    );
   }
   return {
     signal: controller.signal,
