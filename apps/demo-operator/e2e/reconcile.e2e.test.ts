@@ -325,9 +325,11 @@ describe('the WebApp operator on the real control plane', () => {
       const message = condition(conflicted, 'Degraded')!.message;
       expect(message).toMatch(/Deployment taken exists and is not controlled by this WebApp/);
       expect(message).toMatch(/Service taken exists and is not controlled by this WebApp/);
+      // Whoever reads the WebApp learns nothing of the other team's objects' owners.
+      expect(message).not.toMatch(/uid|controlled by \w+ \w+ \(/);
       await eventually(async () =>
         expect((await eventsOf('taken')).join('\n')).toMatch(
-          /^Warning Conflict: Deployment taken exists and is not controlled by this WebApp .*; Service taken exists/m,
+          /^Warning Conflict: Deployment taken exists and is not controlled by this WebApp.*; Service taken exists/m,
         ),
       );
       // Looked at again (from 5 s apart) and still left alone: spec, owners, managers, labels.

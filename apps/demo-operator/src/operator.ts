@@ -16,13 +16,13 @@ import { OwnWrites } from './reconcile/own-writes.js';
 import { WebAppReconciler } from './reconcile/webapp-reconciler.js';
 import { WebAppRegistry } from './reconcile/webapp-registry.js';
 
-/** OperatorSettings are what the operator does, as resolved from its flags. */
 /** BindAddress is a host (none: every interface) and a port to listen on. */
 export interface BindAddress {
   host?: string;
   port: number;
 }
 
+/** OperatorSettings are what the operator does, as resolved from its flags. */
 export interface OperatorSettings {
   /** watchNamespace limits the operator to one namespace; `''` watches every namespace. */
   watchNamespace: string;

@@ -17,7 +17,7 @@
  */
 import { inferClientset, isAlreadyExists } from '@k/clientset';
 import type { ConfigMap } from '@k/clientset/core/v1';
-import { EventRecorder, Manager, type Logger } from '@k/runtime';
+import { EventRecorder, Manager, isControlledBy, type Logger } from '@k/runtime';
 
 function option(name: string): string | undefined {
   const prefix = `--${name}=`;
@@ -105,8 +105,7 @@ async function main(): Promise<void> {
         copy = await configMaps.get(name);
       }
       // Ours only if this source controls it, by UID (a label can be copied by anyone).
-      const controller = copy.metadata?.ownerReferences?.find((owner) => owner.controller);
-      if (controller?.uid !== source.metadata?.uid) {
+      if (!isControlledBy(copy, source)) {
         recorder.warning(source, 'Conflict', `${name} exists and is not this ConfigMap's copy`);
         console.log(`left ${request.namespace}/${name} alone: not ours`);
         return { requeueAfterMs: 60_000 };

@@ -1,35 +1,23 @@
-import type {
-  JsonPatchOperation,
-  KubernetesObject,
-  ManagedFieldsEntry,
-  OwnerReference,
-} from '@k/clientset';
-import type { WebApp } from '../generated/web-app-v1alpha1.js';
+import type { JsonPatchOperation, KubernetesObject, ManagedFieldsEntry } from '@k/clientset';
+import { controllerOf } from '@k/runtime';
 import { FIELD_MANAGER } from '../names.js';
 
-/** controllerOf is the owner reference of `object` marked `controller: true`, if any. */
-export function controllerOf(object: KubernetesObject): OwnerReference | undefined {
-  return object.metadata?.ownerReferences?.find((reference) => reference.controller === true);
-}
-
 /**
- * isControlledBy is true when `webapp` is the controlling owner of `object`, by UID: a WebApp
- * deleted and created again under the same name is another owner, and an object with no
- * controller (someone else's, or one orphaned by `--cascade=orphan`) belongs to nobody here.
+ * conflictMessage says why the operator leaves `object` (a `kind` named like the WebApp) alone,
+ * for the WebApp's status and Events: whoever may read the WebApp learns nothing of the object's
+ * owner (another team's), which goes to the operator's log instead ({@link conflictDetail}).
  */
-export function isControlledBy(object: KubernetesObject, webapp: WebApp): boolean {
-  const uid = webapp.metadata?.uid;
-  return uid !== undefined && uid !== '' && controllerOf(object)?.uid === uid;
+export function conflictMessage(kind: string, object: KubernetesObject): string {
+  return `${kind} ${object.metadata?.name ?? ''} exists and is not controlled by this WebApp; the operator leaves it unchanged until it is gone`;
 }
 
-/** conflictMessage says why the operator leaves `object` (a `kind` named like `webapp`) alone. */
-export function conflictMessage(kind: string, object: KubernetesObject, webapp: WebApp): string {
+/** conflictDetail names what controls `object`, for the operator's log. */
+export function conflictDetail(kind: string, object: KubernetesObject): string {
   const controller = controllerOf(object);
-  const name = object.metadata?.name ?? '';
   const owner = controller
-    ? `its controller is ${controller.kind} ${controller.name} (uid ${controller.uid})`
-    : 'it has no controller';
-  return `${kind} ${name} exists and is not controlled by this WebApp (uid ${webapp.metadata?.uid ?? ''}): ${owner}; the operator leaves it unchanged until it is gone`;
+    ? `controlled by ${controller.kind} ${controller.name} (uid ${controller.uid})`
+    : 'with no controller';
+  return `${kind} ${object.metadata?.name ?? ''} ${owner}`;
 }
 
 /** isOwnCreateEntry: `entry` records the fields this operator set with a create (an `Update`, not an apply). */

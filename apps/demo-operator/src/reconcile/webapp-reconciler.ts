@@ -1,16 +1,9 @@
-import {
-  isAlreadyExists,
-  isInvalid,
-  type ApplyConfiguration,
-  type ApplyOptions,
-  type Clientset,
-  type JsonPatchOperation,
-  type KubernetesObject,
-} from '@k/clientset';
+import type { ApplyOptions, Clientset } from '@k/clientset';
 import type { Deployment } from '@k/clientset/apps/v1';
 import type { Service } from '@k/clientset/core/v1';
 import {
   findStatusCondition,
+  isControlledBy,
   type EventRecorder,
   type ReconcileContext,
   type Request,
@@ -21,10 +14,9 @@ import {
   type WebAppStatus,
 } from '../generated/web-app-v1alpha1.js';
 import { OperatorError } from '../errors.js';
-import { CONFIG_HASH_ANNOTATION, FIELD_MANAGER, FINALIZER } from '../names.js';
+import { FIELD_MANAGER, FINALIZER } from '../names.js';
+import { Changes, makeChild, type ApplyOutcome, type ChildWrite } from './child-objects.js';
 import { desiredDeployment, desiredService } from './desired-state.js';
-import { isApplied } from './is-applied.js';
-import { conflictMessage, handOverPatch, isControlledBy } from './ownership.js';
 import type { OwnWrites } from './own-writes.js';
 import type { WebAppRegistry } from './webapp-registry.js';
 import { sameStatus, webAppStatus } from './webapp-status.js';
@@ -44,13 +36,10 @@ export interface WebAppCaches {
 export type WebAppEvents = Pick<EventRecorder, 'normal' | 'warning'>;
 
 /** What one reconcile wrote, for logs, events and tests (`[]` when nothing changed). */
-export type WebAppWrite =
+type WebAppWrite =
   | 'finalizer-added'
   | 'registry-recorded'
-  | 'deployment-created'
-  | 'deployment-updated'
-  | 'service-created'
-  | 'service-updated'
+  | ChildWrite
   | 'status-updated'
   | 'registry-forgotten'
   | 'finalizer-removed';
@@ -63,23 +52,7 @@ export interface WebAppReconcileResult {
 }
 
 /** CONFLICT_RECHECK_MS bounds how often a conflict is looked at again: from 5 s, as long as it has lasted, to 5 minutes. */
-export const CONFLICT_RECHECK_MS = { min: 5_000, max: 300_000 } as const;
-
-/** The client of the Deployments or the Services of one namespace, as the reconciler uses it. */
-interface ChildClient<T extends KubernetesObject> {
-  get(name: string, options?: { signal?: AbortSignal | undefined }): Promise<T>;
-  create(
-    object: T,
-    options: { fieldManager: string; signal?: AbortSignal | undefined },
-  ): Promise<T>;
-  patch(
-    name: string,
-    type: 'json',
-    body: readonly JsonPatchOperation[],
-    options: { fieldManager: string; signal?: AbortSignal | undefined },
-  ): Promise<T>;
-  apply(configuration: ApplyConfiguration<T>, options: ApplyOptions): Promise<T>;
-}
+const CONFLICT_RECHECK_MS = { min: 5_000, max: 300_000 } as const;
 
 /**
  * WebAppReconciler brings one WebApp's world in line with its spec, level-based and idempotent:
@@ -178,12 +151,13 @@ export class WebAppReconciler {
       changes: new Changes(),
       failures: [],
       conflicts: new Map(),
+      conflictDetails: [],
     };
     const [recorded, deploymentMade] = await Promise.allSettled([
       this.#registry.record(webapp),
       webapp.spec.paused
         ? undefined
-        : this.#make(
+        : makeChild(
             'Deployment',
             this.#caches.deployments,
             this.#clientset.appsV1.deployments(request.namespace),
@@ -194,7 +168,7 @@ export class WebAppReconciler {
           ),
       webapp.spec.paused
         ? undefined
-        : this.#make(
+        : makeChild(
             'Service',
             this.#caches.services,
             this.#clientset.coreV1.services(request.namespace),
@@ -223,6 +197,10 @@ export class WebAppReconciler {
     const degraded = findStatusCondition(webapp.status?.conditions, 'Degraded');
     if (conflict && !(degraded?.reason === 'Conflict' && degraded.message === conflict)) {
       this.#events.warning(webapp, 'Conflict', conflict); // once, not at every look
+      context.logger.warn("objects of the WebApp's name are not its own; left unchanged", {
+        webapp: key,
+        objects: outcome.conflictDetails.join('; '),
+      });
     }
     // A full registry is no failure to retry: a change of it enqueues the WebApps it lacks.
     const registryFull =
@@ -291,107 +269,6 @@ export class WebAppReconciler {
           ),
     );
   }
-
-  /**
-   * make brings the `kind` named like `webapp` in line with `wanted`, only if it is `webapp`'s,
-   * unless the cache (with this reconciler's own writes) shows it so already. Missing from the
-   * cache, it is created (a create fails when the name is taken); existing, a live read checks
-   * that `webapp` controls it before an apply changes it. Resolves with the object as it now is
-   * when it is `webapp`'s, undefined otherwise; adds what it did to `outcome` (a conflict or a
-   * failure included: it never rejects).
-   */
-  async #make<T extends KubernetesObject>(
-    kind: 'Deployment' | 'Service',
-    cache: OwnWrites<T>,
-    client: ChildClient<T>,
-    wanted: ApplyConfiguration<T>,
-    webapp: WebApp,
-    options: ApplyOptions,
-    outcome: ApplyOutcome,
-  ): Promise<T | undefined> {
-    const { name, namespace } = wanted.metadata;
-    const prefix = kind === 'Deployment' ? 'deployment' : 'service';
-    const signal = options.signal;
-    try {
-      const cached = cache.get(`${namespace}/${name}`);
-      if (cached && !isControlledBy(cached, webapp)) {
-        outcome.conflicts.set(kind, conflictMessage(kind, cached, webapp));
-        return undefined;
-      }
-      if (cached && isApplied(cached, wanted)) return cached;
-      if (!cached) {
-        try {
-          const created = await client.create(wanted as unknown as T, {
-            fieldManager: FIELD_MANAGER,
-            signal,
-          });
-          cache.remember(created);
-          outcome.writes.push(`${prefix}-created`);
-          outcome.changes.add(kind, undefined, wanted);
-          return created;
-        } catch (error) {
-          if (!isAlreadyExists(error)) throw error;
-        }
-      }
-      // It exists: change it only if the live object is this WebApp's.
-      let live = await client.get(name, { signal });
-      if (!isControlledBy(live, webapp)) {
-        outcome.conflicts.set(kind, conflictMessage(kind, live, webapp));
-        return undefined;
-      }
-      if (isApplied(live, wanted)) {
-        cache.remember(live);
-        return live;
-      }
-      const handedOver = await this.#handOver(client, live, webapp, signal);
-      if (!handedOver) {
-        outcome.conflicts.set(kind, conflictMessage(kind, live, webapp));
-        return undefined;
-      }
-      live = handedOver;
-      // The UID makes the apply fail rather than create or change another object of this name.
-      const applied = await client.apply(
-        {
-          ...(wanted as object),
-          metadata: { ...wanted.metadata, uid: live.metadata?.uid },
-        } as ApplyConfiguration<T>,
-        options,
-      );
-      cache.remember(applied);
-      outcome.writes.push(`${prefix}-updated`);
-      outcome.changes.add(kind, live, wanted);
-      return applied;
-    } catch (error) {
-      outcome.failures.push(error instanceof Error ? error : new Error(String(error)));
-      return undefined;
-    }
-  }
-
-  /**
-   * handOver makes the fields the operator's create recorded (an `Update`) its apply's, before
-   * the first apply (see {@link handOverPatch}); resolves with the object as it then is, or
-   * undefined when a read again found it no longer `webapp`'s. A patch that finds the object
-   * changed since it was read (422: a test failed) reads it again, up to three times.
-   */
-  async #handOver<T extends KubernetesObject>(
-    client: ChildClient<T>,
-    live: T,
-    webapp: WebApp,
-    signal: AbortSignal | undefined,
-  ): Promise<T | undefined> {
-    const name = live.metadata?.name ?? '';
-    for (let attempt = 1; ; attempt++) {
-      const patch = handOverPatch(live);
-      if (!patch) return live;
-      try {
-        return await client.patch(name, 'json', patch, { fieldManager: FIELD_MANAGER, signal });
-      } catch (error) {
-        if (!isInvalid(error) || attempt === 3) throw error;
-      }
-      live = await client.get(name, { signal });
-      if (!isControlledBy(live, webapp)) return undefined;
-    }
-  }
 }
 
 /** The order a reconcile's writes are told in (they are sent partly at once). */
@@ -406,57 +283,6 @@ const WRITE_ORDER: readonly WebAppWrite[] = [
   'registry-forgotten',
   'finalizer-removed',
 ];
-
-/** ApplyOutcome collects what the writes of the Deployment and the Service in one reconcile did. */
-interface ApplyOutcome {
-  writes: WebAppWrite[];
-  changes: Changes;
-  failures: Error[];
-  /** conflicts says, by kind, why an object of the WebApp's name was left alone (someone else's). */
-  conflicts: Map<'Deployment' | 'Service', string>;
-}
-
-type ChangeReason = 'Created' | 'Updated' | 'DriftCorrected';
-
-/**
- * Changes collects what one reconcile applied, to tell it in one Event per reason: `Created`;
- * `Updated` when the spec changed (the applied configuration's hash differs); `DriftCorrected`
- * when someone else changed a field the operator owns (same hash, different content).
- */
-class Changes {
-  readonly #objects = new Map<ChangeReason, string[]>();
-
-  add(
-    kind: string,
-    before: { metadata?: { annotations?: Record<string, string> } } | undefined,
-    wanted: { metadata: { name: string; annotations?: Record<string, string | undefined> } },
-  ): void {
-    const reason: ChangeReason = !before
-      ? 'Created'
-      : before.metadata?.annotations?.[CONFIG_HASH_ANNOTATION] ===
-          wanted.metadata.annotations?.[CONFIG_HASH_ANNOTATION]
-        ? 'DriftCorrected'
-        : 'Updated';
-    const objects = this.#objects.get(reason) ?? [];
-    objects.push(`${kind} ${wanted.metadata.name}`);
-    this.#objects.set(reason, objects);
-  }
-
-  /** notes are the `[reason, note]` of each Event to record. */
-  *notes(): Generator<[ChangeReason, string]> {
-    for (const [reason, objects] of this.#objects) {
-      const named = [...objects].sort().join(' and ');
-      yield [
-        reason,
-        reason === 'Created'
-          ? `created ${named}`
-          : reason === 'Updated'
-            ? `updated ${named} to the spec`
-            : `put back fields of ${named} that were changed by someone else`,
-      ];
-    }
-  }
-}
 
 function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
