@@ -35,7 +35,7 @@ export interface ExtractOptions {
 }
 
 /** MAX_LISTED_ENTRIES is how many written and skipped entries a result lists by default. */
-export const MAX_LISTED_ENTRIES = 1000;
+const MAX_LISTED_ENTRIES = 1000;
 
 /**
  * MAX_NAME_BYTES is the longest entry name extracted: Linux's PATH_MAX, so no longer name could

@@ -1,6 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { RemoteCommandError } from '../errors.js';
-import { exitResult, remoteCommandParams } from './remote-command.js';
+import {
+  MAX_STATUS_BYTES,
+  exitResult,
+  parseStatus,
+  remoteCommandParams,
+} from './remote-command.js';
 
 describe('exitResult (the error channel’s Status)', () => {
   it('reads Success as exit code 0', () => {
@@ -47,6 +52,18 @@ describe('exitResult (the error channel’s Status)', () => {
     const text = (error as Error).message;
     expect(text).toMatch(/^remote command failed: \]0;title€+…$/);
     expect(Buffer.byteLength(text)).toBeLessThanOrEqual(4096 + 30);
+  });
+
+  it('keeps no more than 64 KiB of an error channel’s Status', () => {
+    const huge = JSON.stringify({ status: 'Failure', message: 'x'.repeat(10 * MAX_STATUS_BYTES) });
+    const status = parseStatus(Buffer.from(huge));
+    expect(status.status).toBe('Failure');
+    expect(status.message).toMatch(
+      /^a status of 655\d+ bytes, more than 65536: \{"status":"Failure"/,
+    );
+    expect(Buffer.byteLength(status.message!)).toBeLessThan(4096 + 100);
+    const small = { status: 'Failure', reason: 'InternalError', message: 'no such container' };
+    expect(parseStatus(Buffer.from(JSON.stringify(small)))).toEqual(small);
   });
 
   it('does not take a NonZeroExitCode without a usable code for a result', () => {

@@ -116,7 +116,22 @@ function quoted(status: Status): string {
   return text.text() || 'unknown error';
 }
 
-function parseStatus(payload: Buffer): Status {
+/** MAX_STATUS_BYTES bounds the error channel's Status kept whole (a kubelet's is under 1 KiB). */
+export const MAX_STATUS_BYTES = 64 * 1024;
+
+/**
+ * parseStatus reads the error channel's Status. One larger than {@link MAX_STATUS_BYTES} is not
+ * parsed nor kept: a Failure quoting its first bytes stands for it.
+ */
+export function parseStatus(payload: Buffer): Status {
+  if (payload.length > MAX_STATUS_BYTES) {
+    const head = new BoundedText(MAX_QUOTED_BYTES, 'head');
+    head.push(payload.subarray(0, MAX_QUOTED_BYTES + 1));
+    return {
+      status: 'Failure',
+      message: `a status of ${payload.length} bytes, more than ${MAX_STATUS_BYTES}: ${head.text()}`,
+    };
+  }
   try {
     const decoded: unknown = JSON.parse(payload.toString('utf8'));
     if (typeof decoded === 'object' && decoded !== null) return decoded;

@@ -60,7 +60,8 @@ function stringifyBody(body: object): string | undefined {
   try {
     return JSON.stringify(body);
   } catch (error) {
-    if (!(error instanceof RangeError)) throw error;
+    // Too deep, not too long: a body past the longest string would fail the same way again.
+    if (!(error instanceof RangeError) || /string length/i.test(error.message)) throw error;
     return encodeJson(body);
   }
 }
