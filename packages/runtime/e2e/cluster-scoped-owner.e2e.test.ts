@@ -52,6 +52,7 @@ describe('owns() with a cluster-scoped owner (real server)', () => {
     const childInformer = factory.informerFor(configMaps, { labelSelector: { team: 'alpha' } });
 
     const keys: string[] = [];
+    const childrenSeen: number[] = [];
     const missing: string[] = [];
     let running = 0;
     let overlaps = 0;
@@ -62,6 +63,7 @@ describe('owns() with a cluster-scoped owner (real server)', () => {
       if (running > 1) overlaps += 1;
       try {
         if (!teamInformer.lister.get(key)) missing.push(key);
+        childrenSeen.push(childInformer.lister.list().length);
         // Slow enough that a second key for the same owner would run beside this one.
         await new Promise((resolve) => setTimeout(resolve, 100));
       } finally {
@@ -109,7 +111,8 @@ describe('owns() with a cluster-scoped owner (real server)', () => {
         configMaps.create(child('quota')),
         configMaps.create(child('limits')),
       ]);
-      await eventually(() => expect(keys.length).toBeGreaterThanOrEqual(3));
+      // Changes of one key while it is queued make one reconcile: wait for one that saw both.
+      await eventually(() => expect(childrenSeen).toContain(2));
       // Drift of a child is repaired by reconciling the owner, found by its own key.
       const before = keys.length;
       await configMaps.patch('quota', 'merge', { data: { quota: '2' } });

@@ -2,6 +2,7 @@ import { MODULE_KINDS, runNodeProgram, startNodeProgram, type ModuleKind } from 
 import type { RunningNodeProgram } from '@k/test-utils';
 import { controlPlane, useTestNamespace } from '@k/testenv/vitest';
 import { afterEach, describe, expect, it } from 'vitest';
+import { retryOnConflict } from '@k/rest';
 import { UNREACHABLE_KUBECONFIG, clientsetFor, eventually } from './helpers.js';
 
 // An operator's main as a user writes it, run by plain `node` on the built packages: a Manager
@@ -40,11 +41,22 @@ manager
   .complete(async (request) => {
     console.log('RECONCILE ' + identity + ' ' + request.name + (manager.isLeader ? '' : ' WHILE NOT LEADING'));
     await new Promise((resolve) => setTimeout(resolve, Number(process.env.RECONCILE_MS ?? 1000)));
+    if (process.env.WRITE_AFTER === 'on') {
+      // A write after the wait, as a reconcile that ignores its signal would make.
+      await cs.coreV1.configMaps(process.env.NAMESPACE).create({ metadata: { name: 'after-' + request.name } }).then(
+        () => console.log('WROTE ' + identity),
+        (error) => console.log('WRITE REFUSED ' + identity + ' ' + error.code),
+      );
+    }
     console.log('RECONCILED ' + identity + ' ' + request.name);
-    if (process.env.REQUEUE_MS) return { requeueAfterMs: Number(process.env.REQUEUE_MS) };
   });
 process.once('exit', (code) => console.log('EXIT ' + code));
-await manager.run();
+try {
+  await manager.run();
+} catch (error) {
+  console.log('RUN REJECTED ' + Date.now());
+  throw error;
+}
 console.log('STOPPED ' + identity);`;
 
 const IMPORTS = { '@k/clientset': ['inferClientset'], '@k/runtime': ['Manager'] };
@@ -154,32 +166,47 @@ describe.each(MODULE_KINDS)('a Manager program (%s)', (kind: ModuleKind) => {
         kind: 'ConfigMap',
         metadata: { name: 'busy', labels: { test: 'manager' } },
       });
-      // lease 6 s, renew deadline 4 s, retry 0.5 s; a reconcile of 8 s that ignores its signal.
+      // lease 6 s, renew deadline 4 s, retry 0.5 s; a reconcile of 5 s that ignores its signal,
+      // then writes.
       const { program } = await replica('held', kind, {
         LEASE_MS: '6000',
         RENEW_MS: '4000',
         RETRY_MS: '500',
-        RECONCILE_MS: '8000',
+        RECONCILE_MS: '5000',
+        WRITE_AFTER: 'on',
       });
       await program.waitForStdout(/RECONCILE held busy/, 20_000);
       // Another replica (with other settings) takes the Lease: the renewals of `held` now fail.
-      const lease = await leases.get('manager-e2e');
-      await leases.update({
-        ...lease,
-        spec: { ...lease.spec, holderIdentity: 'thief', leaseDurationSeconds: 60 },
+      // (Read and written again while `held` renews it every 0.5 s.)
+      await retryOnConflict(async () => {
+        const lease = await leases.get('manager-e2e');
+        await leases.update({
+          ...lease,
+          spec: { ...lease.spec, holderIdentity: 'thief', leaseDurationSeconds: 60 },
+        });
       });
       const takenAt = Date.now();
       const result = await program.exited;
-      const exitedAfterMs = Date.now() - takenAt;
       expect(result).toMatchObject({ exitCode: 1, timedOut: false });
       expect(result.stderr).toMatch(/ERR_RUNTIME_LEADERSHIP_LOST/);
       expect(result.stdout).toMatch(/EXIT 1\n$/);
-      // It sees the Lease taken at its next renewal (0.5 s) and exits without waiting for the
-      // running reconcile, which a drain would have let finish.
-      expect(result.stdout).not.toMatch(/RECONCILED held busy/);
-      expect(result.stdout).not.toMatch(/WHILE NOT LEADING/);
-      expect(exitedAfterMs).toBeLessThan(5_000);
+      // It sees the Lease taken at its next renewal (0.5 s) and fails without waiting for the
+      // running reconcile, which a drain would have let finish: run() rejects first.
+      const rejectedAt = Number(/RUN REJECTED (\d+)/.exec(result.stdout)?.[1]);
+      expect(rejectedAt - takenAt).toBeLessThan(3_000);
+      // An ES module's rejected top-level await ends the process there; a CommonJS main waits
+      // for the reconcile that ignored its signal, whose write is then refused: the clients are
+      // closed.
+      if (kind === 'cjs') {
+        expect(result.stdout).toMatch(/RUN REJECTED \d+\n(.*\n)*WRITE REFUSED held/);
+      } else {
+        expect(result.stdout).not.toMatch(/RECONCILED held busy/);
+      }
+      expect(result.stdout).not.toMatch(/WROTE held|WHILE NOT LEADING/);
       expect((await leases.get('manager-e2e')).spec?.holderIdentity).toBe('thief');
+      await expect(cs.coreV1.configMaps(namespace.name).get('after-busy')).rejects.toThrow(
+        /not found/,
+      );
     } finally {
       await cs.close();
     }

@@ -234,7 +234,7 @@ export class ManagerServer {
       if (this.#loggedReasons.get(key) === reason) continue;
       // Bounded by the number of checks: one entry per endpoint and check name.
       this.#loggedReasons.set(key, reason);
-      this.#logger.warn('health check failed', { endpoint, check: result.name, reason });
+      this.#logger.info('health check failed', { endpoint, check: result.name, reason });
     }
   }
 }
