@@ -8,7 +8,7 @@ import type { Pod } from '@k/clientset/core/v1';
 import { readAuditLog } from '@k/testenv';
 import { controlPlane, useTestNamespace } from '@k/testenv/vitest';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createWebappsClient, type WebApp } from '../src/generated/web-app-v1alpha1.js';
+import { createWebAppsClient, type WebApp } from '../src/generated/web-app-v1alpha1.js';
 import { OPERATOR_BIN, startChild, type Child } from './child-process.js';
 import { APP_ROOT, clientsetFor, eventually, installCrd, webApp } from './helpers.js';
 
@@ -202,7 +202,7 @@ describe('the operator under its ServiceAccount (a TokenRequest token)', () => {
   it('does all its work with the permissions of deploy/rbac.yaml and is never refused', async () => {
     const user = await installRbac();
     const operator = await operatorAsServiceAccount();
-    const webapps = createWebappsClient(cs.rest, namespace.name);
+    const webapps = createWebAppsClient(cs.rest, namespace.name);
     await webapps.create(webApp('rbac'));
     await eventually(async () => {
       const current = await webapps.get('rbac');
@@ -271,7 +271,7 @@ describe('the operator under its ServiceAccount (a TokenRequest token)', () => {
       ),
     );
     const operator = await operatorAsServiceAccount();
-    const webapps = createWebappsClient(cs.rest, namespace.name);
+    const webapps = createWebAppsClient(cs.rest, namespace.name);
     await webapps.create(webApp('narrow'));
     await eventually(async () => {
       const degraded = condition(await webapps.get('narrow'), 'Degraded');
@@ -300,7 +300,7 @@ describe('the operator under its ServiceAccount (a TokenRequest token)', () => {
     );
     const operator = await operatorAsServiceAccount(false);
     const url = (await operator.waitForOutput(/serving probes url=(\S+)/))[1]!;
-    const webapps = createWebappsClient(cs.rest, namespace.name);
+    const webapps = createWebAppsClient(cs.rest, namespace.name);
     await webapps.create(webApp('blind'));
     // Probed until the reason names the refused list (before that it is "listing"): it names the
     // service account, so it is logged, not served to whoever can reach the port.

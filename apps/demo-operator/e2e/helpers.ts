@@ -4,7 +4,7 @@ import path from 'node:path';
 import { inferClientset, type Clientset } from '@k/clientset';
 import { eventually as retryUntil } from '@k/test-utils';
 import { controlPlane } from '@k/testenv/vitest';
-import { createWebappsClient, type WebApp } from '../src/generated/web-app-v1alpha1.js';
+import { createWebAppsClient, type WebApp } from '../src/generated/web-app-v1alpha1.js';
 import { inferConfig } from '@k/config';
 import { CLIENTSET } from '@k/clientset/di';
 import { container as rootContainer } from 'tsyringe';
@@ -106,7 +106,7 @@ export async function startOperator(
     logs,
     async stop() {
       try {
-        const webapps = createWebappsClient(clientset.rest, namespace);
+        const webapps = createWebAppsClient(clientset.rest, namespace);
         const left = await webapps.list();
         for (const item of left.items) await webapps.delete(item.metadata!.name!);
         await eventually(async () => {

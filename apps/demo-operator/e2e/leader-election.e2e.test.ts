@@ -2,7 +2,7 @@ import type { Clientset } from '@k/clientset';
 import { readAuditLog } from '@k/testenv';
 import { controlPlane, useTestNamespace } from '@k/testenv/vitest';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createWebappsClient } from '../src/generated/web-app-v1alpha1.js';
+import { createWebAppsClient } from '../src/generated/web-app-v1alpha1.js';
 import { LEASE_NAME } from '../src/names.js';
 import { OPERATOR_BIN, startChild, type Child } from './child-process.js';
 import { clientsetFor, eventually, installCrd, webApp } from './helpers.js';
@@ -59,7 +59,7 @@ describe('two operator processes', () => {
   it('a leader whose Lease another holder takes stops and exits 1, saying why', async () => {
     const leader = replica('gamma');
     await leader.waitForOutput(/leading; starting controllers/);
-    const webapps = createWebappsClient(cs.rest, namespace.name);
+    const webapps = createWebAppsClient(cs.rest, namespace.name);
     await webapps.create(webApp('busy'));
     await eventually(async () =>
       expect((await webapps.get('busy')).status?.observedGeneration).toBe(1),
@@ -121,7 +121,7 @@ describe('two operator processes', () => {
       });
     }
 
-    const webapps = createWebappsClient(cs.rest, namespace.name);
+    const webapps = createWebAppsClient(cs.rest, namespace.name);
     for (const name of ['one', 'two', 'three']) await webapps.create(webApp(name));
     await eventually(async () => {
       for (const name of ['one', 'two', 'three']) {

@@ -3,7 +3,7 @@ import path from 'node:path';
 import type { Clientset } from '@k/clientset';
 import { controlPlane, useTestNamespace } from '@k/testenv/vitest';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createWebappsClient } from '../src/generated/web-app-v1alpha1.js';
+import { createWebAppsClient } from '../src/generated/web-app-v1alpha1.js';
 import { LEASE_NAME } from '../src/names.js';
 import { startChild, type Child } from './child-process.js';
 import { APP_ROOT, clientsetFor } from './helpers.js';
@@ -114,7 +114,7 @@ describe('npm start', () => {
       );
       await program.waitForOutput(/^ready: [^]*^press Ctrl-C/m, 90_000);
       expect(program.output()).not.toMatch(/control plane/);
-      const webapps = createWebappsClient(cs.rest, namespace.name);
+      const webapps = createWebAppsClient(cs.rest, namespace.name);
       expect((await webapps.get('hello')).status?.readyReplicas).toBe(2);
 
       program.child.kill('SIGINT');

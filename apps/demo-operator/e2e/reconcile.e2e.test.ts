@@ -10,7 +10,7 @@ import { readAuditLog } from '@k/testenv';
 import { controlPlane, useTestNamespace } from '@k/testenv/vitest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Deployment } from '@k/clientset/apps/v1';
-import { createWebappsClient, type WebApp } from '../src/generated/web-app-v1alpha1.js';
+import { createWebAppsClient, type WebApp } from '../src/generated/web-app-v1alpha1.js';
 import { FIELD_MANAGER, FINALIZER, MANAGED_BY_LABEL, registryName } from '../src/names.js';
 import { sameQuantity } from '../src/reconcile/quantity.js';
 import { clientsetFor, eventually, installCrd, startOperator, webApp } from './helpers.js';
@@ -44,7 +44,7 @@ describe('the WebApp operator on the real control plane', () => {
   it('turns a WebApp into a Deployment and a Service it owns; the status follows the Pods kwok runs; spec changes roll out', async () => {
     const running = await startOperator(namespace.name);
     try {
-      const webapps = createWebappsClient(cs.rest, namespace.name);
+      const webapps = createWebAppsClient(cs.rest, namespace.name);
       const created = await webapps.create(
         webApp('hello', { env: [{ name: 'GREETING', value: 'hi' }] }),
       );
@@ -180,7 +180,7 @@ describe('the WebApp operator on the real control plane', () => {
   it('puts back what someone else changes in the Deployment, unless the WebApp is paused', async () => {
     const running = await startOperator(namespace.name);
     try {
-      const webapps = createWebappsClient(cs.rest, namespace.name);
+      const webapps = createWebAppsClient(cs.rest, namespace.name);
       const deployments = cs.appsV1.deployments(namespace.name);
       await webapps.create(webApp('drift'));
       await eventually(() => deployments.get('drift'));
@@ -245,7 +245,7 @@ describe('the WebApp operator on the real control plane', () => {
   it('leaves a Deployment and a Service of its name that are someone else’s untouched, says so, and makes its own once they are gone', async () => {
     const running = await startOperator(namespace.name);
     try {
-      const webapps = createWebappsClient(cs.rest, namespace.name);
+      const webapps = createWebAppsClient(cs.rest, namespace.name);
       const deployments = cs.appsV1.deployments(namespace.name);
       const services = cs.coreV1.services(namespace.name);
       // Another team's Deployment and Service named like the WebApp to come: no controller, one
@@ -388,7 +388,7 @@ describe('the WebApp operator on the real control plane', () => {
   it('creates its objects with a create and hands their fields to server-side apply, so a field dropped later goes; an apply that names a UID changes that object only', async () => {
     const running = await startOperator(namespace.name);
     try {
-      const webapps = createWebappsClient(cs.rest, namespace.name);
+      const webapps = createWebAppsClient(cs.rest, namespace.name);
       const deployments = cs.appsV1.deployments(namespace.name);
       await webapps.create(
         webApp('handed', {
@@ -471,7 +471,7 @@ describe('the WebApp operator on the real control plane', () => {
   it('on delete removes the registry entry, then the finalizer; the garbage collector deletes the Deployment and Service', async () => {
     const running = await startOperator(namespace.name);
     try {
-      const webapps = createWebappsClient(cs.rest, namespace.name);
+      const webapps = createWebAppsClient(cs.rest, namespace.name);
       const configMaps = cs.coreV1.configMaps(namespace.name);
       await webapps.create(webApp('keep'));
       await webapps.create(webApp('gone'));
@@ -505,7 +505,7 @@ describe('the WebApp operator on the real control plane', () => {
   it('keeps the finalizer while the clean-up fails, and finishes once it can', async () => {
     const running = await startOperator(namespace.name);
     try {
-      const webapps = createWebappsClient(cs.rest, namespace.name);
+      const webapps = createWebAppsClient(cs.rest, namespace.name);
       const configMaps = cs.coreV1.configMaps(namespace.name);
       await webapps.create(webApp('stuck'));
       await eventually(async () =>
@@ -543,7 +543,7 @@ describe('the WebApp operator on the real control plane', () => {
   it('recreates a deleted registry within seconds while idle, with every entry', async () => {
     const running = await startOperator(namespace.name);
     try {
-      const webapps = createWebappsClient(cs.rest, namespace.name);
+      const webapps = createWebAppsClient(cs.rest, namespace.name);
       const configMaps = cs.coreV1.configMaps(namespace.name);
       await webapps.create(webApp('listed-a'));
       await webapps.create(webApp('listed-b'));
@@ -572,7 +572,7 @@ describe('the WebApp operator on the real control plane', () => {
   it('never sees a WebApp the CRD’s validation rejects', async () => {
     const running = await startOperator(namespace.name);
     try {
-      const webapps = createWebappsClient(cs.rest, namespace.name);
+      const webapps = createWebAppsClient(cs.rest, namespace.name);
       const rejected = async (webapp: WebApp) => {
         const error = await webapps.create(webapp).then(
           () => undefined,
@@ -607,7 +607,7 @@ describe('the WebApp operator on the real control plane', () => {
   it('applies resources the server rewrites (0.5 → 500m, 1024Mi → 1Gi, 1000m → 1) once, and never again nor as drift', async () => {
     const running = await startOperator(namespace.name);
     try {
-      const webapps = createWebappsClient(cs.rest, namespace.name);
+      const webapps = createWebAppsClient(cs.rest, namespace.name);
       const deployments = cs.appsV1.deployments(namespace.name);
       await webapps.create(
         webApp('quantities', {

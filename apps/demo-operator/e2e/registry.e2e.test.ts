@@ -2,7 +2,7 @@ import { inferClientset, type Clientset } from '@k/clientset';
 import type { ConfigMap } from '@k/clientset/core/v1';
 import { startControlPlane, type ControlPlane } from '@k/testenv';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createWebappsClient, type WebApp } from '../src/generated/web-app-v1alpha1.js';
+import { createWebAppsClient, type WebApp } from '../src/generated/web-app-v1alpha1.js';
 import { eventually, installCrd, startOperator, webApp, type RunningOperator } from './helpers.js';
 
 // One operator for every namespace, as deployed: on a control plane of its own, so the WebApps
@@ -52,8 +52,8 @@ describe('the WebApp registry', () => {
       plane.kubeconfigPath,
     );
     try {
-      const teamA = createWebappsClient(cs.rest, 'team-a');
-      const teamB = createWebappsClient(cs.rest, 'team-b');
+      const teamA = createWebAppsClient(cs.rest, 'team-a');
+      const teamB = createWebAppsClient(cs.rest, 'team-b');
       await teamA.create(webApp('a-1'));
       await teamB.create(webApp('b-1'));
       const registryOfA = await eventually(async () => {

@@ -2,7 +2,7 @@ import type { Clientset } from '@k/clientset';
 import { readAuditLog, type AuditRecord } from '@k/testenv';
 import { controlPlane, useTestNamespace } from '@k/testenv/vitest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createWebappsClient } from '../src/generated/web-app-v1alpha1.js';
+import { createWebAppsClient } from '../src/generated/web-app-v1alpha1.js';
 import { LEASE_NAME, registryName } from '../src/names.js';
 import { clientsetFor, eventually, installCrd, startOperator, webApp } from './helpers.js';
 
@@ -38,7 +38,7 @@ describe(`${COUNT} WebApps at once`, () => {
       '--max-concurrent-reconciles=8',
     ]);
     try {
-      const webapps = createWebappsClient(cs.rest, namespace.name);
+      const webapps = createWebAppsClient(cs.rest, namespace.name);
       const names = Array.from(
         { length: COUNT },
         (_, index) => `app-${String(index).padStart(3, '0')}`,

@@ -2,7 +2,7 @@ import type { Clientset, KubernetesObject } from '@k/clientset';
 import type { Deployment } from '@k/clientset/apps/v1';
 import type { Pod, Service } from '@k/clientset/core/v1';
 import { InformerFactory, finalStateOf, type Informer } from '@k/runtime';
-import { createWebappsClient, type WebApp } from '../src/generated/web-app-v1alpha1.js';
+import { createWebAppsClient, type WebApp } from '../src/generated/web-app-v1alpha1.js';
 
 function conditionText(webapp: WebApp, type: string): string {
   const condition = webapp.status?.conditions?.find((candidate) => candidate.type === type);
@@ -54,7 +54,7 @@ export class ClusterWatch {
   constructor(clientset: Clientset, namespace: string, print: (line: string) => void) {
     this.#print = print;
     this.webapps = this.#follow(
-      this.#factory.informerFor(createWebappsClient(clientset.rest, namespace)),
+      this.#factory.informerFor(createWebAppsClient(clientset.rest, namespace)),
       'WebApp',
       webAppLine,
     );

@@ -7,7 +7,7 @@ import { CLIENTSET } from '@k/clientset/di';
 import { isNotFound } from '@k/rest';
 import { formatProgress, startControlPlane, type ControlPlane } from '@k/testenv';
 import { container as rootContainer } from 'tsyringe';
-import { createWebappsClient, type WebApp } from '../src/generated/web-app-v1alpha1.js';
+import { createWebAppsClient, type WebApp } from '../src/generated/web-app-v1alpha1.js';
 import { parseOperatorFlags } from '../src/operator-flags.js';
 import { registerOperator } from '../src/register.js';
 import { TextLogger } from '../src/text-logger.js';
@@ -218,7 +218,7 @@ export async function main(
       say(`the operator failed: ${error instanceof Error ? error.message : String(error)}`);
     });
 
-    const webapps = createWebappsClient(cs.rest, parsed.namespace);
+    const webapps = createWebAppsClient(cs.rest, parsed.namespace);
     await cs.applyManifests(
       readFileSync(path.join(APP_ROOT, 'examples/hello-webapp.yaml'), 'utf8'),
       {

@@ -10,7 +10,7 @@ import {
   type Logger,
   type Manager,
 } from '@k/runtime';
-import { createWebappsClient, type WebApp } from './generated/web-app-v1alpha1.js';
+import { createWebAppsClient, type WebApp } from './generated/web-app-v1alpha1.js';
 import { FIELD_MANAGER, MANAGED_BY_LABEL, REGISTRY_NAMESPACE_LABEL } from './names.js';
 import { OwnWrites } from './reconcile/own-writes.js';
 import { WebAppReconciler } from './reconcile/webapp-reconciler.js';
@@ -80,7 +80,7 @@ export class WebAppOperator {
     this.events = events;
     const namespace = settings.watchNamespace;
     const managed = { labelSelector: { [MANAGED_BY_LABEL]: FIELD_MANAGER } };
-    this.webapps = this.manager.informerFor(createWebappsClient(clientset.rest, namespace));
+    this.webapps = this.manager.informerFor(createWebAppsClient(clientset.rest, namespace));
     this.deployments = this.manager.informerFor(clientset.appsV1.deployments(namespace), managed);
     this.services = this.manager.informerFor(clientset.coreV1.services(namespace), managed);
     const registryClient = clientset.coreV1.configMaps(settings.operatorNamespace);

@@ -17,6 +17,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 const PACKAGES = ['codegen', 'config', 'transport', 'rest', 'clientset'];
 const FIXTURE = join(WORKSPACE_ROOT, 'packages/clientset/e2e/fixtures/widget-crd.yaml');
 const COMMITTED = join(WORKSPACE_ROOT, 'packages/clientset/e2e/generated');
+const TEAM_NAMESPACE_FIXTURE = join(
+  WORKSPACE_ROOT,
+  'packages/codegen/src/crd/__fixtures__/team-namespace-crd.yaml',
+);
 
 let project: string;
 let installed: InstalledProject | undefined;
@@ -153,6 +157,63 @@ export const plural: 'widgets' = widgetsResource.plural;
       (await readFile(FIXTURE, 'utf8')).replace('kind: Widget', 'kind: Gizmo'),
     );
     expect((await run('npx', [...check, '--check'], project)).status).toBe(1);
+  });
+
+  it('k-gen crd names a multi-word, cluster-scoped kind in its casing, and the module compiles', async () => {
+    await mkdir(join(project, 'tenancy', 'crds'), { recursive: true });
+    await copyFile(TEAM_NAMESPACE_FIXTURE, join(project, 'tenancy', 'crds', 'team-namespace.yaml'));
+    const generated = await run(
+      'npx',
+      [
+        '--no-install',
+        'k-gen',
+        'crd',
+        'tenancy/crds/team-namespace.yaml',
+        '--out',
+        'tenancy/generated',
+      ],
+      project,
+    );
+    expect(generated.status, generated.stderr).toBe(0);
+    await writeFile(
+      join(project, 'tenancy', 'tsconfig.json'),
+      `${JSON.stringify({
+        compilerOptions: {
+          target: 'ES2022',
+          module: 'NodeNext',
+          moduleResolution: 'NodeNext',
+          strict: true,
+          noEmit: true,
+          types: ['node'],
+          skipLibCheck: true, // as in the Widget test above
+        },
+        include: ['.'],
+      })}\n`,
+    );
+    await writeFile(
+      join(project, 'tenancy', 'main.ts'),
+      `import type { RestClient } from '@k/clientset';
+import {
+  createTeamNamespacesClient,
+  teamNamespacesResource,
+  type TeamNamespacesClient,
+  type TeamNamespaceStatusCondition,
+} from './generated/team-namespace-v1alpha1.js';
+
+export async function readyCondition(rest: RestClient, name: string): Promise<TeamNamespaceStatusCondition | undefined> {
+  const teamNamespaces: TeamNamespacesClient = createTeamNamespacesClient(rest);
+  // @ts-expect-error cluster-scoped: the factory takes no namespace
+  createTeamNamespacesClient(rest, 'default');
+  const teamNamespace = await teamNamespaces.get(name);
+  const conditions: TeamNamespaceStatusCondition[] = teamNamespace.status?.conditions ?? [];
+  return conditions.find((condition) => condition.type === 'Ready');
+}
+
+export const namespaced: false = teamNamespacesResource.namespaced;
+`,
+    );
+    const compiled = await run('npx', ['--no-install', 'tsc', '-p', 'tenancy'], project);
+    expect(compiled, 'tsc output').toMatchObject({ status: 0, stdout: '' });
   });
 
   it('the installed k-config runs its built JavaScript too', async () => {

@@ -39,7 +39,7 @@ export interface WebAppSpec {
 /** WebAppStatus is what the operator last observed. */
 export interface WebAppStatus {
   /** Conditions are Available, Progressing and Degraded. */
-  conditions?: WebAppStatusConditions[];
+  conditions?: WebAppStatusCondition[];
   /** ObservedGeneration is the generation of the spec the status describes. */
   observedGeneration?: number;
   /** ReadyReplicas is the number of Pods that are Ready. */
@@ -63,7 +63,7 @@ export interface WebAppSpecResources {
   requests?: { [key: string]: IntOrString };
 }
 
-export interface WebAppStatusConditions {
+export interface WebAppStatusCondition {
   lastTransitionTime: string;
   message: string;
   observedGeneration?: number;
@@ -80,8 +80,8 @@ export interface WebAppList {
   items: WebApp[];
 }
 
-/** webappsResource describes `webapps.apps.k.example` v1alpha1 (WebApp, namespaced). */
-export const webappsResource = {
+/** webAppsResource describes `webapps.apps.k.example` v1alpha1 (WebApp, namespaced). */
+export const webAppsResource = {
   group: 'apps.k.example',
   version: 'v1alpha1',
   kind: 'WebApp',
@@ -94,13 +94,13 @@ export const webappsResource = {
   categories: ['k-demo'],
 } as const satisfies ResourceDescriptor;
 
-/** WebappsClient is the typed client of WebApp objects (apps.k.example/v1alpha1). */
-export type WebappsClient = ResourceClientFor<typeof webappsResource, WebApp, WebAppList>;
+/** WebAppsClient is the typed client of WebApp objects (apps.k.example/v1alpha1). */
+export type WebAppsClient = ResourceClientFor<typeof webAppsResource, WebApp, WebAppList>;
 
 /**
- * createWebappsClient returns the typed client of WebApp objects in `namespace` (none: `rest.defaultNamespace`, the context's; `''`: every namespace, for list and watch)
+ * createWebAppsClient returns the typed client of WebApp objects in `namespace` (none: `rest.defaultNamespace`, the context's; `''`: every namespace, for list and watch)
  * that sends through `rest` (e.g. `clientset.rest`).
  */
-export function createWebappsClient(rest: RestClient, namespace?: string): WebappsClient {
-  return new ResourceClient<WebApp, WebAppList>(rest, webappsResource, namespace ?? rest.defaultNamespace) as unknown as WebappsClient;
+export function createWebAppsClient(rest: RestClient, namespace?: string): WebAppsClient {
+  return new ResourceClient<WebApp, WebAppList>(rest, webAppsResource, namespace ?? rest.defaultNamespace) as unknown as WebAppsClient;
 }

@@ -9,7 +9,7 @@ import {
   type Request,
 } from '@k/runtime';
 import {
-  createWebappsClient,
+  createWebAppsClient,
   type WebApp,
   type WebAppStatus,
 } from '../generated/web-app-v1alpha1.js';
@@ -113,7 +113,7 @@ export class WebAppReconciler {
     const webapp = this.#caches.webapps.get(key);
     if (!webapp) return { writes: [] }; // gone: its dependents go with it (garbage collector)
     const writes: WebAppWrite[] = [];
-    const webapps = createWebappsClient(this.#clientset.rest, request.namespace);
+    const webapps = createWebAppsClient(this.#clientset.rest, request.namespace);
     const finalizers = webapp.metadata?.finalizers ?? [];
     const options = { fieldManager: FIELD_MANAGER, force: true, signal: context.signal };
 
@@ -248,7 +248,7 @@ export class WebAppReconciler {
    * the server's answer.
    */
   async #applyWebApp(
-    webapps: ReturnType<typeof createWebappsClient>,
+    webapps: ReturnType<typeof createWebAppsClient>,
     name: string,
     owned: { finalizers: string[] } | { status: WebAppStatus },
     options: ApplyOptions,

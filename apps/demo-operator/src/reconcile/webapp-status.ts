@@ -1,14 +1,10 @@
 import type { Deployment } from '@k/clientset/apps/v1';
-import type {
-  WebApp,
-  WebAppStatus,
-  WebAppStatusConditions,
-} from '../generated/web-app-v1alpha1.js';
+import type { WebApp, WebAppStatus, WebAppStatusCondition } from '../generated/web-app-v1alpha1.js';
 import { conditionTime, findStatusCondition, setStatusCondition } from '@k/runtime';
 import { DEFAULT_REPLICAS, selectorText } from '../names.js';
 
 /** WebAppCondition is one of a WebApp's conditions (metav1.Condition's shape). */
-type WebAppCondition = WebAppStatusConditions;
+type WebAppCondition = WebAppStatusCondition;
 
 /** What the reconcile learned besides the Deployment: whether it changed nothing on purpose, failed, or found someone else's object. */
 export interface StatusFacts {

@@ -4,11 +4,10 @@ import { docComment } from '../emit/doc-comment.js';
 import { ModuleReferences } from '../emit/module-references.js';
 import {
   kebabCase,
-  lowerFirst,
-  pascalCase,
+  lowerLeadingAcronym,
+  pluralKindName,
   tsString,
   tsStrings,
-  upperFirst,
 } from '../emit/names.js';
 import {
   nestedTypeName,
@@ -55,6 +54,17 @@ export interface CrdGeneratorOptions {
   /** source names the input in the header (e.g. the YAML file). */
   source: string;
 }
+
+/** RUNTIME_TYPE_NAMES are the names a generated module imports from the runtime module. */
+const RUNTIME_TYPE_NAMES = [
+  'IntOrString',
+  'ListMeta',
+  'ObjectMeta',
+  'ResourceClient',
+  'ResourceClientFor',
+  'ResourceDescriptor',
+  'RestClient',
+];
 
 const STANDARD_VERBS = [
   'create',
@@ -105,22 +115,80 @@ export function crdFileName(crd: CustomResourceDefinition, version: string): str
   return `${kebabCase(crd.spec.names.kind)}-${version}.ts`;
 }
 
+/** NestedTypeRequest is one nested schema the emitter asked a name for: its parent's request (none: the kind) and its path below it. */
+interface NestedTypeRequest {
+  parent: number | undefined;
+  path: readonly string[];
+}
+
+/**
+ * NestedTypes names the nested object schemas of one module and queues them for emission. The
+ * module is emitted twice: the first time only records the requests (in the emitter's order,
+ * breadth first, which does not depend on the names), {@link resolveNestedNames} names them all,
+ * and the second time hands those names out in the same order.
+ */
 class NestedTypes {
   readonly queue: { name: string; schema: OpenApiSchema; path: string[] }[] = [];
-  readonly #taken: Set<string>;
+  readonly requests: NestedTypeRequest[] = [];
+  readonly #names: readonly string[] | undefined;
+  /** request index of each name handed out, to find the parent of a later request */
+  readonly #requestOf = new Map<string, number>();
 
-  constructor(taken: Iterable<string>) {
-    this.#taken = new Set(taken);
+  constructor(names?: readonly string[]) {
+    this.#names = names;
   }
 
   name(path: readonly string[], schema: OpenApiSchema): string {
-    const base = nestedTypeName(path);
-    let name = base;
-    for (let counter = 2; this.#taken.has(name); counter++) name = `${base}${counter}`;
-    this.#taken.add(name);
+    const index = this.requests.length;
+    this.requests.push({ parent: this.#requestOf.get(path[0] ?? ''), path: path.slice(1) });
+    // The first pass's names only need to be unique and unlike a kind (which has no NUL).
+    const name = this.#names ? this.#names[index] : `\0${index}`;
+    if (name === undefined) throw new Error(`k-gen: nested type ${index} was not named`);
+    this.#requestOf.set(name, index);
     this.queue.push({ name, schema, path: [name] });
     return name;
   }
+}
+
+/**
+ * resolveNestedNames names the requests of {@link NestedTypes}: each after its path below its
+ * parent's name (`TeamNamespaceStatus` + `conditions` item → `TeamNamespaceStatusCondition`). A
+ * name already taken (the kind, its list, its client, an imported name, or a nested type named
+ * before) is resolved deterministically: nearer the root first, and at the same depth a name
+ * spelled as its path is (`…Entry` for an `entry` object) before an array's element named in the
+ * singular, which then keeps its path's spelling with `Item` (`…EntriesItem`); a name still taken
+ * gets the first free number (`…Entry2`).
+ */
+function resolveNestedNames(
+  kind: string,
+  requests: readonly NestedTypeRequest[],
+  taken: Iterable<string>,
+): string[] {
+  const depth: number[] = [];
+  const singular: boolean[] = [];
+  requests.forEach((request, index) => {
+    depth[index] = request.parent === undefined ? 0 : depth[request.parent]! + 1;
+    singular[index] =
+      nestedTypeName(['', ...request.path]) !==
+      nestedTypeName(['', ...request.path], { singularItems: false });
+  });
+  const order = requests
+    .map((_, index) => index)
+    .sort((a, b) => depth[a]! - depth[b]! || Number(singular[a]) - Number(singular[b]) || a - b);
+  const used = new Set(taken);
+  const names: string[] = [];
+  for (const index of order) {
+    const request = requests[index]!;
+    const path = [request.parent === undefined ? kind : names[request.parent]!, ...request.path];
+    let base = nestedTypeName(path);
+    if (used.has(base) && singular[index])
+      base = `${nestedTypeName(path, { singularItems: false })}Item`;
+    let name = base;
+    for (let counter = 2; used.has(name); counter++) name = `${base}${counter}`;
+    used.add(name);
+    names[index] = name;
+  }
+  return names;
 }
 
 function versionModule(
@@ -137,9 +205,10 @@ function versionModule(
     type: 'object',
     'x-kubernetes-preserve-unknown-fields': true,
   };
-  const clientName = `${upperFirst(lowerFirst(pascalCase(names.plural)))}Client`;
-  const descriptorName = `${lowerFirst(pascalCase(names.plural))}Resource`;
-  const nested = new NestedTypes([kind, listKind, clientName]);
+  const pluralName = pluralKindName(kind, names.plural);
+  const clientName = `${pluralName}Client`;
+  // An acronym's plural is lowercased whole (`VPCs` → `vpcsResource`), not as `vpCs`.
+  const descriptorName = `${/^[A-Z]+e?s$/.test(pluralName) ? pluralName.toLowerCase() : lowerLeadingAcronym(pluralName)}Resource`;
   const wellKnown = {
     IntOrString: { module: runtimeModule, name: 'IntOrString' },
     ObjectMeta: { module: runtimeModule, name: 'ObjectMeta' },
@@ -154,12 +223,6 @@ function versionModule(
     },
     wellKnown,
   });
-  const typeReferences = {
-    reference: (ref: string) => references.reference(ref),
-    named: (name: 'IntOrString' | 'ObjectMeta') => references.named(name),
-    nested: (path: readonly string[], nestedSchema: OpenApiSchema) =>
-      nested.name(path, nestedSchema),
-  };
   const root: OpenApiSchema = {
     ...schema,
     'x-kubernetes-preserve-unknown-fields': schema['x-kubernetes-preserve-unknown-fields'],
@@ -177,27 +240,41 @@ function versionModule(
       metadata: { description: "Standard object's metadata." },
     },
   };
-  const rootContext: TypeContext = {
-    references: typeReferences,
-    path: [kind],
-    literals: {
-      apiVersion: tsString(apiVersion),
-      kind: tsString(kind),
-      metadata: references.named('ObjectMeta'),
-    },
+  /** interfaces emits the root interface and every nested one, named by `nested`. */
+  const interfaces = (nested: NestedTypes): string => {
+    const typeReferences = {
+      reference: (ref: string) => references.reference(ref),
+      named: (name: 'IntOrString' | 'ObjectMeta') => references.named(name),
+      nested: (path: readonly string[], nestedSchema: OpenApiSchema) =>
+        nested.name(path, nestedSchema),
+    };
+    const rootContext: TypeContext = {
+      references: typeReferences,
+      path: [kind],
+      literals: {
+        apiVersion: tsString(apiVersion),
+        kind: tsString(kind),
+        metadata: references.named('ObjectMeta'),
+      },
+    };
+    const rootLines = propertyLines(root, rootContext, '  ');
+    let text = `\n${docComment(schema.description ?? `${kind} is a ${group} custom resource (${version.name}).`)}`;
+    text += `export interface ${kind} {\n${rootLines.join('')}}\n`;
+    for (let index = 0; index < nested.queue.length; index++) {
+      const entry = nested.queue[index]!;
+      const lines = propertyLines(
+        entry.schema,
+        { references: typeReferences, path: entry.path },
+        '  ',
+      );
+      text += `\n${docComment(entry.schema.description)}export interface ${entry.name} {\n${lines.join('')}}\n`;
+    }
+    return text;
   };
-  const rootLines = propertyLines(root, rootContext, '  ');
-  let body = `\n${docComment(schema.description ?? `${kind} is a ${group} custom resource (${version.name}).`)}`;
-  body += `export interface ${kind} {\n${rootLines.join('')}}\n`;
-  for (let index = 0; index < nested.queue.length; index++) {
-    const entry = nested.queue[index]!;
-    const lines = propertyLines(
-      entry.schema,
-      { references: typeReferences, path: entry.path },
-      '  ',
-    );
-    body += `\n${docComment(entry.schema.description)}export interface ${entry.name} {\n${lines.join('')}}\n`;
-  }
+  const planned = new NestedTypes();
+  interfaces(planned);
+  const taken = [kind, listKind, clientName, ...RUNTIME_TYPE_NAMES];
+  let body = interfaces(new NestedTypes(resolveNestedNames(kind, planned.requests, taken)));
   body += `\n/** ${listKind} is a list of ${kind} objects. */\n`;
   body += `export interface ${listKind} {\n  apiVersion?: ${tsString(apiVersion)};\n  kind?: ${tsString(listKind)};\n  metadata?: ListMeta;\n  items: ${kind}[];\n}\n`;
 

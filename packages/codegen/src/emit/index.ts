@@ -12,8 +12,10 @@ export {
   lowerFirst,
   lowerLeadingAcronym,
   pascalCase,
+  pluralKindName,
   propertyKey,
   resourceMethodName,
+  singularTypeName,
   tsString,
   tsStrings,
   upperFirst,
@@ -21,4 +23,4 @@ export {
 export type { OpenApiDocument, OpenApiSchema } from './openapi-schema.js';
 export { compareStrings, sortKeys, stableJson } from './stable-json.js';
 export { declaration, nestedTypeName, propertyLines, typeExpression } from './type-emitter.js';
-export type { TypeContext, TypeReferences } from './type-emitter.js';
+export type { NestedTypeNameOptions, TypeContext, TypeReferences } from './type-emitter.js';

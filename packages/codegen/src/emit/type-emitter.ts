@@ -1,6 +1,6 @@
 import type { OpenApiSchema } from './openapi-schema.js';
 import { docComment } from './doc-comment.js';
-import { pascalCase, propertyKey, tsString } from './names.js';
+import { pascalCase, propertyKey, singularTypeName, tsString } from './names.js';
 
 /** TypeReferences resolves `$ref`s and named types of one output module, recording its imports. */
 export interface TypeReferences {
@@ -202,10 +202,28 @@ function withoutNesting(references: TypeReferences): TypeReferences {
   return { reference: (ref) => references.reference(ref), named: (name) => references.named(name) };
 }
 
-/** nestedTypeName names a nested schema after its path: `['Widget', 'spec', 'ports', 'item']` → `WidgetSpecPorts`. */
-export function nestedTypeName(path: readonly string[]): string {
+/** NestedTypeNameOptions configure {@link nestedTypeName}. */
+export interface NestedTypeNameOptions {
+  /** singularItems names the element of an array in the singular (default true). */
+  singularItems?: boolean | undefined;
+}
+
+/**
+ * nestedTypeName names a nested schema after its path, the element of an array in the singular
+ * ({@link singularTypeName}): `['Widget', 'spec', 'ports', 'item']` → `WidgetSpecPort`,
+ * `['Widget', 'spec', 'resources', 'value']` → `WidgetSpecResources`; with
+ * `singularItems: false`, `WidgetSpecPorts`.
+ */
+export function nestedTypeName(
+  path: readonly string[],
+  options: NestedTypeNameOptions = {},
+): string {
+  const singularItems = options.singularItems ?? true;
   return path
-    .filter((segment) => segment !== 'item' && segment !== 'value')
-    .map((segment) => pascalCase(segment))
+    .map((segment, index) => {
+      if (segment === 'item' || segment === 'value') return '';
+      const name = pascalCase(segment);
+      return singularItems && path[index + 1] === 'item' ? singularTypeName(name) : name;
+    })
     .join('');
 }
