@@ -22,7 +22,7 @@ export interface WidgetSpec {
   /** Free-form configuration, kept as sent. */
   config?: { [key: string]: unknown };
   labels?: { [key: string]: string };
-  parts?: WidgetSpecParts[];
+  parts?: WidgetSpecPart[];
   /** Port is a number or a named port. */
   port?: IntOrString;
   replicas?: number;
@@ -34,7 +34,7 @@ export interface WidgetStatus {
   replicas?: number;
 }
 
-export interface WidgetSpecParts {
+export interface WidgetSpecPart {
   count?: number;
   name: string;
 }
