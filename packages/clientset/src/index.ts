@@ -137,8 +137,8 @@ export type {
   WatchEncoding,
   WatchEvent,
   WatchEventType,
-  WebSocketErrorCode,
 } from '@k/rest';
+export type { WebSocketErrorCode } from '@k/rest/errors';
 
 // Errors.
 export { ClientsetError, ApplyConflictError, ManifestError } from './errors.js';

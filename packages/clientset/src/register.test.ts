@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import type { ResolvedConfig } from '@k/config';
-import { RestConfigurationError, TokenBucket } from '@k/rest';
+import { RestConfigurationError } from '@k/rest';
+import { TokenBucket } from '@k/rest/throttle';
 import * as restTokens from '@k/rest/di';
 import type { CredentialProviderFactory } from '@k/transport';
 import { CREDENTIAL_PROVIDER_FACTORY, RESOLVED_CONFIG, TRANSPORT } from '@k/transport/di';

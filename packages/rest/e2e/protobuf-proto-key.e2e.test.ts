@@ -1,13 +1,8 @@
 import { loadKubeconfig, resolveConfig } from '@k/config';
 import { controlPlane, useTestNamespace } from '@k/testenv/vitest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  createRestClient,
-  isInvalid,
-  ProtobufSchema,
-  registerProtobufSchema,
-  type RestClient,
-} from '../src/index.js';
+import { createRestClient, isInvalid, type RestClient } from '../src/index.js';
+import { ProtobufSchema, registerProtobufSchema } from '../src/protobuf.js';
 import { caught } from '@k/test-utils';
 
 // `__proto__` is a legal ConfigMap and Secret data key. An object decoded from protobuf must hold

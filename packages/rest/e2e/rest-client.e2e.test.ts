@@ -14,9 +14,10 @@ import {
   isResourceExpired,
   retryOnConflict,
   type RestClient,
-  type WarningHeader,
+  type ThrottleEvent,
   type WatchEvent,
 } from '../src/index.js';
+import type { WarningHeader } from '../src/warnings.js';
 import { caught } from '@k/test-utils';
 import { RequestExecutor } from '../src/client/request-executor.js';
 
@@ -499,6 +500,7 @@ describe('a buffered read that accepts protobuf, on the real API server', () => 
       warningHandler: client.options.warningHandler,
       clock: client.options.clock,
       onRetry: undefined,
+      onThrottle: undefined,
     });
 
   it('hands a protobuf answer over as bytes and a JSON one as text, decoded before the parse', async () => {
@@ -515,5 +517,29 @@ describe('a buffered read that accepts protobuf, on the real API server', () => 
     expect(json.headers['content-type']).toBe('application/json');
     expect(typeof json.body).toBe('string');
     expect(JSON.parse(json.body as string)).toHaveProperty('gitVersion');
+  });
+});
+
+describe('time in the client-side throttle, on the real API server', () => {
+  it('tells onThrottle how long the second request of a 1 qps, burst 1 client waited', async () => {
+    const events: ThrottleEvent[] = [];
+    const throttled = await clientFor('admin', {
+      throttle: { qps: 1, burst: 1 },
+      onThrottle: (event) => events.push(event),
+    });
+    try {
+      const path = '/api/v1/namespaces/default';
+      await throttled.get().absPath(path).execute();
+      await throttled.get().absPath(path).execute();
+      const host = new URL(throttled.server.origin).host;
+      expect(events).toEqual([
+        { request: { method: 'GET', path }, host, waitedMs: 0 },
+        { request: { method: 'GET', path }, host, waitedMs: expect.any(Number) as number },
+      ]);
+      // The bucket was empty after the first request: the second waited for the refill.
+      expect(events[1]!.waitedMs).toBeGreaterThan(0);
+    } finally {
+      await throttled.close();
+    }
   });
 });

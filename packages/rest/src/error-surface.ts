@@ -1,4 +1,5 @@
-// The errors, their predicates and the Status types: in the root and in `@k/rest/errors` alike.
+// The errors, their predicates, the union of their codes and `Status`: in the root and in
+// `@k/rest/errors` alike.
 export {
   ApiError,
   ConnectionError,
@@ -26,11 +27,5 @@ export {
   reasonForError,
   suggestsClientDelay,
 } from './errors.js';
-export type {
-  ApiErrorCode,
-  ApiErrorRequest,
-  KRestErrorCode,
-  RequestTimeoutErrorCode,
-  WebSocketErrorCode,
-} from './errors.js';
-export type { Status, StatusCause, StatusDetails, StatusReason } from './status.js';
+export type { KRestErrorCode } from './errors.js';
+export type { Status } from './status.js';

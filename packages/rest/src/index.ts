@@ -1,7 +1,10 @@
 // @k/rest: Kubernetes REST requests with throttling, retries, watches and typed errors. Secondary
 // surfaces have their own subpaths: `@k/rest/request` (request descriptions without a client),
-// `@k/rest/retry` (what a custom retry policy decides on), `@k/rest/errors` (the errors and
-// `Status` helpers alone, without an HTTP client), `@k/rest/testing` and `@k/rest/di`.
+// `@k/rest/retry` (what a custom retry policy decides on), `@k/rest/throttle` (the token bucket,
+// your own rate limiter), `@k/rest/warnings` (the server's warnings), `@k/rest/websocket` (the
+// connection exec, attach and port-forward are built on), `@k/rest/protobuf` (schemas of more
+// kinds), `@k/rest/errors` (the errors and `Status` helpers alone, without an HTTP client, and
+// each error's codes), `@k/rest/testing` and `@k/rest/di`.
 
 // The client: throttle → retry → transport.
 export { createRestClient } from './client/create-rest-client.js';
@@ -13,13 +16,10 @@ export type {
   RestClientOptions,
   ThrottleOption,
 } from './client/rest-client-options.js';
+export type { RetryEvent, ThrottleEvent } from './client/request-executor.js';
 
-// Requests: the fluent builder and the plain description it produces (no I/O).
+// Requests: the fluent builder (the descriptions it produces: `@k/rest/request`).
 export { RequestBuilder } from './request/request-builder.js';
-export type { ParamValue } from './request/request-builder.js';
-export type { HttpMethod, RequestBody, RestRequest } from './request/rest-request.js';
-export type { PatchType } from './request/patch-type.js';
-export type { RestResponse } from './response/rest-response.js';
 export type { ListObject } from './response/list-object.js';
 
 // Paging and watching.
@@ -31,28 +31,10 @@ export type {
   WatchEventType,
   WatchStreamOptions,
 } from './watch/watch.js';
-export { ProtobufSchema } from './protobuf/protobuf-schema.js';
-export type { SchemaTable } from './protobuf/protobuf-schema.js';
-export { registerProtobufSchema } from './protobuf/protobuf-object.js';
 
-// WebSockets (exec, attach, port-forward), opened through the transport.
-export { WebSocketConnection } from './websocket/websocket-connection.js';
-export type {
-  WebSocketClose,
-  WebSocketConnectionOptions,
-} from './websocket/websocket-connection.js';
-export type { WebSocketOptions } from './websocket/open-websocket.js';
-
-// Throttle and retry.
-export { TokenBucket } from './throttle/token-bucket.js';
-export type { RateLimiter, TokenBucketOptions } from './throttle/token-bucket.js';
-export { systemClock, sleep } from './timers/clock.js';
-export type { Clock } from './timers/clock.js';
-export { linkSignals } from '@k/transport';
-export type { LinkedSignal, LinkedSignalOptions } from '@k/transport';
+// Retry, and waiting.
 export { RetryPolicy } from './retry/retry-policy.js';
 export type { RetryPolicyOptions } from './retry/retry-policy.js';
-export type { RetryEvent } from './client/request-executor.js';
 export {
   retryOnConflict,
   retryOnError,
@@ -60,14 +42,9 @@ export {
   DEFAULT_BACKOFF,
 } from './retry/retry-on-conflict.js';
 export type { Backoff, RetryOnErrorOptions } from './retry/retry-on-conflict.js';
+export { systemClock, sleep } from './timers/clock.js';
+export type { Clock } from './timers/clock.js';
+export { linkSignals } from '@k/transport';
 
-// Warnings.
-export { WarningLogger, NO_WARNINGS } from './response/warning-handler.js';
-export type {
-  WarningHandler,
-  WarningHeader,
-  WarningLoggerOptions,
-} from './response/warning-handler.js';
-
-// Errors and Status (with the Status helpers: `@k/rest/errors`).
+// Errors and Status (with each error's codes and the Status helpers: `@k/rest/errors`).
 export * from './error-surface.js';

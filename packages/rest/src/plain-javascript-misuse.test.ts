@@ -61,6 +61,7 @@ describe('plain JavaScript misuse of @k/rest', () => {
       { retry: 3 },
       { retry: { maxRetries: 'x' } },
       { onRetry: 'log' },
+      { onThrottle: 'log' },
       { groupVersion: 1 },
     ]) {
       expect(() => new RestClient(dispatcher, untyped(options)), JSON.stringify(options)).toThrow(

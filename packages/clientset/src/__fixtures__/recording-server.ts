@@ -1,5 +1,7 @@
 import type { Server, ServerResponse } from 'node:http';
-import { RestClient, RetryPolicy, TokenBucket, NO_WARNINGS } from '@k/rest';
+import { RestClient, RetryPolicy } from '@k/rest';
+import { TokenBucket } from '@k/rest/throttle';
+import { NO_WARNINGS } from '@k/rest/warnings';
 import { respondJson, startTestServer, type TestServerArrival } from '@k/test-utils';
 import { apiServerDispatcher } from '@k/transport';
 import { Agent } from 'undici';

@@ -1,4 +1,4 @@
-import { ProtobufSchema, registerProtobufSchema, type SchemaTable } from '@k/rest';
+import { ProtobufSchema, registerProtobufSchema, type SchemaTable } from '@k/rest/protobuf';
 import { PROTOBUF_SCHEMA_TABLE } from '../generated/protobuf-schema.js';
 import { apiVersionOf, type ResourceDescriptor } from './resource-descriptor.js';
 

@@ -1,4 +1,4 @@
-import type { ParamValue } from '@k/rest';
+import type { ParamValue } from '@k/rest/request';
 import type {
   DeleteOptions,
   DryRun,

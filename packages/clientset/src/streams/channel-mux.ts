@@ -1,5 +1,5 @@
 import { Readable, Writable } from 'node:stream';
-import type { WebSocketClose, WebSocketConnection } from '@k/rest';
+import type { WebSocketClose, WebSocketConnection } from '@k/rest/websocket';
 
 /** CLOSE_SIGNAL is v5.channel.k8s.io's first byte of "this channel is done" (`[255, channel]`). */
 const CLOSE_SIGNAL = 255;

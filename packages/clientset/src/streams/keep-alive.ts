@@ -1,4 +1,4 @@
-import type { WebSocketConnectionOptions } from '@k/rest';
+import type { WebSocketConnectionOptions } from '@k/rest/websocket';
 
 /**
  * KeepAliveOptions say how a pod stream's WebSocket checks that its server is alive: it sends a

@@ -1,7 +1,8 @@
 import { once } from 'node:events';
 import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import { Duplex, type Readable, type Writable } from 'node:stream';
-import type { RequestBuilder, WebSocketClose } from '@k/rest';
+import type { RequestBuilder } from '@k/rest';
+import type { WebSocketClose } from '@k/rest/websocket';
 import { PortForwardError } from '../errors.js';
 import { BoundedText, MAX_QUOTED_BYTES } from './bounded-text.js';
 import { ChannelMux } from './channel-mux.js';

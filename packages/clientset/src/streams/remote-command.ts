@@ -1,5 +1,6 @@
 import type { Readable, Writable } from 'node:stream';
-import type { RequestBuilder, Status, WebSocketConnection } from '@k/rest';
+import type { RequestBuilder, Status } from '@k/rest';
+import type { WebSocketConnection } from '@k/rest/websocket';
 import { RemoteCommandError } from '../errors.js';
 import { BoundedText, MAX_QUOTED_BYTES } from './bounded-text.js';
 import { ChannelMux } from './channel-mux.js';

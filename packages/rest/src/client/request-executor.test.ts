@@ -19,8 +19,10 @@ import {
   type FakeServer,
   type TestClient,
 } from '../__fixtures__/fake-server.js';
-import type { RetryEvent } from './request-executor.js';
+import { FakeClock } from '../testing/fake-clock.js';
+import type { RetryEvent, ThrottleEvent } from './request-executor.js';
 import { caught } from '@k/test-utils';
+import { createServer } from 'node:net';
 
 const configMap = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c', namespace: 'ns' } };
 const path = '/api/v1/namespaces/ns/configmaps';
@@ -403,5 +405,61 @@ describe('bounded waits, from a fake API server (a real one will not send absurd
     } finally {
       process.off('warning', onWarning);
     }
+  });
+});
+
+/** closedPort is a loopback port nothing listens on: a request to it is refused at once. */
+async function closedPort(): Promise<number> {
+  const listener = createServer();
+  await new Promise<void>((resolve) => listener.listen(0, '127.0.0.1', resolve));
+  const { port } = listener.address() as { port: number };
+  await new Promise((resolve) => listener.close(resolve));
+  return port;
+}
+
+// No server is needed: the token is taken before the connection is tried (and refused, which is
+// never retried).
+describe('onThrottle', () => {
+  it('is told how long each attempt waited for its token, 0 when one was ready', async () => {
+    const port = await closedPort();
+    const clock = new FakeClock();
+    const events: ThrottleEvent[] = [];
+    rest = testClient(`http://127.0.0.1:${port}`, {
+      throttle: new TokenBucket({ qps: 1, burst: 1, clock }),
+      client: { clock, onThrottle: (event) => events.push(event) },
+    });
+    const get = (name: string) =>
+      rest!.client.get().namespace('ns').resource('configmaps').name(name).execute();
+    expect(await caught(get('a'))).toBeInstanceOf(ConnectionError);
+    const second = caught(get('b'));
+    await clock.advance(999);
+    expect(events).toHaveLength(1); // still waiting
+    await clock.advance(1);
+    expect(await second).toBeInstanceOf(ConnectionError);
+    expect(events).toEqual([
+      { request: { method: 'GET', path: `${path}/a` }, host: `127.0.0.1:${port}`, waitedMs: 0 },
+      { request: { method: 'GET', path: `${path}/b` }, host: `127.0.0.1:${port}`, waitedMs: 1000 },
+    ]);
+  });
+
+  it("reports the wait a request's signal ended, and nothing for a watch's first attempt", async () => {
+    const port = await closedPort();
+    const clock = new FakeClock();
+    const events: ThrottleEvent[] = [];
+    rest = testClient(`http://127.0.0.1:${port}`, {
+      throttle: new TokenBucket({ qps: 1, burst: 1, clock }),
+      client: { clock, onThrottle: (event) => events.push(event) },
+    });
+    const configMaps = () => rest!.client.get().namespace('ns').resource('configmaps');
+    // The watch's first attempt takes no token (client-go's rule): the bucket stays full.
+    expect(await caught(configMaps().watch())).toBeInstanceOf(ConnectionError);
+    expect(events).toEqual([]);
+    expect(await caught(configMaps().execute())).toBeInstanceOf(ConnectionError);
+    const controller = new AbortController();
+    const given = caught(configMaps().signal(controller.signal).execute());
+    await clock.advance(300);
+    controller.abort(new Error('stopped'));
+    expect(await given).toMatchObject({ message: 'stopped' });
+    expect(events.map(({ waitedMs }) => waitedMs)).toEqual([0, 300]);
   });
 });

@@ -28,6 +28,23 @@ export interface RetryEvent {
   reason: string;
 }
 
+/**
+ * ThrottleEvent describes the client-side throttle token an attempt took, once it has it (or gave
+ * up waiting for it): what client-go records as `rest_client_rate_limiter_duration_seconds` and
+ * logs as "Waited before sending request" when the wait was long (over 50 ms; 1 s at a higher
+ * level). Every attempt takes a token but a watch's first.
+ */
+export interface ThrottleEvent {
+  request: ApiErrorRequest;
+  /** host is the server's `host[:port]` (client-go's `host` label). */
+  host: string;
+  /**
+   * waitedMs is how long the attempt waited for its token, on the client's clock: 0 when one was
+   * ready; when the request's timeout or signal ended the wait, how long it had waited by then.
+   */
+  waitedMs: number;
+}
+
 /** ExecutorSettings are what a {@link RequestExecutor} sends with; shared by sibling clients. */
 export interface ExecutorSettings {
   dispatcher: Dispatcher;
@@ -42,6 +59,7 @@ export interface ExecutorSettings {
   warningHandler: WarningHandler;
   clock: Clock;
   onRetry: ((event: RetryEvent) => void) | undefined;
+  onThrottle: ((event: ThrottleEvent) => void) | undefined;
 }
 
 /** HeaderMap is undici's response header object (lowercase names). */
@@ -87,6 +105,15 @@ interface Attempt {
 function header(headers: HeaderMap, name: string): string | undefined {
   const value = headers[name];
   return typeof value === 'string' ? value : value?.[0];
+}
+
+/** hostOf is the `host[:port]` of a server origin (`''` if it is no URL). */
+function hostOf(origin: string): string {
+  try {
+    return new URL(origin).host;
+  } catch {
+    return '';
+  }
 }
 
 function errorRequest(request: RestRequest): ApiErrorRequest {
@@ -170,10 +197,13 @@ export function apiErrorFromResponse(
 export class RequestExecutor {
   readonly settings: ExecutorSettings;
   readonly #pauses: ApiGroupPauses;
+  /** #host is the server's `host[:port]`, for {@link ThrottleEvent}s. */
+  readonly #host: string;
 
   constructor(settings: ExecutorSettings) {
     this.settings = settings;
     this.#pauses = apiGroupPausesFor(settings.throttle);
+    this.#host = settings.onThrottle === undefined ? '' : hostOf(settings.origin);
   }
 
   #handleWarnings(headers: HeaderMap): void {
@@ -251,10 +281,9 @@ export class RequestExecutor {
       }
       if (retries > 0 || mode !== 'watch') {
         // tryAcquire first: the common case takes a token without making an AbortSignal.
-        if (!throttle.tryAcquire()) {
-          const wait = throttle.acquire(scope.signal);
-          if (wait !== undefined) await scope.guard(wait);
-        }
+        const wait = throttle.tryAcquire() ? undefined : throttle.acquire(scope.signal);
+        if (wait !== undefined) await this.#waitForToken(request, scope, wait);
+        else this.#reportThrottle(request, 0);
       }
       let attempt: Attempt;
       try {
@@ -363,6 +392,27 @@ export class RequestExecutor {
       signal: scope.dispatchSignal,
     });
     return { statusCode: response.statusCode, headers: response.headers, stream: response.body };
+  }
+
+  /** #waitForToken waits for a throttle token and tells `onThrottle` how long it took. */
+  async #waitForToken(
+    request: RestRequest,
+    scope: RequestScope,
+    wait: Promise<void>,
+  ): Promise<void> {
+    const clock = this.settings.clock;
+    if (this.settings.onThrottle === undefined) return scope.guard(wait);
+    const started = clock.now();
+    try {
+      await scope.guard(wait);
+    } finally {
+      this.#reportThrottle(request, clock.now() - started);
+    }
+  }
+
+  /** #reportThrottle tells `onThrottle`, if any, that an attempt of `request` waited `waitedMs` for its token. */
+  #reportThrottle(request: RestRequest, waitedMs: number): void {
+    this.settings.onThrottle?.({ request: errorRequest(request), host: this.#host, waitedMs });
   }
 
   async #waitForPause(group: string, scope: RequestScope): Promise<void> {

@@ -5,7 +5,7 @@ import { WarningLogger, type WarningHandler } from '../response/warning-handler.
 import { RetryPolicy, type RetryPolicyOptions } from '../retry/retry-policy.js';
 import { systemClock, type Clock } from '../timers/clock.js';
 import { TokenBucket, type RateLimiter } from '../throttle/token-bucket.js';
-import type { RetryEvent } from './request-executor.js';
+import type { RetryEvent, ThrottleEvent } from './request-executor.js';
 
 /**
  * ThrottleOption is how a client's requests are paced: `{ qps, burst }` for a token bucket
@@ -35,6 +35,12 @@ export interface RestClientOptions {
   warningHandler?: WarningHandler;
   /** onRetry is told about each retry before its wait starts (logs, metrics). */
   onRetry?: (event: RetryEvent) => void;
+  /**
+   * onThrottle is told, synchronously, about each throttle token an attempt took and how long
+   * it waited for it (logs of long waits, client-go's `rest_client_rate_limiter_duration_seconds`;
+   * @k/runtime wires both). It must not throw.
+   */
+  onThrottle?: ((event: ThrottleEvent) => void) | undefined;
   /** clock is where waits are scheduled (tests substitute `@k/rest/testing`'s `FakeClock`). */
   clock?: Clock;
   /**
@@ -61,6 +67,7 @@ export interface ResolvedRestClientOptions {
   readonly retry: RetryPolicy;
   readonly warningHandler: WarningHandler;
   readonly onRetry: ((event: RetryEvent) => void) | undefined;
+  readonly onThrottle: ((event: ThrottleEvent) => void) | undefined;
   readonly clock: Clock;
   readonly protobuf: boolean;
 }
@@ -156,10 +163,12 @@ export function resolveRestClientOptions(
       `rest client protobuf must be a boolean, got ${describeValue(input.protobuf)}`,
     );
   }
-  if (input.onRetry !== undefined && typeof input.onRetry !== 'function') {
-    throw new RestConfigurationError(
-      `rest client onRetry must be a function, got ${describeValue(input.onRetry)}`,
-    );
+  for (const name of ['onRetry', 'onThrottle'] as const) {
+    if (input[name] !== undefined && typeof input[name] !== 'function') {
+      throw new RestConfigurationError(
+        `rest client ${name} must be a function, got ${describeValue(input[name])}`,
+      );
+    }
   }
   const configured =
     durationOption('timeoutMs', input.timeoutMs) ??
@@ -175,6 +184,7 @@ export function resolveRestClientOptions(
     retry: retryFrom(input.retry),
     warningHandler: input.warningHandler ?? sharedWarningLogger,
     onRetry: input.onRetry,
+    onThrottle: input.onThrottle,
     clock: input.clock ?? systemClock,
     protobuf: input.protobuf ?? true,
     [RESOLVED]: true,

@@ -1,3 +1,4 @@
+import { setTimeout as delay } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   ApiError,
@@ -192,10 +193,10 @@ describe('RestClient on the wire (local fake server)', () => {
     const sent = rest.client.get().resource('pods').signal(inFlight.signal).execute();
     const throttled = new AbortController();
     const waiting = rest.client.get().resource('pods').signal(throttled.signal).execute();
-    setTimeout(() => {
-      inFlight.abort(reason);
-      throttled.abort(reason);
-    }, 50);
+    // Aborted once the first is on the server (a fixed delay lost that race on a busy machine).
+    while (server.arrivals.length < 1) await delay(5);
+    inFlight.abort(reason);
+    throttled.abort(reason);
     expect(await caught(sent)).toBe(reason);
     expect(await caught(waiting)).toBe(reason);
     expect(server.arrivals).toHaveLength(1);

@@ -123,6 +123,7 @@ export class RestClient implements RequestRunner {
       warningHandler: resolved.warningHandler,
       clock: resolved.clock,
       onRetry: resolved.onRetry,
+      onThrottle: resolved.onThrottle,
     });
   }
 
