@@ -102,6 +102,9 @@ export type {
   WaitForEstablished,
 } from './apply/apply-manifests.js';
 
+// Errors a call may expect: `await ignoreNotFound(client.delete(name))`.
+export { ignoreAlreadyExists, ignoreNotFound } from './ignore-errors.js';
+
 // What a clientset user needs from the layer below (@k/rest), so they need not install it by name.
 export {
   ApiError,
