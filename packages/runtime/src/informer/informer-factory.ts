@@ -85,8 +85,9 @@ export class InformerFactory {
     );
   }
 
-  /** stop stops every informer and resolves once they stopped. */
+  /** stop stops every informer and resolves once they stopped; informers made later wait for `start`. */
   async stop(): Promise<void> {
+    this.#signal = undefined;
     await Promise.all([...this.#informers.values()].map((informer) => informer.stop()));
   }
 
