@@ -3,5 +3,12 @@ import { sharedConfig } from '../../vitest.shared.js';
 
 export default mergeConfig(
   sharedConfig,
-  defineProject({ test: { name: 'runtime', include: ['src/**/*.test.ts'] } }),
+  defineProject({
+    test: {
+      name: 'runtime',
+      include: ['src/**/*.test.ts'],
+      // Type tests (*.test-d.ts) run with `vitest run --typecheck`, which `npm test` does.
+      typecheck: { include: ['src/**/*.test-d.ts'], tsconfig: './tsconfig.json' },
+    },
+  }),
 );

@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import type { Clientset } from '@k/clientset';
+import type { Clientset, UnstructuredObject } from '@k/clientset';
 import type { ConfigMap } from '@k/clientset/core/v1';
 import { useTestNamespace } from '@k/testenv/vitest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ControllerBuilder, InformerFactory, requestKey, type Request } from '../src/index.js';
+import { ControllerBuilder, type ReconcileContext } from '../src/index.js';
+import { InformerFactory } from '../src/informer.js';
 import { clientsetFor, eventually } from './helpers.js';
 
 // A cluster-scoped kind owning namespaced children (a TeamNamespace owning the ConfigMaps of
@@ -56,13 +57,17 @@ describe('owns() with a cluster-scoped owner (real server)', () => {
     const missing: string[] = [];
     let running = 0;
     let overlaps = 0;
-    const reconcile = async (request: Request): Promise<void> => {
-      const key = requestKey(request);
+    const reconcile = async (
+      team: UnstructuredObject,
+      { request }: ReconcileContext<UnstructuredObject, unknown>,
+    ): Promise<void> => {
+      // A cluster-scoped owner's request has no namespace: its key is its name.
+      const key = request.namespace ? `${request.namespace}/${request.name}` : request.name;
       keys.push(key);
       running += 1;
       if (running > 1) overlaps += 1;
       try {
-        if (!teamInformer.lister.get(key)) missing.push(key);
+        if (team.metadata?.name !== request.name || request.namespace !== '') missing.push(key);
         childrenSeen.push(childInformer.lister.list().length);
         // Slow enough that a second key for the same owner would run beside this one.
         await new Promise((resolve) => setTimeout(resolve, 100));

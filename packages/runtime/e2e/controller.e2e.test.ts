@@ -2,7 +2,8 @@ import type { Clientset } from '@k/clientset';
 import type { ConfigMap } from '@k/clientset/core/v1';
 import { useTestNamespace } from '@k/testenv/vitest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ControllerBuilder, InformerFactory, requestKey, type Request } from '../src/index.js';
+import { ControllerBuilder, type ReconcileContext } from '../src/index.js';
+import { InformerFactory } from '../src/informer.js';
 import { clientsetFor, eventually } from './helpers.js';
 
 const namespace = useTestNamespace({ prefix: 'runtime-controller' });
@@ -29,8 +30,11 @@ describe('a controller built with for().owns() on the real server', () => {
     const inFlight = new Set<string>();
     let overlaps = 0;
     const attempts = new Map<string, number>();
-    const reconcile = async (request: Request): Promise<void> => {
-      const key = requestKey(request);
+    const reconcile = async (
+      source: ConfigMap,
+      { request }: ReconcileContext<ConfigMap, unknown>,
+    ): Promise<void> => {
+      const key = `${request.namespace}/${request.name}`;
       if (inFlight.has(key)) overlaps += 1;
       inFlight.add(key);
       try {
@@ -38,8 +42,6 @@ describe('a controller built with for().owns() on the real server', () => {
         attempts.set(key, attempt);
         // The first reconcile of "flaky" fails: the controller must retry it, and go on.
         if (request.name === 'flaky' && attempt === 1) throw new Error('first attempt fails');
-        const source = sources.lister.get(key);
-        if (!source) return;
         await new Promise((resolve) => setTimeout(resolve, 20));
         await configMaps.apply(
           {
@@ -85,7 +87,7 @@ describe('a controller built with for().owns() on the real server', () => {
         });
       }
       const copyOf = (name: string): ConfigMap | undefined =>
-        copies.lister.get(`${namespace.name}/${name}-copy`);
+        copies.lister.getByName(`${name}-copy`, namespace.name);
       await eventually(() => {
         for (const name of ['a', 'b', 'flaky']) expect(copyOf(name)?.data).toEqual({ value: name });
       });

@@ -2,7 +2,9 @@ import type { Clientset } from '@k/clientset';
 import type { ConfigMap } from '@k/clientset/core/v1';
 import { useTestNamespace } from '@k/testenv/vitest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { COMBINED_PREFIX, EventRecorder, Informer } from '../src/index.js';
+import { COMBINED_PREFIX } from '../src/events/event-correlator.js';
+import { EventRecorder } from '../src/events.js';
+import { Informer } from '../src/informer.js';
 import { clientsetFor, eventually } from './helpers.js';
 
 // Events recorded on the real API server: the Event as created, repeats counted into its series

@@ -9,11 +9,13 @@ import { controlPlane, useTestNamespace } from '@k/testenv/vitest';
 import ts from 'typescript';
 import { afterEach, describe, expect, it } from 'vitest';
 import { clientsetFor, eventually } from './helpers.js';
+import { ignoreNotFound } from '@k/clientset';
 
 // examples/configmap-mirror.ts as a user's build emits it (plain .mjs and .cjs), importing the
 // built packages by name, run by `node` against the real control plane.
 const EXAMPLE = new URL('../examples/configmap-mirror.ts', import.meta.url);
 const namespace = useTestNamespace({ prefix: 'runtime-example' });
+const target = useTestNamespace({ prefix: 'runtime-example-mirror' });
 const running: RunningNodeProgram[] = [];
 
 afterEach(() => {
@@ -40,7 +42,7 @@ async function startExample(kind: ModuleKind): Promise<RunningNodeProgram> {
       args: [
         `--kubeconfig=${controlPlane().kubeconfigPath}`,
         '--context=admin',
-        `--namespace=${namespace.name}`,
+        `--target-namespace=${target.name}`,
         '--port=0',
         '--metrics-port=0',
       ],
@@ -51,72 +53,89 @@ async function startExample(kind: ModuleKind): Promise<RunningNodeProgram> {
   return program;
 }
 
+const LABELS = { 'k-example/mirror': 'true' };
+
 describe.each(MODULE_KINDS)('examples/configmap-mirror.ts (%s)', (kind) => {
-  it('mirrors labelled ConfigMaps, repairs a deleted copy, never adopts a ConfigMap it did not make, records Events and stops on SIGTERM', async () => {
+  it('mirrors labelled ConfigMaps across namespaces, puts back a deleted mirror, deletes it with its source (finalizer), fails terminally once, serves metrics and stops on SIGTERM', async () => {
     const cs = await clientsetFor();
-    const configMaps = cs.coreV1.configMaps(namespace.name);
+    const sources = cs.coreV1.configMaps(namespace.name);
+    const mirrors = cs.coreV1.configMaps(target.name);
+    const mirror = `${namespace.name}.greeting-${kind}`;
     try {
       const program = await startExample(kind);
-      const [, url] = await program.waitForStdout(/listening probes (\S+)/, 20_000);
-      await eventually(async () => expect((await fetch(`${url}/readyz`)).status).toBe(200));
+      const [, probes] = await program.waitForStdout(/listening probes (\S+)/, 20_000);
+      const [, metrics] = await program.waitForStdout(/listening metrics (\S+)/, 20_000);
+      await eventually(async () => expect((await fetch(`${probes}/readyz`)).status).toBe(200));
 
-      await configMaps.create({
+      await sources.create({
         apiVersion: 'v1',
         kind: 'ConfigMap',
-        metadata: { name: 'greeting', labels: { 'k-example/mirror': 'true' } },
+        metadata: { name: `greeting-${kind}`, labels: LABELS },
         data: { hello: 'world' },
       });
-      await program.waitForStdout(/mirrored \S+\/greeting -> greeting-copy/, 20_000);
-      const copy = await configMaps.get('greeting-copy');
-      expect(copy.data).toEqual({ hello: 'world' });
-      expect(copy.metadata?.ownerReferences).toMatchObject([
-        { kind: 'ConfigMap', name: 'greeting', controller: true },
+      await eventually(async () =>
+        expect((await ignoreNotFound(mirrors.get(mirror)))?.data).toEqual({ hello: 'world' }),
+      );
+      expect((await sources.get(`greeting-${kind}`)).metadata?.finalizers).toEqual([
+        'k.example/mirror',
       ]);
 
-      // Someone deletes the copy: it is put back.
-      await configMaps.delete('greeting-copy');
-      await eventually(
-        async () =>
-          expect((await configMaps.get('greeting-copy')).data).toEqual({ hello: 'world' }),
-        20_000,
+      // The source changes: the mirror follows. Someone deletes the mirror: it is put back.
+      await sources.patch(`greeting-${kind}`, 'merge', { data: { hello: 'again' } });
+      await eventually(async () =>
+        expect((await mirrors.get(mirror)).data).toEqual({ hello: 'again' }),
+      );
+      await mirrors.delete(mirror);
+      await eventually(async () =>
+        expect((await ignoreNotFound(mirrors.get(mirror)))?.data).toEqual({ hello: 'again' }),
       );
 
-      // A ConfigMap of a copy's name that someone else made is never adopted.
-      await configMaps.create({
+      // A labelled ConfigMap in the mirror namespace fails terminally: one Event, no retries.
+      await mirrors.create({
         apiVersion: 'v1',
         kind: 'ConfigMap',
-        metadata: { name: 'taken-copy' },
-        data: { theirs: 'yes' },
+        metadata: { name: `inside-${kind}`, labels: LABELS },
       });
-      await configMaps.create({
-        apiVersion: 'v1',
-        kind: 'ConfigMap',
-        metadata: { name: 'taken', labels: { 'k-example/mirror': 'true' } },
-        data: { hello: 'world' },
-      });
-      await program.waitForStdout(/left \S+\/taken-copy alone: not ours/, 20_000);
-      const theirs = await configMaps.get('taken-copy');
-      expect(theirs.data).toEqual({ theirs: 'yes' });
-      expect(theirs.metadata?.ownerReferences).toBeUndefined();
-      expect(theirs.metadata?.labels).toBeUndefined();
+      const failures = async (): Promise<number> =>
+        (await cs.eventsV1.events(target.name).list()).items
+          .filter((event) => event.regarding?.name === `inside-${kind}`)
+          .filter((event) => event.reason === 'ReconcileFailed')
+          .reduce((count, event) => count + (event.series?.count ?? 1), 0);
+      await eventually(async () => expect(await failures()).toBe(1));
+
+      const scraped = await (await fetch(`${metrics}/metrics`)).text();
+      expect(scraped).toMatch(
+        /controller_runtime_terminal_reconcile_errors_total\{controller="configmap-mirror"\} 1/,
+      );
+      expect(scraped).toMatch(/rest_client_requests_total\{[^}]*code="200"/);
+
+      // Deleting a source deletes its mirror first (cleanup), then the source goes.
+      await sources.delete(`greeting-${kind}`);
+      await mirrors.delete(`inside-${kind}`);
       await eventually(async () => {
-        const conflicts = (await cs.eventsV1.events(namespace.name).list()).items.filter(
-          (event) => event.regarding?.name === 'taken' && event.reason === 'Conflict',
-        );
-        expect(conflicts).toHaveLength(1);
-        expect(conflicts[0]?.type).toBe('Warning');
+        expect(await ignoreNotFound(mirrors.get(mirror))).toBeUndefined();
+        expect(await ignoreNotFound(sources.get(`greeting-${kind}`))).toBeUndefined();
+        expect(await ignoreNotFound(mirrors.get(`inside-${kind}`))).toBeUndefined();
       });
-
-      const events = (await cs.eventsV1.events(namespace.name).list()).items.filter(
-        (event) => event.regarding?.name === 'greeting' && event.reason === 'Mirrored',
+      expect(await failures()).toBe(1);
+      const mirrored = (await cs.eventsV1.events(namespace.name).list()).items.filter(
+        (event) => event.regarding?.name === `greeting-${kind}` && event.reason === 'Mirrored',
       );
-      expect(events).toHaveLength(1);
-      expect(events[0]?.series?.count ?? 1).toBeGreaterThanOrEqual(1);
+      expect(mirrored.length).toBeGreaterThanOrEqual(1);
 
       program.child.kill('SIGTERM');
       const result = await program.exited;
-      expect(result).toMatchObject({ exitCode: 0, signal: null, timedOut: false, stderr: '' });
+      expect(result).toMatchObject({ exitCode: 0, signal: null, timedOut: false });
       expect(result.stdout.trim().split('\n').at(-1)).toBe('stopped');
+      // The Manager's default logger: one JSON object per line on stderr.
+      const lines = result.stderr
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line) as Record<string, unknown>);
+      expect(lines.some((line) => line.msg === 'controller started')).toBe(true);
+      const errors = lines.filter((line) => line.level === 'error');
+      expect(errors).toMatchObject([{ controller: 'configmap-mirror', name: `inside-${kind}` }]);
+      expect(errors[0]?.error).toMatch(/not mirrored/);
     } finally {
       await cs.close();
     }

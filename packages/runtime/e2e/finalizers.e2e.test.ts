@@ -7,7 +7,7 @@ import {
   addFinalizerOnServer,
   removeFinalizerOnServer,
   type FinalizerClient,
-} from '../src/index.js';
+} from '../src/finalizers.js';
 import { clientsetFor } from './helpers.js';
 
 // Finalizer patches from two clients (two clientsets, two connection pools) racing on the real

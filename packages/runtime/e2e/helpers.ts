@@ -1,6 +1,6 @@
 import { inferClientset, type Clientset, type KubernetesObject, type Watch } from '@k/clientset';
 import { controlPlane } from '@k/testenv/vitest';
-import type { ListerWatcher } from '../src/index.js';
+import type { ListerWatcher } from '../src/informer.js';
 
 export { eventually, inParallel } from '@k/test-utils';
 

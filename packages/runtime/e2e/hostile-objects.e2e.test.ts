@@ -2,13 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { type Clientset, type DynamicResourceClient, type UnstructuredObject } from '@k/clientset';
 import { useTestNamespace } from '@k/testenv/vitest';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import {
-  ControllerBuilder,
-  Informer,
-  requestKey,
-  type InformerError,
-  type Request,
-} from '../src/index.js';
+import { ControllerBuilder } from '../src/index.js';
+import { Informer, type InformerError } from '../src/informer.js';
 import { clientsetFor, eventually } from './helpers.js';
 
 // One tenant's custom resource with free-form data (`x-kubernetes-preserve-unknown-fields`)
@@ -199,8 +194,7 @@ describe('a custom resource nested as deep as the API server accepts (real serve
     const depths = new Map<string, number>();
     const controller = new ControllerBuilder('things')
       .for(informer)
-      .complete((request: Request) => {
-        const thing = informer.lister.get(requestKey(request));
+      .complete((thing, { request }) => {
         depths.set(request.name, depthOf(thing));
       });
     const stop = new AbortController();

@@ -5,12 +5,11 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import {
   DeletedFinalStateUnknown,
   Informer,
-  Manager,
-  SILENT_LOGGER,
   objectKey,
   type EventHandler,
   type InformerOptions,
-} from '../src/index.js';
+} from '../src/informer.js';
+import { Manager, SILENT_LOGGER } from '../src/index.js';
 import { CountingSource, GatedSource, eventually, inParallel } from './helpers.js';
 
 // Faults on a real control plane of its own (they would disturb every other test's client):

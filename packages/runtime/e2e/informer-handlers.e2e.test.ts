@@ -2,7 +2,7 @@ import type { Clientset } from '@k/clientset';
 import type { ConfigMap } from '@k/clientset/core/v1';
 import { useTestNamespace } from '@k/testenv/vitest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Informer, objectKey } from '../src/index.js';
+import { Informer, objectKey } from '../src/informer.js';
 import { clientsetFor, eventually, inParallel } from './helpers.js';
 
 // Handlers on a real informer: a resync period re-delivers the cache as updates of an object to

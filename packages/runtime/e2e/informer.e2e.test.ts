@@ -8,7 +8,7 @@ import {
   InformerError,
   objectKey,
   type EventHandler,
-} from '../src/index.js';
+} from '../src/informer.js';
 import { CountingSource, clientsetFor, eventually, inParallel } from './helpers.js';
 
 const namespace = useTestNamespace({ prefix: 'runtime-informer' });

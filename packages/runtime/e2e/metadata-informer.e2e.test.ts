@@ -1,7 +1,7 @@
 import type { Clientset, PartialObjectMetadata } from '@k/clientset';
 import { useTestNamespace } from '@k/testenv/vitest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Informer, InformerFactory, objectKey } from '../src/index.js';
+import { Informer, InformerFactory, objectKey } from '../src/informer.js';
 import { clientsetFor, eventually, inParallel } from './helpers.js';
 
 // A metadata-only informer on the real server: it caches PartialObjectMetadata (no data), by

@@ -2,7 +2,8 @@ import { inferClientset, type Clientset } from '@k/clientset';
 import { controlPlane, useTestNamespace } from '@k/testenv/vitest';
 import { describe, expect, it } from 'vitest';
 import { Manager, SILENT_LOGGER } from '../src/index.js';
-import { PrometheusMetrics, restClientMetricsInterceptor } from '../src/prometheus.js';
+import { restClientInstrumentation } from '../src/metrics.js';
+import { PrometheusMetrics } from '../src/prometheus.js';
 import { eventually } from './helpers.js';
 
 // A Manager with the prom-client sink, on the real server: its /metrics has the workqueue,
@@ -16,7 +17,7 @@ function clientset(context: string, metrics: PrometheusMetrics): Promise<Clients
     kubeconfig: controlPlane().kubeconfigPath,
     context,
     throttle: 'off',
-    transport: { interceptors: [restClientMetricsInterceptor(metrics)] },
+    ...restClientInstrumentation({ metrics }),
   });
 }
 
@@ -32,29 +33,27 @@ function sample(body: string, name: string, labels: Record<string, string>): num
 }
 
 describe('a Manager with Prometheus metrics', () => {
-  it('serves the controller-runtime and client-go metrics at /metrics', async () => {
-    const metrics = new PrometheusMetrics();
-    const cs = await clientset('admin', metrics);
+  it('Manager.create serves the controller-runtime and client-go metrics at /metrics, its own clientset instrumented', async () => {
     const stop = new AbortController();
-    const manager = new Manager({
+    // prom-client is installed: Manager.create makes the sink and instruments its clientset.
+    const manager = await Manager.create({
+      clientsetOptions: { kubeconfig: controlPlane().kubeconfigPath, context: 'admin' },
+      logger: SILENT_LOGGER,
       probes: { port: 0, host: '127.0.0.1' },
       metricsServer: { port: 0 },
-      metrics,
       leaderElection: {
-        leases: cs.coordinationV1.leases(namespace.name),
+        namespace: namespace.name,
         name: 'metrics-e2e',
         retryPeriodMs: 500,
         renewDeadlineMs: 2_000,
         leaseDurationMs: 3_000,
       },
-    }).closeOnShutdown(cs);
-    const configMaps = manager.informerFor(cs.coreV1.configMaps(namespace.name), {
-      labelSelector: { test: 'metrics' },
     });
+    const cs = manager.clientset;
     let reconciles = 0;
     manager
       .controller('metrics-e2e')
-      .for(configMaps)
+      .for(cs.coreV1.configMaps(namespace.name), { labelSelector: { test: 'metrics' } })
       .complete(() => {
         reconciles += 1;
       });
@@ -104,11 +103,17 @@ describe('a Manager with Prometheus metrics', () => {
       expect(
         sample(body, 'rest_client_request_duration_seconds_count', { verb: 'GET', host }),
       ).toBeGreaterThanOrEqual(1);
+      // Every request took a token of the operator's throttle (20 qps, burst 30).
+      expect(
+        sample(body, 'rest_client_rate_limiter_duration_seconds_count', { verb: 'POST', host }),
+      ).toBeGreaterThanOrEqual(2);
       expect(body).toContain('process_cpu_seconds_total');
     } finally {
       stop.abort();
       await done;
     }
+    // The Manager closed its clientset.
+    await expect(cs.coreV1.configMaps(namespace.name).list()).rejects.toThrow();
   });
 
   it('counts the failures of an informer that is refused, and fails /readyz meanwhile', async () => {

@@ -19,7 +19,9 @@ export type RuntimeErrorCode =
   /** A Manager's runnables did not stop within its graceful shutdown timeout. */
   | 'ERR_RUNTIME_SHUTDOWN_TIMEOUT'
   /** A guarded write (a finalizer patch) lost the race to other writers on every attempt. */
-  | 'ERR_RUNTIME_CONFLICT';
+  | 'ERR_RUNTIME_CONFLICT'
+  /** A reconcile failed for good ({@link TerminalError}): it is not retried until the object changes. */
+  | 'ERR_RUNTIME_TERMINAL';
 
 /**
  * RuntimeError is every failure @k/runtime itself detects (what the server answers stays an
@@ -67,5 +69,19 @@ export function isLeadershipLost(reason: unknown): boolean {
   return RuntimeError.isInstance(reason) && reason.code === 'ERR_RUNTIME_LEADERSHIP_LOST';
 }
 
-/** KRuntimeErrorCode is every code an error of @k/runtime can have. */
-export type KRuntimeErrorCode = RuntimeErrorCode;
+/**
+ * TerminalError is a reconcile failure that retrying cannot fix (controller-runtime's
+ * `reconcile.TerminalError`): an invalid spec the reconciler refuses, say. Thrown from a
+ * reconciler, the request is not requeued (a later change of the object enqueues it again), the
+ * failure is logged and counted in `controller_runtime_terminal_reconcile_errors_total`, and a
+ * controller with an event recorder tells it on the object as a `ReconcileFailed` warning.
+ * Any other error is retried with backoff.
+ */
+export class TerminalError extends RuntimeError {
+  static override readonly brand: symbol = Symbol.for('@k/runtime.TerminalError');
+  declare readonly code: 'ERR_RUNTIME_TERMINAL';
+
+  constructor(message: string, options: { cause?: unknown } = {}) {
+    super('ERR_RUNTIME_TERMINAL', message, options);
+  }
+}

@@ -20,7 +20,6 @@ import type {
   ScrapableMetricsSink,
 } from './metrics/metrics-sink.js';
 
-export { restClientMetricsInterceptor } from './metrics/rest-client-metrics.js';
 
 /** PrometheusMetricsOptions configure {@link PrometheusMetrics}. */
 export interface PrometheusMetricsOptions {

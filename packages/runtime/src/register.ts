@@ -1,10 +1,11 @@
 import { CLIENTSET, registerClientset, type RegisterClientsetOptions } from '@k/clientset/di';
 import type { DependencyContainer, InjectionToken } from 'tsyringe';
 import { RuntimeError } from './errors.js';
-import { EventRecorder, type EventRecorderOptions } from './events/event-recorder.js';
-import { SILENT_LOGGER, type Logger } from './logger.js';
+import type { EventRecorderOptions } from './events/event-recorder.js';
+import { jsonLogger, type Logger } from './logger.js';
 import {
   Manager,
+  OPERATOR_THROTTLE,
   type ManagerLeaderElectionOptions,
   type ManagerOptions,
 } from './manager/manager.js';
@@ -26,7 +27,10 @@ export interface RegisterRuntimeOptions {
   /** name of the operator: the Events' `reportingController` and the Lease's default name. */
   name: string;
   /** manager are the Manager's options (probe and metrics servers, shutdown timeout, informer defaults). */
-  manager?: Omit<ManagerOptions, 'logger' | 'metrics' | 'leaderElection' | 'rateLimiter'>;
+  manager?: Omit<
+    ManagerOptions,
+    'clientset' | 'logger' | 'metrics' | 'leaderElection' | 'rateLimiter'
+  >;
   /** leaderElection turns leader election on, with the Lease in `namespace` (named `name` by default). */
   leaderElection?: Omit<ManagerLeaderElectionOptions, 'leases' | 'name'> & {
     namespace: string;
@@ -36,7 +40,10 @@ export interface RegisterRuntimeOptions {
   events?: Omit<EventRecorderOptions, 'reportingController' | 'logger'>;
   logger?: Logger;
   metrics?: MetricsSink;
-  /** clientset: `registerClientset`'s options, used when `CLIENTSET` is not registered yet. */
+  /**
+   * clientset: `registerClientset`'s options, used when `CLIENTSET` is not registered yet (the
+   * throttle defaults to an operator's 20 requests/s, bursts of 30).
+   */
   clientset?: RegisterClientsetOptions;
 }
 
@@ -61,8 +68,9 @@ function registerDefault<T>(
  * `RUNTIME_LOGGER`, `METRICS_SINK` and `RATE_LIMITER_FACTORY` defaults unless registered (here
  * or in a parent), and, each made once, `LEASE_CLIENT`, `MANAGER`, `INFORMER_FACTORY` and
  * `EVENT_RECORDER`. Resolving `MANAGER` calls every `CONTROLLER_SETUP` with it; controllers it
- * builds get the container's logger, metrics and a rate limiter from the factory. The Manager
- * closes the recorder, then the clientset, at shutdown. Registering twice is an error. Uses no
+ * builds get the container's logger (default: JSON lines on stderr), metrics and a rate limiter
+ * from the factory. The Manager owns the clientset: it flushes the recorder, then closes the
+ * clientset, at shutdown. Registering twice is an error. Uses no
  * decorators and no runtime import of tsyringe: the application loads `reflect-metadata` and
  * tsyringe itself.
  */
@@ -79,8 +87,10 @@ export function registerRuntime(
       '@k/runtime is already registered in this container',
     );
   }
-  if (!container.isRegistered(CLIENTSET, true)) registerClientset(container, options.clientset);
-  registerDefault(container, RUNTIME_LOGGER, options.logger ?? SILENT_LOGGER);
+  if (!container.isRegistered(CLIENTSET, true)) {
+    registerClientset(container, { throttle: OPERATOR_THROTTLE, ...options.clientset });
+  }
+  registerDefault(container, RUNTIME_LOGGER, options.logger ?? jsonLogger());
   registerDefault(container, METRICS_SINK, options.metrics ?? NOOP_METRICS);
   registerDefault(container, RATE_LIMITER_FACTORY, () => defaultControllerRateLimiter<string>());
   const election = options.leaderElection;
@@ -97,20 +107,20 @@ export function registerRuntime(
       const metrics = resolver.resolve(METRICS_SINK);
       const manager = new Manager({
         ...options.manager,
+        clientset: resolver.resolve(CLIENTSET),
         logger,
         metrics,
         rateLimiter: resolver.resolve(RATE_LIMITER_FACTORY),
         ...(election
           ? {
               leaderElection: {
-                ...election,
+                ...withoutNamespace(election),
                 name: election.name ?? options.name,
                 leases: resolver.resolve(LEASE_CLIENT),
               },
             }
           : {}),
       });
-      manager.closeOnShutdown(resolver.resolve(CLIENTSET));
       if (resolver.isRegistered(CONTROLLER_SETUP, true)) {
         for (const setup of resolver.resolveAll(CONTROLLER_SETUP)) setup(manager);
       }
@@ -122,14 +132,18 @@ export function registerRuntime(
   });
   container.register(EVENT_RECORDER, {
     useFactory: once((resolver) => {
-      const recorder = new EventRecorder(resolver.resolve(CLIENTSET), {
+      return resolver.resolve(MANAGER).eventRecorder({
         ...options.events,
         reportingController: options.name,
-        logger: resolver.resolve(RUNTIME_LOGGER),
       });
-      resolver.resolve(MANAGER).closeOnShutdown(recorder);
-      return recorder;
     }),
   });
   return container;
+}
+
+/** withoutNamespace drops the Lease's namespace: the Manager gets the Lease client made for it. */
+function withoutNamespace<T extends { namespace: string }>(election: T): Omit<T, 'namespace'> {
+  const rest: Partial<T> = { ...election };
+  delete rest.namespace;
+  return rest as Omit<T, 'namespace'>;
 }

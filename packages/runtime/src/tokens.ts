@@ -7,7 +7,7 @@ import type { Manager } from './manager/manager.js';
 import type { MetricsSink } from './metrics/metrics-sink.js';
 import type { WorkqueueRateLimiter } from './workqueue/rate-limiters.js';
 
-/** RUNTIME_LOGGER is the logger of the Manager, its informers and controllers (default: silent). */
+/** RUNTIME_LOGGER is the logger of the Manager, its informers and controllers (default: `jsonLogger()`, JSON lines on stderr). */
 export const RUNTIME_LOGGER: InjectionToken<Logger> = Symbol.for('@k/runtime.Logger');
 
 /** METRICS_SINK is where the runtime records its metrics (default: nowhere; `@k/runtime/prometheus` for Prometheus). */

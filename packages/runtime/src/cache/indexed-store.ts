@@ -26,6 +26,8 @@ export function ownerUidIndex(object: KubernetesObject): readonly string[] {
 export interface Lister<T> {
   /** get returns the object stored under `key` (`namespace/name`, or `name` when cluster-scoped). */
   get(key: string): T | undefined;
+  /** getByName returns the object named `name` in `namespace` (none for a cluster-scoped object). */
+  getByName(name: string, namespace?: string): T | undefined;
   /** list returns every object, or those of one namespace. */
   list(namespace?: string): T[];
   /** keys returns every key. */
@@ -69,6 +71,10 @@ export class IndexedStore<T extends KubernetesObject> implements Lister<T> {
 
   get(key: string): T | undefined {
     return this.#items.get(key);
+  }
+
+  getByName(name: string, namespace?: string): T | undefined {
+    return this.#items.get(namespace ? `${namespace}/${name}` : name);
   }
 
   list(namespace?: string): T[] {

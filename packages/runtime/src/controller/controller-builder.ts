@@ -1,123 +1,225 @@
 import type { KubernetesObject } from '@k/clientset';
 import { RuntimeError } from '../errors.js';
-import type { Informer } from '../informer/informer.js';
+import { Informer, type InformerOptions } from '../informer/informer.js';
+import { InformerFactory } from '../informer/informer-factory.js';
+import type { ListerWatcher } from '../informer/reflector.js';
 import { Controller, type ControllerOptions, type Reconciler } from './controller.js';
 import type { Predicate } from './predicates.js';
-import { controllerOwnerRequests, requestFor, type Request } from './request.js';
+import { controllerOwnerRequests, type OwnerKind, type ReconcileRequest } from './request.js';
 
-interface Watched {
-  informer: Informer<KubernetesObject>;
-  map: (object: KubernetesObject) => readonly Request[];
-  predicates: readonly Predicate[];
+/** ObjectOf is the kind of object a client lists and watches. */
+export type ObjectOf<S> = S extends ListerWatcher<infer T extends KubernetesObject> ? T : never;
+
+/**
+ * SourceOptions say which objects of a source a controller hears about: the informer's selection
+ * and options (a shared informer keeps the options of whoever made it first), and `predicates`
+ * that filter its changes.
+ */
+export interface SourceOptions<T extends KubernetesObject> extends InformerOptions<T> {
+  predicates?: readonly Predicate<T>[];
+}
+
+/** Source is a client a controller makes (or shares) an informer of, or an informer you made. */
+export type Source<T extends KubernetesObject> = ListerWatcher<T> | Informer<T>;
+
+/** Watcher is what the builder wires sources into: any controller, whatever its kind. */
+interface Watcher {
+  watch<O extends KubernetesObject>(
+    informer: Informer<O>,
+    map: (object: O) => readonly ReconcileRequest[],
+    predicates?: readonly Predicate<O>[],
+  ): unknown;
+}
+
+type Wiring = (controller: Watcher, owner: OwnerKind | undefined) => void;
+
+interface Primary<T extends KubernetesObject, C> {
+  client: C;
+  informer: Informer<T>;
+  predicates: readonly Predicate<T>[];
+}
+
+interface BuilderState {
+  readonly name: string;
+  readonly informers: InformerFactory;
+  readonly onComplete: ((controller: Controller<never, never>) => void) | undefined;
+  readonly wirings: readonly Wiring[];
+  readonly predicates: readonly Predicate[];
+  readonly options: ControllerOptions;
+}
+
+/** ControllerBuilderOptions configure a builder made without a Manager. */
+export interface ControllerBuilderOptions {
+  /** informers shares informers with other controllers (default: the builder's own factory). */
+  informers?: InformerFactory;
+  /** onComplete is told the controller `complete` built (a Manager adds it). */
+  onComplete?: (controller: Controller<never, never>) => void;
 }
 
 /**
- * ControllerBuilder wires a controller as controller-runtime's builder does:
- * `new ControllerBuilder('widgets').for(widgets).owns(deployments).watches(configMaps, map)
- *  .withPredicates(generationChanged).complete(reconcile)`.
- * - `for(informer)`: the reconciled kind; each change enqueues the object itself.
- * - `owns(informer)`: objects it creates; a change enqueues the controlling owner of the `for` kind
- *   (from `ownerReferences` with `controller: true`).
- * - `watches(informer, map)`: anything else, mapped to requests by you.
+ * ControllerBuilder wires a controller as controller-runtime's builder does, typed by its `for()`
+ * kind: `manager.controller('mirror').for(cs.coreV1.configMaps(''), { labelSelector })
+ * .owns(copies).complete(async (configMap, context) => …)`.
+ * - `for(client, options)`: the reconciled kind; each change enqueues the object itself, and the
+ *   reconciler gets the object from this informer's cache, typed, and the client (`context.client`,
+ *   in the object's namespace).
+ * - `owns(source)`: objects it creates; a change enqueues the controlling owner of the `for` kind
+ *   (from `ownerReferences` with `controller: true`), cluster-scoped or namespaced.
+ * - `watches(source, map)`: anything else, mapped to requests by you (`map` is checked against the
+ *   source's kind).
+ * A source is a client (an informer is made, or shared with the Manager's other controllers with
+ * the same selection) or an informer of yours.
  */
-export class ControllerBuilder {
-  readonly #name: string;
-  #for: { informer: Informer<KubernetesObject>; predicates: readonly Predicate[] } | undefined;
-  readonly #owns: { informer: Informer<KubernetesObject>; predicates: readonly Predicate[] }[] = [];
-  readonly #watches: Watched[] = [];
-  #predicates: readonly Predicate[] = [];
-  #options: ControllerOptions = {};
+export class ControllerBuilder<T extends KubernetesObject = never, C = never> {
+  readonly #state: BuilderState;
+  readonly #primary: Primary<T, C> | undefined;
 
-  constructor(name: string) {
-    this.#name = name;
+  constructor(name: string, options?: ControllerBuilderOptions);
+  /** @internal */
+  constructor(state: BuilderState, primary: Primary<T, C> | undefined);
+  constructor(
+    nameOrState: string | BuilderState,
+    optionsOrPrimary?: ControllerBuilderOptions | Primary<T, C>,
+  ) {
+    if (typeof nameOrState === 'string') {
+      const options = (optionsOrPrimary ?? {}) as ControllerBuilderOptions;
+      this.#state = {
+        name: nameOrState,
+        informers: options.informers ?? new InformerFactory(),
+        onComplete: options.onComplete,
+        wirings: [],
+        predicates: [],
+        options: {},
+      };
+      this.#primary = undefined;
+    } else {
+      this.#state = nameOrState;
+      this.#primary = optionsOrPrimary as Primary<T, C> | undefined;
+    }
   }
 
-  for<T extends KubernetesObject>(
-    informer: Informer<T>,
-    predicates: readonly Predicate<T>[] = [],
-  ): this {
-    if (this.#for) {
+  #with(state: Partial<BuilderState>, primary = this.#primary): ControllerBuilder<T, C> {
+    return new ControllerBuilder<T, C>({ ...this.#state, ...state }, primary);
+  }
+
+  #informerOf<O extends KubernetesObject>(
+    source: Source<O>,
+    options: SourceOptions<O>,
+  ): Informer<O> {
+    if (source instanceof Informer) return source;
+    const informerOptions: InformerOptions<O> & { predicates?: unknown } = { ...options };
+    delete informerOptions.predicates;
+    return this.#state.informers.informerFor(source, informerOptions);
+  }
+
+  /**
+   * for sets the reconciled kind: a client of it (all namespaces: `''`) and which objects, or an
+   * informer of yours (then `context.client` is the client it was made from).
+   */
+  for<S extends ListerWatcher<KubernetesObject>>(
+    client: S,
+    options?: SourceOptions<ObjectOf<S>>,
+  ): ControllerBuilder<ObjectOf<S>, S>;
+  for<O extends KubernetesObject>(
+    informer: Informer<O>,
+    options?: Pick<SourceOptions<O>, 'predicates'>,
+  ): ControllerBuilder<O, ListerWatcher<O>>;
+  for(
+    source: ListerWatcher<KubernetesObject> | Informer<KubernetesObject>,
+    options: SourceOptions<KubernetesObject> = {},
+  ): unknown {
+    if (this.#primary) {
       throw new RuntimeError(
         'ERR_RUNTIME_CONFIGURATION',
-        `controller ${this.#name}: for() was called twice`,
+        `controller ${this.#state.name}: for() was called twice`,
       );
     }
-    this.#for = { informer: informer as never, predicates: predicates };
-    return this;
-  }
-
-  owns<T extends KubernetesObject>(
-    informer: Informer<T>,
-    predicates: readonly Predicate<T>[] = [],
-  ): this {
-    this.#owns.push({
-      informer: informer as never,
-      predicates: predicates,
+    const informer = this.#informerOf(source, options);
+    return new ControllerBuilder<KubernetesObject, unknown>(this.#state, {
+      client: source instanceof Informer ? source.source : source,
+      informer,
+      predicates: options.predicates ?? [],
     });
-    return this;
   }
 
-  watches<T extends KubernetesObject>(
-    informer: Informer<T>,
-    map: (object: T) => readonly Request[],
-    predicates: readonly Predicate<T>[] = [],
-  ): this {
-    this.#watches.push({
-      informer: informer as never,
-      map: map as Watched['map'],
-      predicates: predicates,
+  /** owns enqueues the controlling owner (of the `for()` kind) of each changed object of `source`. */
+  owns<O extends KubernetesObject>(
+    source: Source<O>,
+    options: SourceOptions<O> = {},
+  ): ControllerBuilder<T, C> {
+    const informer = this.#informerOf(source, options);
+    const predicates = options.predicates ?? [];
+    const name = this.#state.name;
+    return this.#with({
+      wirings: [
+        ...this.#state.wirings,
+        (controller, owner) => {
+          if (!owner) {
+            throw new RuntimeError(
+              'ERR_RUNTIME_CONFIGURATION',
+              `controller ${name}: owns() needs the kind of the for() client; give it a typed or dynamic client of @k/clientset`,
+            );
+          }
+          controller.watch<O>(informer, (object) => controllerOwnerRequests(object, owner), [
+            ...this.#state.predicates,
+            ...predicates,
+          ]);
+        },
+      ],
     });
-    return this;
   }
 
-  /** withPredicates adds predicates to every watch of this controller. */
-  withPredicates(...predicates: Predicate[]): this {
-    this.#predicates = [...this.#predicates, ...predicates];
-    return this;
+  /** watches enqueues `map(object)` for each changed object of `source`. */
+  watches<O extends KubernetesObject>(
+    source: Source<O>,
+    map: (object: O) => readonly ReconcileRequest[],
+    options: SourceOptions<O> = {},
+  ): ControllerBuilder<T, C> {
+    const informer = this.#informerOf(source, options);
+    const predicates = options.predicates ?? [];
+    return this.#with({
+      wirings: [
+        ...this.#state.wirings,
+        (controller) =>
+          controller.watch<O>(informer, map, [...this.#state.predicates, ...predicates]),
+      ],
+    });
   }
 
-  withOptions(options: ControllerOptions): this {
-    this.#options = { ...this.#options, ...options };
-    return this;
+  /** withPredicates adds predicates to every source of this controller. */
+  withPredicates(...predicates: Predicate[]): ControllerBuilder<T, C> {
+    return this.#with({ predicates: [...this.#state.predicates, ...predicates] });
   }
 
-  /** complete builds the controller (start it with `start(signal)` or a Manager). */
-  complete(reconcile: Reconciler): Controller {
-    const primary = this.#for;
+  withOptions(options: ControllerOptions): ControllerBuilder<T, C> {
+    return this.#with({ options: { ...this.#state.options, ...options } });
+  }
+
+  /** complete builds the controller (a Manager's builder adds it to the Manager; else start it with `start(signal)`). */
+  complete(reconcile: Reconciler<T, C>): Controller<T, C> {
+    const primary = this.#primary;
     if (!primary) {
       throw new RuntimeError(
         'ERR_RUNTIME_CONFIGURATION',
-        `controller ${this.#name}: for() was not called`,
+        `controller ${this.#state.name}: for() was not called`,
       );
     }
-    const controller = new Controller(this.#name, reconcile, this.#options);
-    controller.watch(primary.informer, (object) => [requestFor(object)], [
-      ...this.#predicates,
-      ...primary.predicates,
-    ]);
-    if (this.#owns.length > 0) {
-      const descriptor = primary.informer.descriptor;
-      if (!descriptor?.kind) {
-        throw new RuntimeError(
-          'ERR_RUNTIME_CONFIGURATION',
-          `controller ${this.#name}: owns() needs the kind of the for() informer; build it from a typed client`,
-        );
-      }
-      const owner = {
-        group: descriptor.group,
-        kind: descriptor.kind,
-        namespaced: descriptor.namespaced,
-      };
-      for (const owned of this.#owns) {
-        controller.watch(owned.informer, (object) => controllerOwnerRequests(object, owner), [
-          ...this.#predicates,
-          ...owned.predicates,
-        ]);
-      }
-    }
-    for (const watched of this.#watches) {
-      controller.watch(watched.informer, watched.map, [...this.#predicates, ...watched.predicates]);
-    }
+    const controller = new Controller<T, C>(
+      this.#state.name,
+      {
+        informer: primary.informer,
+        client: primary.client,
+        reconcile,
+        predicates: [...this.#state.predicates, ...primary.predicates],
+      },
+      this.#state.options,
+    );
+    const descriptor = primary.informer.descriptor;
+    const owner = descriptor?.kind
+      ? { group: descriptor.group, kind: descriptor.kind, namespaced: descriptor.namespaced }
+      : undefined;
+    for (const wire of this.#state.wirings) wire(controller, owner);
+    this.#state.onComplete?.(controller as never);
     return controller;
   }
 }

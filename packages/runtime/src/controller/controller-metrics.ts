@@ -11,6 +11,7 @@ export interface ControllerMetrics {
   labels: Readonly<Record<string, string>>;
   total: Counter;
   errors: Counter;
+  terminalErrors: Counter;
   time: Histogram;
   maxConcurrent: Gauge;
   activeWorkers: Gauge;
@@ -20,10 +21,11 @@ export interface ControllerMetrics {
 export function controllerMetrics(sink: MetricsSink, controller: string): ControllerMetrics {
   const metrics = buildControllerMetrics(sink, controller);
   // Every series exists from the start (controller-runtime's), so rates and alerts see zeros.
-  for (const result of ['success', 'error', 'requeue', 'requeue_after']) {
+  for (const result of ['success', 'error', 'requeue_after']) {
     metrics.total.inc({ controller, result }, 0);
   }
   metrics.errors.inc(metrics.labels, 0);
+  metrics.terminalErrors.inc(metrics.labels, 0);
   metrics.activeWorkers.set(metrics.labels, 0);
   return metrics;
 }
@@ -39,6 +41,11 @@ function buildControllerMetrics(sink: MetricsSink, controller: string): Controll
     errors: sink.counter({
       name: 'controller_runtime_reconcile_errors_total',
       help: 'Total number of reconciliation errors per controller',
+      labelNames: ['controller'],
+    }),
+    terminalErrors: sink.counter({
+      name: 'controller_runtime_terminal_reconcile_errors_total',
+      help: 'Total number of terminal reconciliation errors per controller',
       labelNames: ['controller'],
     }),
     time: sink.histogram({

@@ -1,43 +1,64 @@
 import type { KubernetesObject } from '@k/clientset';
 import { linkSignals, systemClock, type Clock } from '@k/rest';
 import { finalStateOf } from '../cache/object-key.js';
-import { RuntimeError, isLeadershipLost } from '../errors.js';
-import type { Informer } from '../informer/informer.js';
-import { SILENT_LOGGER, type Logger } from '../logger.js';
+import { RuntimeError, TerminalError, isLeadershipLost } from '../errors.js';
+import type { Informer, InformerHealth } from '../informer/informer.js';
+import { jsonLogger, withFields, type Logger } from '../logger.js';
 import { NOOP_METRICS, type MetricsSink } from '../metrics/metrics-sink.js';
 import type { WorkqueueRateLimiter } from '../workqueue/rate-limiters.js';
 import { Workqueue } from '../workqueue/workqueue.js';
+import { OwnWrites } from '../writes/own-writes.js';
 import { controllerMetrics, type ControllerMetrics } from './controller-metrics.js';
 import type { Predicate } from './predicates.js';
 import { whenAborted, type RunnableContext } from '../manager/runnable.js';
-import { requestFromKey, requestKey, type Request } from './request.js';
+import { requestFromKey, requestKey, type ReconcileRequest } from './request.js';
 
-/** ReconcileResult asks for a later reconcile: after `requeueAfterMs`, or rate-limited with `requeue`. */
+/**
+ * ReconcileResult asks for another reconcile after `requeueAfterMs` (a periodic check, waiting on
+ * something outside the cluster). To retry a failure, throw: that is retried with backoff.
+ */
 export interface ReconcileResult {
   requeueAfterMs?: number;
-  requeue?: boolean;
 }
 
-/** ReconcileContext is what a reconcile gets besides its request. */
-export interface ReconcileContext {
+/** ReconcileContext is what a reconcile gets besides its object. */
+export interface ReconcileContext<T, C> {
+  /** request names the object (namespace `''` when cluster-scoped). */
+  readonly request: ReconcileRequest;
+  /** client is the `for()` kind's client in the object's namespace: write the object (or its status) with it. */
+  readonly client: C;
   /**
    * signal aborts when the reconcile must stop: at once when leadership is lost (another
    * replica may be leading already), or when the graceful shutdown timeout runs out.
    */
-  signal: AbortSignal;
-  logger: Logger;
+  readonly signal: AbortSignal;
+  /** logger writes with the controller's name and the object's namespace and name. */
+  readonly logger: Logger;
+  /**
+   * remember keeps the object as a write of yours returned it (an update, a patch, an apply of it
+   * or its status): until the cache has that version, the next reconcile gets it instead of the
+   * cache's older copy, so it does not send the same write twice.
+   */
+  readonly remember: (written: T) => void;
 }
 
 /**
- * Reconciler brings the world in line with the object `request` names; level-based and safe to
- * run any number of times. Return nothing (done), a {@link ReconcileResult}, or throw: a thrown
- * error requeues the request rate-limited (5 ms, 10 ms, … up to 1000 s) and never stops the
- * controller.
+ * Reconciler brings the world in line with `object`, the current state of the `for()` kind's
+ * object from the cache (with your own remembered writes): level-based and safe to run any number
+ * of times. Return nothing (done) or `{ requeueAfterMs }`; throw to retry with backoff (5 ms,
+ * 10 ms, … up to 1000 s), or throw a {@link TerminalError} for a failure retrying cannot fix. It
+ * is not called for an object that is gone: clean up what owner references cannot with a
+ * finalizer ({@link withFinalizer}), since a delete can happen while no replica runs.
  */
-export type Reconciler = (
-  request: Request,
-  context: ReconcileContext,
+export type Reconciler<T, C> = (
+  object: T,
+  context: ReconcileContext<T, C>,
 ) => Promise<ReconcileResult | void> | ReconcileResult | void;
+
+/** TerminalEvents is where a controller tells terminal failures on the object (an `EventRecorder`). */
+export interface TerminalEvents {
+  warning(object: KubernetesObject, reason: string, note: string): void;
+}
 
 /** ControllerOptions configure a {@link Controller}. */
 export interface ControllerOptions {
@@ -48,44 +69,84 @@ export interface ControllerOptions {
   cacheSyncTimeoutMs?: number;
   /** gracefulShutdownTimeoutMs is how long running reconciles may finish after stop (default 30 s). */
   gracefulShutdownTimeoutMs?: number;
+  /** logger (default: {@link jsonLogger} at info, to stderr). */
   logger?: Logger;
   metrics?: MetricsSink;
+  /** recorder, when set, gets a `ReconcileFailed` warning Event on the object for each terminal error. */
+  recorder?: TerminalEvents;
   clock?: Clock;
 }
 
+/** ControllerSource is the `for()` kind of a {@link Controller}: its informer, and its client. */
+export interface ControllerSource<T extends KubernetesObject, C> {
+  informer: Informer<T>;
+  /** client is the kind's client (`inNamespace` gives it for each object's namespace when it has one). */
+  client: C;
+  reconcile: Reconciler<T, C>;
+  /** predicates filter the kind's changes. */
+  predicates?: readonly Predicate<T>[];
+}
+
+/** WatchedInformer is what a controller (and its Manager) needs of each informer it watches, whatever its kind. */
+export interface WatchedInformer {
+  readonly resource: string;
+  readonly store: { readonly size: number };
+  readonly running: boolean;
+  health(): InformerHealth;
+  readonly hasSynced: boolean;
+  start(signal?: AbortSignal): void;
+  stop(): Promise<void>;
+  waitForSync(signal?: AbortSignal): Promise<void>;
+}
+
+/** CLIENT_CACHE_LIMIT bounds the per-namespace clients kept (they are cheap to make again). */
+const CLIENT_CACHE_LIMIT = 1024;
+
 /**
  * Controller runs a reconciler over a rate-limited workqueue fed by informers
- * (controller-runtime's controller): `watch(informer, map)` turns each change that passes the
- * predicates into requests; `start(signal)` starts the informers it watches (those not running,
- * which it then owns and stops), waits for their sync (rejecting with `ERR_RUNTIME_NOT_SYNCED`
- * after `cacheSyncTimeoutMs`, its informers stopped, so a program can exit non-zero), and runs
- * `maxConcurrentReconciles` workers until `signal` aborts; then it lets queued and running
- * reconciles finish (up to `gracefulShutdownTimeoutMs`) and resolves. When `signal` aborts because
- * leadership was lost (its reason has the code `ERR_RUNTIME_LEADERSHIP_LOST`, as a
- * {@link LeaderElector}'s and a Manager's signals do), nothing more starts: the queue is
- * dropped, running reconciles' signals abort, and it resolves without waiting for them.
- * See {@link ControllerBuilder} for `for`/`owns`/`watches`.
+ * (controller-runtime's controller); build one with a Manager's `controller(name)` or a
+ * {@link ControllerBuilder}. Each change of the `for()` kind enqueues the object, `watch()`
+ * (what `owns()` and `watches()` use) maps changes of other informers to requests; a reconcile
+ * gets the object from the `for()` informer's cache. `start(signal)` starts the informers it
+ * watches (those not running, which it then owns and stops), waits for their sync (rejecting with
+ * `ERR_RUNTIME_NOT_SYNCED` after `cacheSyncTimeoutMs`, its informers stopped, so a program can
+ * exit non-zero), and runs `maxConcurrentReconciles` workers until `signal` aborts; then it lets
+ * queued and running reconciles finish (up to `gracefulShutdownTimeoutMs`) and resolves. When
+ * `signal` aborts because leadership was lost (its reason has the code
+ * `ERR_RUNTIME_LEADERSHIP_LOST`, as a {@link LeaderElector}'s and a Manager's signals do), nothing
+ * more starts: the queue is dropped, running reconciles' signals abort, and it resolves without
+ * waiting for them.
  */
-export class Controller {
+export class Controller<T extends KubernetesObject = KubernetesObject, C = unknown> {
   readonly name: string;
   readonly queue: Workqueue<string>;
-  readonly #reconcile: Reconciler;
-  readonly #informers = new Set<Informer<never>>();
+  /** informer is the `for()` kind's informer. */
+  readonly informer: Informer<T>;
+  readonly #client: C;
+  readonly #clients = new Map<string, C>();
+  readonly #reconcile: Reconciler<T, C>;
+  readonly #cache: OwnWrites<T>;
+  readonly #informers = new Set<WatchedInformer>();
   readonly #maxConcurrent: number;
   readonly #cacheSyncTimeoutMs: number;
   readonly #gracefulShutdownTimeoutMs: number;
   readonly #logger: Logger;
   readonly #metrics: ControllerMetrics;
+  readonly #recorder: TerminalEvents | undefined;
   readonly #clock: Clock;
   #started = false;
 
-  constructor(name: string, reconcile: Reconciler, options: ControllerOptions = {}) {
+  constructor(name: string, source: ControllerSource<T, C>, options: ControllerOptions = {}) {
     this.name = name;
-    this.#reconcile = reconcile;
+    this.informer = source.informer;
+    this.#client = source.client;
+    this.#reconcile = source.reconcile;
+    this.#cache = new OwnWrites(source.informer);
     this.#maxConcurrent = Math.max(1, options.maxConcurrentReconciles ?? 1);
     this.#cacheSyncTimeoutMs = options.cacheSyncTimeoutMs ?? 2 * 60_000;
     this.#gracefulShutdownTimeoutMs = options.gracefulShutdownTimeoutMs ?? 30_000;
-    this.#logger = options.logger ?? SILENT_LOGGER;
+    this.#logger = options.logger ?? jsonLogger();
+    this.#recorder = options.recorder;
     this.#clock = options.clock ?? systemClock;
     const metrics = options.metrics ?? NOOP_METRICS;
     this.#metrics = controllerMetrics(metrics, name);
@@ -95,19 +156,26 @@ export class Controller {
       clock: this.#clock,
       ...(options.rateLimiter ? { rateLimiter: options.rateLimiter } : {}),
     });
+    this.watch(
+      source.informer,
+      (object) => [
+        { namespace: object.metadata?.namespace ?? '', name: object.metadata?.name ?? '' },
+      ],
+      source.predicates,
+    );
   }
 
   /**
    * watch enqueues `map(object)` for every change of `informer` that passes all `predicates`
    * (deletes map the object's last known state).
    */
-  watch<T extends KubernetesObject>(
-    informer: Informer<T>,
-    map: (object: T) => readonly Request[],
-    predicates: readonly Predicate<T>[] = [],
+  watch<O extends KubernetesObject>(
+    informer: Informer<O>,
+    map: (object: O) => readonly ReconcileRequest[],
+    predicates: readonly Predicate<O>[] = [],
   ): this {
-    this.#informers.add(informer as unknown as Informer<never>);
-    const enqueue = (object: T): void => {
+    this.#informers.add(informer);
+    const enqueue = (object: O): void => {
       for (const request of map(object)) this.enqueue(request);
     };
     informer.addEventHandler({
@@ -128,13 +196,13 @@ export class Controller {
   }
 
   /** enqueue asks for a reconcile of `request` (deduplicated with any queued one). */
-  enqueue(request: Request): void {
+  enqueue(request: ReconcileRequest): void {
     this.queue.add(requestKey(request));
   }
 
   /** informers are the informers this controller watches (a Manager starts them as its cache). */
-  get informers(): Informer<KubernetesObject>[] {
-    return [...this.#informers] as unknown as Informer<KubernetesObject>[];
+  get informers(): readonly WatchedInformer[] {
+    return [...this.#informers];
   }
 
   /** synced is true once every watched informer has synced. */
@@ -242,35 +310,73 @@ export class Controller {
   }
 
   async #reconcileKey(key: string, signal: AbortSignal): Promise<void> {
+    const object = this.#cache.get(key);
+    if (object === undefined) {
+      // Gone (or no longer selected): nothing to reconcile; a finalizer handles what must be.
+      this.queue.forget(key);
+      return;
+    }
     const request = requestFromKey(key);
     const started = this.#clock.now();
     const { labels } = this.#metrics;
-    let outcome: 'success' | 'error' | 'requeue' | 'requeue_after';
+    const logger = withFields(this.#logger, {
+      controller: this.name,
+      ...(request.namespace ? { namespace: request.namespace } : {}),
+      name: request.name,
+    });
+    const context: ReconcileContext<T, C> = {
+      request,
+      client: this.#clientIn(request.namespace),
+      signal,
+      logger,
+      remember: (written) => this.#cache.remember(written),
+    };
+    let outcome: 'success' | 'error' | 'requeue_after';
     try {
-      const result = await this.#reconcile(request, { signal, logger: this.#logger });
+      const result = await this.#reconcile(object, context);
+      this.queue.forget(key);
       if (result && result.requeueAfterMs !== undefined && result.requeueAfterMs > 0) {
-        this.queue.forget(key);
         this.queue.addAfter(key, result.requeueAfterMs);
         outcome = 'requeue_after';
-      } else if (result?.requeue) {
-        this.queue.addRateLimited(key);
-        outcome = 'requeue';
       } else {
-        this.queue.forget(key);
         outcome = 'success';
       }
     } catch (error) {
-      this.queue.addRateLimited(key);
       outcome = 'error';
       this.#metrics.errors.inc(labels);
-      this.#logger.error('reconciler error', {
-        controller: this.name,
-        namespace: request.namespace,
-        name: request.name,
-        error: error instanceof Error ? error.message : String(error),
-      });
+      const message = error instanceof Error ? error.message : String(error);
+      if (TerminalError.isInstance(error)) {
+        // Not retried until the object changes; the backoff of its key starts over then.
+        this.queue.forget(key);
+        this.#metrics.terminalErrors.inc(labels);
+        logger.error('reconcile failed terminally; not retried until the object changes', {
+          error: message,
+        });
+        this.#recorder?.warning(object, 'ReconcileFailed', message);
+      } else {
+        this.queue.addRateLimited(key);
+        logger.error('reconcile failed; retrying with backoff', { error: message });
+      }
     }
     this.#metrics.total.inc({ ...labels, result: outcome });
     this.#metrics.time.observe(labels, (this.#clock.now() - started) / 1000);
+  }
+
+  /** clientIn is the `for()` client in `namespace`, when it can be scoped (a @k/clientset client). */
+  #clientIn(namespace: string): C {
+    const client = this.#client as C & {
+      namespace?: unknown;
+      inNamespace?: (namespace: string) => C;
+    };
+    if (!namespace || typeof client.inNamespace !== 'function' || client.namespace === namespace) {
+      return this.#client;
+    }
+    let scoped = this.#clients.get(namespace);
+    if (scoped === undefined) {
+      if (this.#clients.size >= CLIENT_CACHE_LIMIT) this.#clients.clear();
+      scoped = client.inNamespace(namespace);
+      this.#clients.set(namespace, scoped);
+    }
+    return scoped;
   }
 }

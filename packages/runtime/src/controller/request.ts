@@ -1,18 +1,21 @@
 import type { KubernetesObject } from '@k/clientset';
 
-/** Request names the object a reconcile is for (controller-runtime's `reconcile.Request`); `namespace` is `''` when cluster-scoped. */
-export interface Request {
+/**
+ * ReconcileRequest names the object a reconcile is for (controller-runtime's `reconcile.Request`):
+ * what `watches()` maps changes to. `namespace` is `''` for a cluster-scoped object.
+ */
+export interface ReconcileRequest {
   readonly namespace: string;
   readonly name: string;
 }
 
 /** requestKey is the workqueue key of a request: `namespace/name`, or `name` when cluster-scoped. */
-export function requestKey(request: Request): string {
+export function requestKey(request: ReconcileRequest): string {
   return request.namespace ? `${request.namespace}/${request.name}` : request.name;
 }
 
-/** requestFromKey turns a workqueue key back into a {@link Request}. */
-export function requestFromKey(key: string): Request {
+/** requestFromKey turns a workqueue key back into a {@link ReconcileRequest}. */
+export function requestFromKey(key: string): ReconcileRequest {
   const slash = key.indexOf('/');
   return slash === -1
     ? { namespace: '', name: key }
@@ -20,7 +23,7 @@ export function requestFromKey(key: string): Request {
 }
 
 /** requestFor is the request for `object` itself. */
-export function requestFor(object: KubernetesObject): Request {
+export function requestFor(object: KubernetesObject): ReconcileRequest {
   return { namespace: object.metadata?.namespace ?? '', name: object.metadata?.name ?? '' };
 }
 
@@ -38,7 +41,10 @@ export interface OwnerKind {
  * namespaced owner is in its child's namespace (owner references never cross namespaces); a
  * cluster-scoped one has none, so both ways of enqueueing it give one key.
  */
-export function controllerOwnerRequests(object: KubernetesObject, owner: OwnerKind): Request[] {
+export function controllerOwnerRequests(
+  object: KubernetesObject,
+  owner: OwnerKind,
+): ReconcileRequest[] {
   for (const reference of object.metadata?.ownerReferences ?? []) {
     if (!reference.controller || reference.kind !== owner.kind) continue;
     const slash = reference.apiVersion.indexOf('/');

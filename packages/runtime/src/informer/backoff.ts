@@ -1,7 +1,7 @@
 import { systemClock, type Clock } from '@k/rest';
 
-/** BackoffOptions shape a {@link Backoff} (defaults: client-go's reflector backoff). */
-export interface BackoffOptions {
+/** ExponentialBackoffOptions shape a {@link ExponentialBackoff} (defaults: client-go's reflector backoff). */
+export interface ExponentialBackoffOptions {
   /** initialMs is the first delay before jitter (default 800 ms). */
   initialMs?: number;
   /** factor multiplies the delay after each step (default 2). */
@@ -17,11 +17,11 @@ export interface BackoffOptions {
 }
 
 /**
- * Backoff is client-go's `ExponentialBackoffManager` as the reflector uses it: each `next()` is
+ * ExponentialBackoff is client-go's `ExponentialBackoffManager` as the reflector uses it: each `next()` is
  * the delay before the next attempt — 800 ms, 1.6 s, 3.2 s, … up to 30 s, each with up to 100 %
  * jitter — and a backoff not used for 2 minutes (the informer was healthy) starts over.
  */
-export class Backoff {
+export class ExponentialBackoff {
   readonly #initialMs: number;
   readonly #factor: number;
   readonly #capMs: number;
@@ -32,7 +32,7 @@ export class Backoff {
   #currentMs: number;
   #lastStep = -Infinity;
 
-  constructor(options: BackoffOptions = {}) {
+  constructor(options: ExponentialBackoffOptions = {}) {
     this.#initialMs = options.initialMs ?? 800;
     this.#factor = options.factor ?? 2;
     this.#capMs = options.capMs ?? 30_000;

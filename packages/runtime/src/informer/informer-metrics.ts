@@ -30,6 +30,11 @@ export function informerCounters(sink: MetricsSink, resource: string): Reflector
   };
 }
 
+/** MeasuredInformer is what the gauges read of an informer, whatever its kind. */
+type MeasuredInformer = Pick<Informer, 'resource' | 'hasSynced' | 'health'> & {
+  readonly store: { readonly size: number };
+};
+
 /**
  * informerGauges registers gauges measured at each scrape over `informers()`:
  * `informer_synced`, `informer_ready` (1 or 0, see `Informer.health`) and `informer_objects`
@@ -38,10 +43,10 @@ export function informerCounters(sink: MetricsSink, resource: string): Reflector
  */
 export function informerGauges(
   sink: MetricsSink,
-  informers: () => readonly Informer<never>[],
+  informers: () => readonly MeasuredInformer[],
 ): void {
   const each =
-    (measure: (informer: Informer<never>) => number) =>
+    (measure: (informer: MeasuredInformer) => number) =>
     (gauge: { set(labels: { resource: string }, value: number): void }) => {
       for (const informer of informers())
         gauge.set({ resource: informer.resource }, measure(informer));

@@ -11,7 +11,7 @@ import { StringInterner } from '../cache/string-interner.js';
 import { InformerError } from '../errors.js';
 import { SILENT_LOGGER, type Logger } from '../logger.js';
 import type { MetricsSink } from '../metrics/metrics-sink.js';
-import type { Backoff } from './backoff.js';
+import type { ExponentialBackoff } from './backoff.js';
 import { HandlerSet, type EventHandler, type HandlerRegistration } from './handler-set.js';
 import type { ReflectorState } from './reflector-health.js';
 import { Reflector, type ListerWatcher, type ReflectorSink } from './reflector.js';
@@ -37,7 +37,7 @@ export interface InformerOptions<T> {
   pageSize?: number;
   /** watchIdleTimeoutMs replaces a watch that received nothing for this long (default: the client's, 5 minutes). */
   watchIdleTimeoutMs?: number;
-  backoff?: Backoff;
+  backoff?: ExponentialBackoff;
   clock?: Clock;
   random?: () => number;
   logger?: Logger;
@@ -136,6 +136,8 @@ export class Informer<T extends KubernetesObject = KubernetesObject> implements 
   readonly resource: string;
   /** descriptor is the resource's, when the source is a @k/clientset resource client. */
   readonly descriptor: ResourceDescriptor | undefined;
+  /** source is what it lists and watches (the client it was made from). */
+  readonly source: ListerWatcher<T>;
   readonly #store: IndexedStore<T>;
   readonly #reflector: Reflector<T>;
   readonly #handlers: HandlerSet<T>;
@@ -149,6 +151,7 @@ export class Informer<T extends KubernetesObject = KubernetesObject> implements 
   constructor(source: ListerWatcher<T>, options: InformerOptions<T> = {}) {
     this.resource = options.description ?? describeSource(source) ?? 'objects';
     this.descriptor = descriptorOf(source);
+    this.source = source;
     this.#logger = options.logger ?? SILENT_LOGGER;
     this.#store = new IndexedStore<T>(options.indexers);
     const clock = options.clock ?? systemClock;

@@ -16,7 +16,7 @@ import {
 } from '@k/rest';
 import { InformerError } from '../errors.js';
 import { SILENT_LOGGER, type Logger } from '../logger.js';
-import { Backoff } from './backoff.js';
+import { ExponentialBackoff } from './backoff.js';
 import { ReflectorHealth } from './reflector-health.js';
 import { informerCounters } from './informer-metrics.js';
 import type { MetricsSink } from '../metrics/metrics-sink.js';
@@ -61,7 +61,7 @@ export interface ReflectorOptions<T> {
   omitManagedFields?: boolean;
   /** watchIdleTimeoutMs replaces a watch that received nothing for this long (default: the client's). */
   watchIdleTimeoutMs?: number;
-  backoff?: Backoff;
+  backoff?: ExponentialBackoff;
   clock?: Clock;
   random?: () => number;
   logger?: Logger;
@@ -121,7 +121,7 @@ export class Reflector<T extends KubernetesObject> {
   readonly #options: ReflectorOptions<T>;
   readonly #clock: Clock;
   readonly #random: () => number;
-  readonly #backoff: Backoff;
+  readonly #backoff: ExponentialBackoff;
   readonly #logger: Logger;
   #lastResourceVersion = '';
   #lastResourceVersionUnavailable = false;
@@ -137,7 +137,7 @@ export class Reflector<T extends KubernetesObject> {
     );
     this.#clock = options.clock ?? systemClock;
     this.#random = options.random ?? Math.random;
-    this.#backoff = options.backoff ?? new Backoff({ clock: this.#clock, random: this.#random });
+    this.#backoff = options.backoff ?? new ExponentialBackoff({ clock: this.#clock, random: this.#random });
     this.#logger = options.logger ?? SILENT_LOGGER;
     this.#useWatchList = options.watchList ?? true;
   }

@@ -1,11 +1,15 @@
 import { connect, createServer } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { Controller } from '../controller/controller.js';
+import type { KubernetesObject } from '@k/clientset';
+import { MemorySource } from '../__fixtures__/memory-source.js';
+import type { Controller, Reconciler } from '../controller/controller.js';
+import { ControllerBuilder } from '../controller/controller-builder.js';
 import { RuntimeError } from '../errors.js';
 import { LeaseServer } from '../leader-election/__fixtures__/lease-server.js';
 import { SILENT_LOGGER } from '../logger.js';
 import type { ScrapableMetricsSink } from '../metrics/metrics-sink.js';
 import { NOOP_METRICS } from '../metrics/metrics-sink.js';
+import { PrometheusMetrics } from '../prometheus.js';
 import { Manager } from './manager.js';
 import type { Runnable } from './runnable.js';
 
@@ -80,6 +84,7 @@ describe('Manager', () => {
     const manager = new Manager({
       probes: LOOPBACK,
       metricsServer: { port: 0 },
+      metrics: new PrometheusMetrics({ processMetrics: false }),
       logger: {
         ...SILENT_LOGGER,
         info: (message, fields) => logged.push(`${message} ${JSON.stringify(fields)}`),
@@ -110,13 +115,29 @@ describe('Manager', () => {
     ready = true;
     expect(await get(`${url}/readyz`)).toMatchObject({ status: 200, body: 'ok' });
     expect((await get(`${url}/readyz?verbose`)).body).toContain('[+]warm ok');
-    expect(await get(`${metricsUrl}/metrics`)).toMatchObject({ status: 200, body: '' });
+    const scraped = await get(`${metricsUrl}/metrics`);
+    expect(scraped.status).toBe(200);
+    expect(scraped.body).toContain('# TYPE informer_synced gauge');
     expect((await get(`${url}/nothing`)).status).toBe(404);
 
     stop.abort();
     await done;
     await expect(fetch(`${url}/healthz`)).rejects.toThrow();
     await expect(fetch(`${metricsUrl}/metrics`)).rejects.toThrow();
+  });
+
+  it('serves no /metrics without a sink that renders, and logs why once it listens', async () => {
+    const logged: string[] = [];
+    const manager = new Manager({
+      probes: LOOPBACK,
+      logger: { ...SILENT_LOGGER, info: (message) => logged.push(message) },
+    });
+    const { stop, done, listening } = startedManager(manager);
+    await listening;
+    expect(Object.keys(manager.addresses)).toEqual(['probes']);
+    expect(logged.filter((line) => line.startsWith('not serving /metrics'))).toHaveLength(1);
+    stop.abort();
+    await done;
   });
 
   it('closes a connection that sends its request headers too slowly (slowloris), and keeps answering probes', async () => {
@@ -325,7 +346,10 @@ describe('Manager', () => {
     expect(() => new Manager({ probes: { port: 70_000 } })).toThrow(
       /probes.port 70000 is not a port/,
     );
-    expect(() => new Manager({ metricsServer: { port: -1 } })).toThrow(/not a port/);
+    expect(
+      () => new Manager({ metricsServer: { port: -1 }, metrics: new PrometheusMetrics() }),
+    ).toThrow(/not a port/);
+
     const manager = new Manager({ probes: false, metricsServer: false }).addHealthCheck(
       'db',
       () => {},
@@ -368,22 +392,25 @@ describe('Manager', () => {
     const log: string[] = [];
     const manager = leadingManager(leases);
     let slowAborted: Promise<unknown> | undefined;
-    const controller = new Controller('busy', (request, { signal }) => {
-      if (!manager.isLeader) log.push(`started after the loss: ${request.name}`);
-      if (request.name === 'slow') {
-        slowAborted ??= new Promise((resolve) => signal.addEventListener('abort', resolve));
-        // Ignores its signal for a while: the Manager must not wait for it.
-        return new Promise<void>((resolve) =>
-          setTimeout(() => {
-            log.push('slow ended');
-            resolve();
-          }, 3000),
-        );
-      }
-      return { requeueAfterMs: 5 };
-    });
+    const { controller } = controllerOver(
+      ['a', 'b', 'slow'],
+      'busy',
+      (_object, { request, signal }) => {
+        if (!manager.isLeader) log.push(`started after the loss: ${request.name}`);
+        if (request.name === 'slow') {
+          slowAborted ??= new Promise((resolve) => signal.addEventListener('abort', resolve));
+          // Ignores its signal for a while: the Manager must not wait for it.
+          return new Promise<void>((resolve) =>
+            setTimeout(() => {
+              log.push('slow ended');
+              resolve();
+            }, 3000),
+          );
+        }
+        return { requeueAfterMs: 5 };
+      },
+    );
     manager.add(controller);
-    for (const name of ['a', 'b', 'slow']) controller.enqueue({ namespace: '', name });
     const stop = new AbortController();
     const done = manager.start(stop.signal);
     while (!manager.isLeader) await new Promise((resolve) => setTimeout(resolve, 5));
@@ -408,21 +435,24 @@ describe('Manager', () => {
     const manager = leadingManager(leases);
     let slowStarted: () => void = () => {};
     const started = new Promise<void>((resolve) => (slowStarted = resolve));
-    const controller = new Controller('draining', async (request) => {
-      log.push(`start ${request.name}${manager.isLeader ? '' : ' after the loss'}`);
-      if (request.name === 'slow') {
-        slowStarted();
-        // Ignores its signal: a drain would wait for it, and for the keys queued behind it.
-        await new Promise((resolve) => setTimeout(resolve, 3000));
-        log.push('slow ended');
-      }
-    });
+    const { controller, source } = controllerOver(
+      ['slow'],
+      'draining',
+      async (_object, { request }) => {
+        log.push(`start ${request.name}${manager.isLeader ? '' : ' after the loss'}`);
+        if (request.name === 'slow') {
+          slowStarted();
+          // Ignores its signal: a drain would wait for it, and for the keys queued behind it.
+          await new Promise((resolve) => setTimeout(resolve, 3000));
+          log.push('slow ended');
+        }
+      },
+    );
     manager.add(controller);
-    controller.enqueue({ namespace: '', name: 'slow' });
     const stop = new AbortController();
     const done = manager.start(stop.signal);
     await started;
-    controller.enqueue({ namespace: '', name: 'queued' });
+    source.create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'queued' } });
     stop.abort(); // a graceful stop: the drain begins, and would run 'queued' after 'slow'
     leases.takeOver('other', 60); // then another replica takes the Lease
     const failure = await done.then(
@@ -434,3 +464,20 @@ describe('Manager', () => {
     expect(leases.lease?.spec?.holderIdentity).toBe('other');
   });
 });
+
+/** controllerOver is a controller over an in-memory source holding cluster-scoped objects `names`. */
+function controllerOver(
+  names: readonly string[],
+  name: string,
+  reconcile: Reconciler<KubernetesObject, MemorySource>,
+): { controller: Controller<KubernetesObject, MemorySource>; source: MemorySource } {
+  const source = new MemorySource();
+  for (const each of names) {
+    source.create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: each } });
+  }
+  const controller = new ControllerBuilder(name)
+    .for(source)
+    .withOptions({ logger: SILENT_LOGGER })
+    .complete(reconcile);
+  return { controller, source };
+}

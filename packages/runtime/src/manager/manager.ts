@@ -1,9 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
-import type { KubernetesObject } from '@k/clientset';
+import {
+  inferClientset,
+  type Clientset,
+  type InferClientsetOptions,
+  type KubernetesObject,
+} from '@k/clientset';
 import { linkSignals } from '@k/rest';
-import { Controller, type Reconciler } from '../controller/controller.js';
+import { Controller, type WatchedInformer } from '../controller/controller.js';
 import { ControllerBuilder } from '../controller/controller-builder.js';
+import { EventRecorder, type EventRecorderOptions } from '../events/event-recorder.js';
 import { RuntimeError, isLeadershipLost } from '../errors.js';
 import type { Informer, InformerOptions } from '../informer/informer.js';
 import { InformerFactory } from '../informer/informer-factory.js';
@@ -14,14 +20,15 @@ import {
   type LeaderElectorOptions,
   type LeaseClient,
 } from '../leader-election/leader-elector.js';
-import { SILENT_LOGGER, type Logger } from '../logger.js';
-import { NOOP_METRICS, type MetricsSink } from '../metrics/metrics-sink.js';
+import { jsonLogger, type Logger } from '../logger.js';
+import { NOOP_METRICS, isScrapable, type MetricsSink } from '../metrics/metrics-sink.js';
+import { restClientInstrumentation } from '../metrics/rest-client-metrics.js';
 import type { WorkqueueRateLimiter } from '../workqueue/rate-limiters.js';
 import { HealthChecks, type HealthCheck } from './health-checks.js';
 import { ManagerServer, type ServerAddress, type ServerKind } from './manager-server.js';
 import { whenAborted, type Runnable, type RunnableContext } from './runnable.js';
 
-/** Closeable is released last at shutdown (a clientset's `close()`). */
+/** Closeable is something a Manager closes at shutdown (see `closeOnShutdown`). */
 export interface Closeable {
   close(): void | Promise<void>;
 }
@@ -31,8 +38,13 @@ export interface ManagerLeaderElectionOptions extends Omit<
   LeaderElectorOptions,
   'identity' | 'onStartedLeading' | 'onStoppedLeading' | 'releaseOnCancel' | 'logger'
 > {
-  /** leases is the Lease client of the lock's namespace (`cs.coordinationV1.leases('ns')`). */
-  leases: LeaseClient;
+  /**
+   * namespace holds the Lease, written with the Manager's clientset (default: the clientset's
+   * namespace — in a Pod, its own); or give `leases`, the Lease client of the lock's namespace
+   * (`cs.coordinationV1.leases('ns')`).
+   */
+  namespace?: string;
+  leases?: LeaseClient;
   /** identity of this process in the Lease (default: host name and a random suffix). */
   identity?: string;
 }
@@ -47,6 +59,12 @@ export interface ListenOptions {
 
 /** ManagerOptions configure a {@link Manager}; everything is optional. */
 export interface ManagerOptions {
+  /**
+   * clientset is the Manager's: its controllers' events and leader election use it, and the
+   * Manager closes it last at shutdown (after every recorder flushed). `Manager.create` makes one
+   * with `inferClientset` when it is not given.
+   */
+  clientset?: Clientset;
   /**
    * probes is where `/healthz`, `/livez` and `/readyz` listen (default port 8081 on every
    * interface, as the kubelet probes the Pod's IP; `false`: nowhere). A failing check's reason is
@@ -65,12 +83,18 @@ export interface ManagerOptions {
   leaderElection?: ManagerLeaderElectionOptions;
   /** gracefulShutdownTimeoutMs bounds the wait for runnables to finish at shutdown (default 30 s). */
   gracefulShutdownTimeoutMs?: number;
-  /** logger for the Manager, its informers and controllers (default: silent). */
+  /**
+   * logger for the Manager, its informers and controllers (default: {@link jsonLogger}, JSON lines
+   * at info on stderr; {@link SILENT_LOGGER} for none).
+   */
   logger?: Logger;
   /**
    * metrics for the informers (of `informers`), controllers (of `controller()`) and their
    * workqueues, leader election and `informer_synced`/`informer_ready`/`informer_objects` of every
-   * informer, served at `/metrics` when the sink can render (`@k/runtime/prometheus`).
+   * informer, served at `/metrics` (`@k/runtime/prometheus`'s `PrometheusMetrics`). Without a sink
+   * that renders, there is no `/metrics` server, and the log says so at start (a warning when
+   * `metricsServer` was set); `Manager.create` makes a `PrometheusMetrics` when prom-client is
+   * installed.
    */
   metrics?: MetricsSink;
   /** rateLimiter makes the workqueue rate limiter of each controller of `controller()` (default: client-go's). */
@@ -127,6 +151,8 @@ export class Manager {
   readonly #runnables: Runnable[] = [];
   readonly #controllers: Controller[] = [];
   readonly #closeables: Closeable[] = [];
+  readonly #recorders: EventRecorder[] = [];
+  readonly #clientset: Clientset | undefined;
   readonly #health = new HealthChecks();
   readonly #ready = new HealthChecks();
   readonly #servers: {
@@ -139,14 +165,15 @@ export class Manager {
 
   constructor(options: ManagerOptions = {}) {
     this.#options = options;
-    this.logger = options.logger ?? SILENT_LOGGER;
+    this.#clientset = options.clientset;
+    this.logger = options.logger ?? jsonLogger();
     this.metrics = options.metrics ?? NOOP_METRICS;
     this.informers = new InformerFactory({
       logger: this.logger,
       metrics: this.metrics,
       ...options.informerDefaults,
     });
-    informerGauges(this.metrics, () => this.#allInformers() as unknown as Informer<never>[]);
+    informerGauges(this.metrics, () => this.#allInformers());
     const probes = listenOptions('probes', options.probes, DEFAULT_PROBES);
     if (probes) {
       this.#servers.push({
@@ -157,7 +184,9 @@ export class Manager {
         listen: probes,
       });
     }
-    const metricsServer = listenOptions('metricsServer', options.metricsServer, DEFAULT_METRICS);
+    const metricsServer = isScrapable(this.metrics)
+      ? listenOptions('metricsServer', options.metricsServer, DEFAULT_METRICS)
+      : undefined;
     if (metricsServer) {
       this.#servers.push({
         server: new ManagerServer({ serves: 'metrics', metrics: this.metrics }, this.logger),
@@ -170,14 +199,24 @@ export class Manager {
     });
     this.#ready.add('informers', () => this.#checkInformers());
     if (options.leaderElection) {
-      const { leases, ...election } = options.leaderElection;
-      const elector = new LeaderElector(leases, {
-        ...election,
-        identity: election.identity ?? `${hostname()}_${randomUUID()}`,
-        releaseOnCancel: false,
-        logger: this.logger,
-        onStartedLeading: (leadership) => this.#onStartedLeading?.(leadership),
-      });
+      const { leases, namespace, ...election } = options.leaderElection;
+      if (leases !== undefined && namespace !== undefined) {
+        throw new RuntimeError(
+          'ERR_RUNTIME_CONFIGURATION',
+          'leaderElection takes namespace (the Lease is written with the manager clientset) or leases, not both',
+        );
+      }
+      const elector = new LeaderElector(
+        leases ??
+          this.clientset.coordinationV1.leases(namespace ?? this.clientset.defaultNamespace),
+        {
+          ...election,
+          identity: election.identity ?? `${hostname()}_${randomUUID()}`,
+          releaseOnCancel: false,
+          logger: this.logger,
+          onStartedLeading: (leadership) => this.#onStartedLeading?.(leadership),
+        },
+      );
       this.elector = elector;
       this.#health.add('leaderElection', () => {
         if (!elector.healthy()) throw new Error('the leader has not renewed its lease in time');
@@ -204,13 +243,62 @@ export class Manager {
   }
 
   /**
+   * create makes a Manager with a clientset of its own when `options.clientset` is not given:
+   * `inferClientset(clientsetOptions)` (kubeconfig, else in-cluster, like kubectl) paced at
+   * controller-runtime's 20 requests/s with bursts of 30 unless `clientsetOptions.throttle` says
+   * otherwise (client-go's default of 5/10 makes an operator slow). With prom-client installed and
+   * no `metrics` given, it serves `PrometheusMetrics` at `/metrics`, the clientset's requests
+   * included (`rest_client_requests_total`, …). The Manager owns the clientset and closes it last.
+   */
+  static async create(options: CreateManagerOptions = {}): Promise<Manager> {
+    const { clientsetOptions = {}, ...managerOptions } = options;
+    const metrics = managerOptions.metrics ?? (await prometheusIfInstalled());
+    const logger = managerOptions.logger ?? jsonLogger();
+    const clientset =
+      managerOptions.clientset ??
+      (await inferClientset(instrumented(clientsetOptions, { metrics, logger })));
+    return new Manager({
+      ...managerOptions,
+      clientset,
+      logger,
+      ...(metrics ? { metrics } : {}),
+    });
+  }
+
+  /** clientset is the Manager's own (given, or made by `create`); closed last at shutdown. */
+  get clientset(): Clientset {
+    if (!this.#clientset) {
+      throw new RuntimeError(
+        'ERR_RUNTIME_CONFIGURATION',
+        'this manager has no clientset: pass one in its options, or make it with Manager.create()',
+      );
+    }
+    return this.#clientset;
+  }
+
+  /**
+   * eventRecorder makes an {@link EventRecorder} on the Manager's clientset (with its logger) that
+   * the Manager flushes and closes at shutdown, before it closes the clientset.
+   */
+  eventRecorder(
+    options: Omit<EventRecorderOptions, 'logger'> & { logger?: Logger },
+  ): EventRecorder {
+    const recorder = new EventRecorder(this.clientset, { logger: this.logger, ...options });
+    this.#recorders.push(recorder);
+    return recorder;
+  }
+
+  /**
    * controller starts a {@link ControllerBuilder} whose `complete(reconcile)` adds the controller
-   * to this Manager, with the Manager's logger, metrics and `rateLimiter` unless `withOptions`
-   * says otherwise.
+   * to this Manager; its sources share the Manager's informers, and it has the Manager's logger,
+   * metrics and `rateLimiter` unless `withOptions` says otherwise.
    */
   controller(name: string): ControllerBuilder {
     const rateLimiter = this.#options.rateLimiter?.();
-    return new ManagedControllerBuilder(name, this).withOptions({
+    return new ControllerBuilder(name, {
+      informers: this.informers,
+      onComplete: (controller) => this.add(controller),
+    }).withOptions({
       logger: this.logger,
       metrics: this.metrics,
       ...(rateLimiter ? { rateLimiter } : {}),
@@ -259,7 +347,11 @@ export class Manager {
     }
   }
 
-  /** closeOnShutdown closes `closeable` last at shutdown (in reverse order of adding). */
+  /**
+   * closeOnShutdown closes `closeable` at shutdown, after the runnables, informers and servers
+   * stopped. Closeables close one by one in reverse order of adding (the last added first), then
+   * the Manager's event recorders flush, then its clientset closes.
+   */
   closeOnShutdown(closeable: Closeable): this {
     this.#closeables.push(closeable);
     return this;
@@ -270,8 +362,8 @@ export class Manager {
     return this.elector ? this.elector.isLeader : this.#started && !this.#shuttingDown;
   }
 
-  #allInformers(): Informer<KubernetesObject>[] {
-    const informers = new Set(this.informers.informers);
+  #allInformers(): WatchedInformer[] {
+    const informers = new Set<WatchedInformer>(this.informers.informers);
     for (const controller of this.#controllers) {
       for (const informer of controller.informers) informers.add(informer);
     }
@@ -434,6 +526,11 @@ export class Manager {
       this.logger.info(`serving ${address.serves}`, { url: address.url });
       this.#options.onListening?.(address);
     }
+    if (this.#options.metricsServer !== false && !isScrapable(this.metrics)) {
+      this.logger[this.#options.metricsServer ? 'warn' : 'info'](
+        'not serving /metrics: no metrics sink that renders (install prom-client and use Manager.create, or pass metrics: new PrometheusMetrics() from @k/runtime/prometheus)',
+      );
+    }
   }
 
   #elect(
@@ -498,7 +595,12 @@ export class Manager {
 
   async #close(): Promise<void> {
     await Promise.all(this.#servers.map(({ server }) => server.close()));
-    for (const closeable of [...this.#closeables].reverse()) {
+    const closing: Closeable[] = [
+      ...[...this.#closeables].reverse(),
+      ...this.#recorders,
+      ...(this.#clientset ? [this.#clientset] : []),
+    ];
+    for (const closeable of closing) {
       try {
         await closeable.close();
       } catch (error) {
@@ -506,6 +608,55 @@ export class Manager {
       }
     }
   }
+}
+
+/** OPERATOR_THROTTLE is controller-runtime's pace for an operator's client (client-go's default is 5/10). */
+export const OPERATOR_THROTTLE = { qps: 20, burst: 30 } as const;
+
+/** CreateManagerOptions configure `Manager.create`: the Manager's options and, without `clientset`, how to make one. */
+export interface CreateManagerOptions extends ManagerOptions {
+  /** clientsetOptions are `inferClientset`'s (kubeconfig, context, throttle: default 20 qps, burst 30, …). */
+  clientsetOptions?: InferClientsetOptions;
+}
+
+/** prometheusIfInstalled is a `PrometheusMetrics` when the optional peer prom-client can be loaded. */
+async function prometheusIfInstalled(): Promise<MetricsSink | undefined> {
+  try {
+    const { PrometheusMetrics } = await import('../prometheus.js');
+    return new PrometheusMetrics();
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * instrumented is `options` paced for an operator (unless they say otherwise) with the clientset's
+ * request metrics and throttle waits recorded and logged, beside the caller's own interceptors
+ * and `onThrottle`.
+ */
+function instrumented(
+  options: InferClientsetOptions,
+  observers: { metrics: MetricsSink | undefined; logger: Logger },
+): InferClientsetOptions {
+  const instrumentation = restClientInstrumentation(observers);
+  const own = options.onThrottle;
+  return {
+    throttle: OPERATOR_THROTTLE,
+    ...options,
+    transport: {
+      ...options.transport,
+      interceptors: [
+        ...(options.transport?.interceptors ?? []),
+        ...instrumentation.transport.interceptors,
+      ],
+    },
+    onThrottle: own
+      ? (event) => {
+          instrumentation.onThrottle(event);
+          own(event);
+        }
+      : instrumentation.onThrottle,
+  };
 }
 
 const DEFAULT_PROBES = { port: 8081, host: undefined };
@@ -530,20 +681,4 @@ function listenOptions(
 
 function needsLeader(runnable: Runnable, elector: LeaderElector | undefined): boolean {
   return elector !== undefined && runnable.needLeaderElection !== false;
-}
-
-/** ManagedControllerBuilder adds the controller it completes to its Manager. */
-class ManagedControllerBuilder extends ControllerBuilder {
-  readonly #manager: Manager;
-
-  constructor(name: string, manager: Manager) {
-    super(name);
-    this.#manager = manager;
-  }
-
-  override complete(reconcile: Reconciler): Controller {
-    const controller = super.complete(reconcile);
-    this.#manager.add(controller);
-    return controller;
-  }
 }
