@@ -68,7 +68,7 @@ describe('npm start', () => {
       /^\[cluster\] WebApp demo\/hello now: 2\/2 ready, Available=True, Progressing=False \(RolloutComplete\)/m,
     );
     expect(output).toMatch(
-      /^\[operator\] .* reconciled webapp=demo\/hello wrote=finalizer-added,registry-recorded,deployment-created,service-created/m,
+      /^\[operator\] .* reconciled webapp=demo\/hello wrote=registry-recorded,deployment-created,service-created/m,
     );
     const kubectl = output.match(
       /^ {2}(kubectl --kubeconfig \S+ --context admin -n demo) get webapps/m,

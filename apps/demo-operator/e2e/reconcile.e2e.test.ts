@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Deployment } from '@k/clientset/apps/v1';
 import { createWebAppsClient, type WebApp } from '../src/generated/web-app-v1alpha1.js';
 import { FIELD_MANAGER, FINALIZER, MANAGED_BY_LABEL, registryName } from '../src/names.js';
-import { sameQuantity } from '../src/reconcile/quantity.js';
+import { sameQuantity } from '@k/runtime/writes';
 import { clientsetFor, eventually, installCrd, startOperator, webApp } from './helpers.js';
 
 const namespace = useTestNamespace({ prefix: 'demo-operator' });

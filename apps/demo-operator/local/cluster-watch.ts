@@ -1,7 +1,7 @@
 import type { Clientset, KubernetesObject } from '@k/clientset';
 import type { Deployment } from '@k/clientset/apps/v1';
 import type { Pod, Service } from '@k/clientset/core/v1';
-import { InformerFactory, finalStateOf, type Informer } from '@k/runtime';
+import { InformerFactory, finalStateOf, type Informer } from '@k/runtime/informer';
 import { createWebAppsClient, type WebApp } from '../src/generated/web-app-v1alpha1.js';
 
 function conditionText(webapp: WebApp, type: string): string {

@@ -2,6 +2,7 @@ import type { Clientset } from '@k/clientset';
 import type { Deployment } from '@k/clientset/apps/v1';
 import type { ConfigMap, Service } from '@k/clientset/core/v1';
 import {
+  OwnWrites,
   SILENT_LOGGER,
   requestFor,
   type Controller,
@@ -10,9 +11,12 @@ import {
   type Logger,
   type Manager,
 } from '@k/runtime';
-import { createWebAppsClient, type WebApp } from './generated/web-app-v1alpha1.js';
+import {
+  createWebAppsClient,
+  type WebApp,
+  type WebAppsClient,
+} from './generated/web-app-v1alpha1.js';
 import { FIELD_MANAGER, MANAGED_BY_LABEL, REGISTRY_NAMESPACE_LABEL } from './names.js';
-import { OwnWrites } from './reconcile/own-writes.js';
 import { WebAppReconciler } from './reconcile/webapp-reconciler.js';
 import { WebAppRegistry } from './reconcile/webapp-registry.js';
 
@@ -61,7 +65,7 @@ export class WebAppOperator {
   readonly services: Informer<Service>;
   readonly registryConfigMaps: Informer<ConfigMap>;
   readonly reconciler: WebAppReconciler;
-  readonly controller: Controller;
+  readonly controller: Controller<WebApp, WebAppsClient>;
   readonly events: EventRecorder;
 
   /**
@@ -80,7 +84,8 @@ export class WebAppOperator {
     this.events = events;
     const namespace = settings.watchNamespace;
     const managed = { labelSelector: { [MANAGED_BY_LABEL]: FIELD_MANAGER } };
-    this.webapps = this.manager.informerFor(createWebAppsClient(clientset.rest, namespace));
+    const webapps = createWebAppsClient(clientset.rest, namespace);
+    this.webapps = this.manager.informerFor(webapps);
     this.deployments = this.manager.informerFor(clientset.appsV1.deployments(namespace), managed);
     this.services = this.manager.informerFor(clientset.coreV1.services(namespace), managed);
     const registryClient = clientset.coreV1.configMaps(settings.operatorNamespace);
@@ -91,7 +96,6 @@ export class WebAppOperator {
     this.reconciler = new WebAppReconciler(
       clientset,
       {
-        webapps: new OwnWrites(this.webapps),
         deployments: new OwnWrites(this.deployments),
         services: new OwnWrites(this.services),
       },
@@ -100,7 +104,7 @@ export class WebAppOperator {
     );
     this.controller = this.manager
       .controller('webapp')
-      .for(this.webapps)
+      .for(webapps)
       .owns(this.deployments)
       .owns(this.services)
       // A namespace's registry changed: its WebApps whose entry is missing, from the cache as it
@@ -110,17 +114,19 @@ export class WebAppOperator {
         if (namespace === undefined) return [];
         return registry.missingEntries(this.webapps.lister.list(namespace)).map(requestFor);
       })
-      .withOptions({ maxConcurrentReconciles: settings.maxConcurrentReconciles })
-      .complete(async (request, context) => {
-        const { writes, requeueAfterMs } = await this.reconciler.reconcile(request, context);
-        if (writes.length > 0) {
+      .withOptions({
+        maxConcurrentReconciles: settings.maxConcurrentReconciles,
+        recorder: this.events,
+      })
+      .complete(
+        this.reconciler.reconciler((webapp, writes) => {
+          if (writes.length === 0) return;
           logger.info('reconciled', {
-            webapp: `${request.namespace}/${request.name}`,
+            webapp: `${webapp.metadata?.namespace}/${webapp.metadata?.name}`,
             wrote: writes.join(','),
           });
-        }
-        return requeueAfterMs === undefined ? undefined : { requeueAfterMs };
-      });
+        }),
+      );
   }
 
   /** isLeader is true while this process reconciles. */

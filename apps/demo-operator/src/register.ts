@@ -2,9 +2,10 @@ import type { ResolvedConfig } from '@k/config';
 import { CLIENTSET, registerClientset } from '@k/clientset/di';
 import { registerRest, withKubeconfigPersister } from '@k/rest/di';
 import { registerTransport } from '@k/transport/di';
-import type { Logger, MetricsSink } from '@k/runtime';
+import type { Logger } from '@k/runtime';
 import { EVENT_RECORDER, MANAGER, registerRuntime } from '@k/runtime/di';
-import { PrometheusMetrics, restClientMetricsInterceptor } from '@k/runtime/prometheus';
+import { restClientInstrumentation, type MetricsSink } from '@k/runtime/metrics';
+import { PrometheusMetrics } from '@k/runtime/prometheus';
 import type { DependencyContainer } from 'tsyringe';
 import type { OperatorFlags } from './operator-flags.js';
 import { LEASE_NAME } from './names.js';
@@ -34,7 +35,7 @@ function once<T>(create: (container: DependencyContainer) => T) {
  * one token bucket at the flags' QPS and burst, @k/clientset over that, @k/runtime (the Manager
  * with its server and, unless turned off, leader election on the Lease `demo-operator` of the
  * operator's namespace; the EventRecorder), all measuring into one Prometheus registry (the
- * runtime's metrics and client-go's `rest_client_*` of every request), then `OPERATOR_FLAGS`, `OPERATOR_LOGGER` and
+ * runtime's metrics and client-go's `rest_client_*` of every request and throttle wait), then `OPERATOR_FLAGS`, `OPERATOR_LOGGER` and
  * `WEBAPP_OPERATOR`, each made once. Resolve `WEBAPP_OPERATOR` before starting its `manager`.
  */
 export function registerOperator(
@@ -43,14 +44,19 @@ export function registerOperator(
 ): DependencyContainer {
   const { settings } = flags;
   const sink = metrics ?? new PrometheusMetrics();
+  // client-go's rest_client_* of every request and of every wait in the throttle.
+  const instrumentation = restClientInstrumentation({ metrics: sink, logger });
   registerTransport(container, {
     config,
     ...withKubeconfigPersister(config, {
       userAgent: `demo-operator/${settings.identity}`,
-      interceptors: [restClientMetricsInterceptor(sink)],
+      interceptors: instrumentation.transport.interceptors,
     }),
   });
-  registerRest(container, { throttle: { qps: flags.qps, burst: flags.burst } });
+  registerRest(container, {
+    throttle: { qps: flags.qps, burst: flags.burst },
+    onThrottle: instrumentation.onThrottle,
+  });
   registerClientset(container);
   registerRuntime(container, {
     name: REPORTING_CONTROLLER,

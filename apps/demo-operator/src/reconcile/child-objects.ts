@@ -6,11 +6,9 @@ import {
   type JsonPatchOperation,
   type KubernetesObject,
 } from '@k/clientset';
-import { isControlledBy } from '@k/runtime';
+import { isApplied, isControlledBy, type OwnWrites } from '@k/runtime';
 import type { WebApp } from '../generated/web-app-v1alpha1.js';
 import { CONFIG_HASH_ANNOTATION, FIELD_MANAGER } from '../names.js';
-import { isApplied } from './is-applied.js';
-import type { OwnWrites } from './own-writes.js';
 import { conflictDetail, conflictMessage, handOverPatch } from './ownership.js';
 
 /** ChildKind is what a WebApp is made of. */
@@ -63,7 +61,7 @@ export async function makeChild<T extends KubernetesObject>(
   const prefix = kind === 'Deployment' ? 'deployment' : 'service';
   const signal = options.signal;
   try {
-    const cached = cache.get(`${namespace}/${name}`);
+    const cached = cache.get({ metadata: { namespace, name } });
     if (cached && !isControlledBy(cached, webapp)) {
       conflict(outcome, kind, cached);
       return undefined;

@@ -1,33 +1,30 @@
-import type { ApplyOptions, Clientset } from '@k/clientset';
+import type { Clientset } from '@k/clientset';
 import type { Deployment } from '@k/clientset/apps/v1';
 import type { Service } from '@k/clientset/core/v1';
 import {
   findStatusCondition,
   isControlledBy,
+  withFinalizer,
   type EventRecorder,
+  type OwnWrites,
   type ReconcileContext,
-  type Request,
+  type Reconciler,
 } from '@k/runtime';
-import {
-  createWebAppsClient,
-  type WebApp,
-  type WebAppStatus,
-} from '../generated/web-app-v1alpha1.js';
+import type { WebApp, WebAppStatus, WebAppsClient } from '../generated/web-app-v1alpha1.js';
 import { OperatorError } from '../errors.js';
 import { FIELD_MANAGER, FINALIZER } from '../names.js';
 import { Changes, makeChild, type ApplyOutcome, type ChildWrite } from './child-objects.js';
 import { desiredDeployment, desiredService } from './desired-state.js';
-import type { OwnWrites } from './own-writes.js';
 import type { WebAppRegistry } from './webapp-registry.js';
 import { sameStatus, webAppStatus } from './webapp-status.js';
 
 /**
- * The caches a reconcile reads, with its own writes in them. It reads nothing else from the
- * server, except the live Deployment or Service before it changes one (to be sure it is this
- * WebApp's) and after a create found the name taken.
+ * The caches of a WebApp's children, with the reconciler's own writes in them (the WebApp itself
+ * comes from the controller, with its own writes). A reconcile reads nothing else from the server,
+ * except the live Deployment or Service before it changes one (to be sure it is this WebApp's) and
+ * after a create found the name taken.
  */
 export interface WebAppCaches {
-  webapps: OwnWrites<WebApp>;
   deployments: OwnWrites<Deployment>;
   services: OwnWrites<Service>;
 }
@@ -35,14 +32,14 @@ export interface WebAppCaches {
 /** WebAppEvents is where the reconciler tells what it did (a @k/runtime `EventRecorder`). */
 export type WebAppEvents = Pick<EventRecorder, 'normal' | 'warning'>;
 
-/** What one reconcile wrote, for logs, events and tests (`[]` when nothing changed). */
-type WebAppWrite =
-  | 'finalizer-added'
-  | 'registry-recorded'
-  | ChildWrite
-  | 'status-updated'
-  | 'registry-forgotten'
-  | 'finalizer-removed';
+/**
+ * What one reconcile wrote, for logs, events and tests (`[]` when nothing changed); the finalizer
+ * is added and removed by `withFinalizer` around it.
+ */
+type WebAppWrite = 'registry-recorded' | ChildWrite | 'status-updated' | 'registry-forgotten';
+
+/** WebAppContext is what the controller (of `for(webapps client)`) hands a reconcile. */
+export type WebAppContext = ReconcileContext<WebApp, WebAppsClient>;
 
 /** WebAppReconcileResult is what one reconcile wrote and, while it found a conflict, when to look again. */
 export interface WebAppReconcileResult {
@@ -107,43 +104,52 @@ export class WebAppReconciler {
     this.#now = now;
   }
 
-  /** reconcile handles `request`; resolves with what it wrote, and when to come back while in conflict. */
-  async reconcile(request: Request, context: ReconcileContext): Promise<WebAppReconcileResult> {
-    const key = `${request.namespace}/${request.name}`;
-    const webapp = this.#caches.webapps.get(key);
-    if (!webapp) return { writes: [] }; // gone: its dependents go with it (garbage collector)
+  /**
+   * reconciler is what the controller runs: {@link apply} and {@link cleanup} behind the WebApp's
+   * finalizer, so a deleted WebApp keeps it until its registry entry is gone. `onWrites` is told
+   * what each reconcile wrote.
+   */
+  reconciler(
+    onWrites: (webapp: WebApp, writes: readonly WebAppWrite[]) => void = () => {},
+  ): Reconciler<WebApp, WebAppsClient> {
+    return withFinalizer<WebApp, WebAppsClient>(FINALIZER, {
+      apply: async (webapp, context) => {
+        const { writes, requeueAfterMs } = await this.apply(webapp, context);
+        onWrites(webapp, writes);
+        return requeueAfterMs === undefined ? undefined : { requeueAfterMs };
+      },
+      cleanup: async (webapp, context) => {
+        onWrites(webapp, await this.cleanup(webapp, context));
+      },
+    });
+  }
+
+  /**
+   * cleanup removes a deleted WebApp's registry entry (its finalizer goes next, by
+   * `withFinalizer`); the garbage collector deletes the Deployment and Service it owns.
+   */
+  async cleanup(webapp: WebApp, _context: WebAppContext): Promise<WebAppWrite[]> {
     const writes: WebAppWrite[] = [];
-    const webapps = createWebAppsClient(this.#clientset.rest, request.namespace);
-    const finalizers = webapp.metadata?.finalizers ?? [];
+    try {
+      if (await this.#registry.forget(webapp)) writes.push('registry-forgotten');
+    } catch (error) {
+      this.#events.warning(
+        webapp,
+        'CleanupFailed',
+        `could not remove the registry entry: ${messageOf(error)}`,
+      );
+      throw error;
+    }
+    this.#events.normal(webapp, 'CleanedUp', 'removed the registry entry; the finalizer goes next');
+    return writes;
+  }
+
+  /** apply brings a live WebApp's children, registry entry and status in line with it. */
+  async apply(webapp: WebApp, context: WebAppContext): Promise<WebAppReconcileResult> {
+    const { request } = context;
+    const writes: WebAppWrite[] = [];
     const options = { fieldManager: FIELD_MANAGER, force: true, signal: context.signal };
 
-    if (webapp.metadata?.deletionTimestamp) {
-      if (!finalizers.includes(FINALIZER)) return { writes };
-      try {
-        if (await this.#registry.forget(webapp)) writes.push('registry-forgotten');
-      } catch (error) {
-        this.#events.warning(
-          webapp,
-          'CleanupFailed',
-          `could not remove the registry entry: ${messageOf(error)}`,
-        );
-        throw error;
-      }
-      this.#events.normal(
-        webapp,
-        'CleanedUp',
-        'removed the registry entry; the finalizer goes next',
-      );
-      // Applying no finalizers gives up the one this field manager owns.
-      await this.#applyWebApp(webapps, request.name, { finalizers: [] }, options);
-      writes.push('finalizer-removed');
-      return { writes };
-    }
-
-    if (!finalizers.includes(FINALIZER)) {
-      await this.#applyWebApp(webapps, request.name, { finalizers: [FINALIZER] }, options);
-      writes.push('finalizer-added');
-    }
     // The registry entry, the Deployment and the Service do not depend on each other: one round
     // trip for the three.
     const outcome: ApplyOutcome = {
@@ -180,7 +186,7 @@ export class WebAppReconciler {
     ]);
     if (recorded.status === 'fulfilled' && recorded.value) writes.push('registry-recorded');
     writes.sort((a, b) => WRITE_ORDER.indexOf(a) - WRITE_ORDER.indexOf(b));
-    const cachedDeployment = this.#caches.deployments.get(key);
+    const cachedDeployment = this.#caches.deployments.get(webapp);
     const deployment =
       (deploymentMade.status === 'fulfilled' ? deploymentMade.value : undefined) ??
       (cachedDeployment && isControlledBy(cachedDeployment, webapp) ? cachedDeployment : undefined);
@@ -198,7 +204,6 @@ export class WebAppReconciler {
     if (conflict && !(degraded?.reason === 'Conflict' && degraded.message === conflict)) {
       this.#events.warning(webapp, 'Conflict', conflict); // once, not at every look
       context.logger.warn("objects of the WebApp's name are not its own; left unchanged", {
-        webapp: key,
         objects: outcome.conflictDetails.join('; '),
       });
     }
@@ -221,7 +226,13 @@ export class WebAppReconciler {
       ...(conflicts.has('Deployment') ? { deploymentConflict: conflicts.get('Deployment')! } : {}),
     });
     if (!sameStatus(webapp.status, status)) {
-      await this.#applyWebApp(webapps, request.name, { status }, options);
+      const identity = { apiVersion: 'apps.k.example/v1alpha1', kind: 'WebApp' } as const;
+      context.remember(
+        await context.client.applyStatus(
+          { ...identity, metadata: { name: request.name }, status },
+          options,
+        ),
+      );
       writes.push('status-updated');
     }
     if (failure) throw failure;
@@ -241,39 +252,10 @@ export class WebAppReconciler {
     const lasted = Number.isNaN(since) ? 0 : this.#now() - since;
     return Math.min(CONFLICT_RECHECK_MS.max, Math.max(CONFLICT_RECHECK_MS.min, lasted));
   }
-
-  /**
-   * applyWebApp server-side applies the WebApp's fields this operator owns — its finalizers (an
-   * empty list gives its finalizer up), or its status (the status subresource) — and remembers
-   * the server's answer.
-   */
-  async #applyWebApp(
-    webapps: ReturnType<typeof createWebAppsClient>,
-    name: string,
-    owned: { finalizers: string[] } | { status: WebAppStatus },
-    options: ApplyOptions,
-  ): Promise<void> {
-    const identity = { apiVersion: 'apps.k.example/v1alpha1', kind: 'WebApp' } as const;
-    this.#caches.webapps.remember(
-      'status' in owned
-        ? await webapps.applyStatus(
-            { ...identity, metadata: { name }, status: owned.status },
-            options,
-          )
-        : await webapps.apply(
-            {
-              ...identity,
-              metadata: owned.finalizers.length ? { name, finalizers: owned.finalizers } : { name },
-            },
-            options,
-          ),
-    );
-  }
 }
 
 /** The order a reconcile's writes are told in (they are sent partly at once). */
 const WRITE_ORDER: readonly WebAppWrite[] = [
-  'finalizer-added',
   'registry-recorded',
   'deployment-created',
   'deployment-updated',
@@ -281,7 +263,6 @@ const WRITE_ORDER: readonly WebAppWrite[] = [
   'service-updated',
   'status-updated',
   'registry-forgotten',
-  'finalizer-removed',
 ];
 
 function messageOf(error: unknown): string {

@@ -12,7 +12,7 @@ import {
   registryName,
   registryValue,
 } from '../names.js';
-import type { OwnWrites } from './own-writes.js';
+import type { OwnWrites } from '@k/runtime';
 
 type ConfigMapsClient = ResourceClientFor<typeof configMapsResource, ConfigMap, ConfigMapList>;
 
@@ -64,7 +64,7 @@ export class WebAppRegistry {
   }
 
   #cached(namespace: string): ConfigMap | undefined {
-    return this.#cache.get(`${this.namespace}/${registryName(namespace)}`);
+    return this.#cache.get({ metadata: { namespace: this.namespace, name: registryName(namespace) } });
   }
 
   /** isRecorded: the cached registry of the WebApp's namespace holds `webapp`'s current entry. */

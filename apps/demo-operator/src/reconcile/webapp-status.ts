@@ -1,6 +1,7 @@
 import type { Deployment } from '@k/clientset/apps/v1';
 import type { WebApp, WebAppStatus, WebAppStatusCondition } from '../generated/web-app-v1alpha1.js';
-import { conditionTime, findStatusCondition, setStatusCondition } from '@k/runtime';
+import { findStatusCondition, setStatusCondition } from '@k/runtime';
+import { conditionTime } from '@k/runtime/conditions';
 import { DEFAULT_REPLICAS, selectorText } from '../names.js';
 
 /** WebAppCondition is one of a WebApp's conditions (metav1.Condition's shape). */
