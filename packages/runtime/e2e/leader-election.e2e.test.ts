@@ -47,7 +47,10 @@ async function candidate(
 ): Promise<RunningNodeProgram> {
   const program = await startNodeProgram(
     {
-      imports: { '@k/clientset': ['inferClientset'], '@k/runtime': ['LeaderElector'] },
+      imports: {
+        '@k/clientset': ['inferClientset'],
+        '@k/runtime/leader-election': ['LeaderElector'],
+      },
       main: CANDIDATE,
     },
     kind,

@@ -9,11 +9,10 @@ import { UNREACHABLE_KUBECONFIG, clientsetFor } from './helpers.js';
 const PROGRAM = `// With --expose-gc: collect garbage before any timeout is due (Node 20 lost AbortSignal.timeout then).
 if (globalThis.gc) setInterval(() => globalThis.gc(), 200).unref();
 const cs = await inferClientset({ kubeconfig: process.env.KUBECONFIG_PATH, context: process.env.CONTEXT, throttle: 'off' });
-const informer = new Informer(cs.coreV1.configMaps(process.env.NAMESPACE), { labelSelector: 'test=lifetime' });
 const controller = new ControllerBuilder('lifetime')
-  .for(informer)
-  .withOptions({ cacheSyncTimeoutMs: 3000 })
-  .complete(async (request) => {
+  .for(cs.coreV1.configMaps(process.env.NAMESPACE), { labelSelector: 'test=lifetime' })
+  .withOptions({ cacheSyncTimeoutMs: 3000, logger: SILENT_LOGGER })
+  .complete(async (_configMap, { request }) => {
     console.log('RECONCILE ' + request.name);
     await new Promise((resolve) => setTimeout(resolve, 1500));
     console.log('RECONCILED ' + request.name);
@@ -32,7 +31,7 @@ try {
 
 const IMPORTS = {
   '@k/clientset': ['inferClientset'],
-  '@k/runtime': ['ControllerBuilder', 'Informer'],
+  '@k/runtime': ['ControllerBuilder', 'SILENT_LOGGER'],
 };
 
 const namespace = useTestNamespace({ prefix: 'runtime-lifetime' });

@@ -1,13 +1,13 @@
 import type { KubernetesObject } from '@k/clientset';
 import { linkSignals, systemClock, type Clock } from '@k/rest';
-import { finalStateOf } from '../cache/object-key.js';
+import { finalStateOf, objectKey } from '../cache/object-key.js';
 import { RuntimeError, TerminalError, isLeadershipLost } from '../errors.js';
 import type { Informer, InformerHealth } from '../informer/informer.js';
 import { jsonLogger, withFields, type Logger } from '../logger.js';
 import { NOOP_METRICS, type MetricsSink } from '../metrics/metrics-sink.js';
 import type { WorkqueueRateLimiter } from '../workqueue/rate-limiters.js';
 import { Workqueue } from '../workqueue/workqueue.js';
-import { OwnWrites } from '../writes/own-writes.js';
+import { OwnWrites, versionOf } from '../writes/own-writes.js';
 import { controllerMetrics, type ControllerMetrics } from './controller-metrics.js';
 import type { Predicate } from './predicates.js';
 import { whenAborted, type RunnableContext } from '../manager/runnable.js';
@@ -37,7 +37,9 @@ export interface ReconcileContext<T, C> {
   /**
    * remember keeps the object as a write of yours returned it (an update, a patch, an apply of it
    * or its status): until the cache has that version, the next reconcile gets it instead of the
-   * cache's older copy, so it does not send the same write twice.
+   * cache's older copy, so it does not send the same write twice; and the change that write makes
+   * does not enqueue the object again (this reconcile has seen it: java-operator-sdk's own-write
+   * filter). `withFinalizer` remembers its patches.
    */
   readonly remember: (written: T) => void;
 }
@@ -126,6 +128,14 @@ export class Controller<T extends KubernetesObject = KubernetesObject, C = unkno
   readonly #clients = new Map<string, C>();
   readonly #reconcile: Reconciler<T, C>;
   readonly #cache: OwnWrites<T>;
+  /** ownVersions are the resourceVersions of remembered writes whose change was not delivered yet. */
+  readonly #ownVersions = new Map<string, bigint>();
+  /**
+   * recording holds, per key being reconciled, the versions of the changes delivered meanwhile
+   * (`undefined` for one without an integer version) and those the reconcile remembered writing:
+   * at its end, a change that is not its own enqueues the key again.
+   */
+  readonly #recording = new Map<string, { delivered: (bigint | undefined)[]; own: Set<bigint> }>();
   readonly #informers = new Set<WatchedInformer>();
   readonly #maxConcurrent: number;
   readonly #cacheSyncTimeoutMs: number;
@@ -158,9 +168,10 @@ export class Controller<T extends KubernetesObject = KubernetesObject, C = unkno
     });
     this.watch(
       source.informer,
-      (object) => [
-        { namespace: object.metadata?.namespace ?? '', name: object.metadata?.name ?? '' },
-      ],
+      (object) =>
+        this.#isOwnWrite(object)
+          ? []
+          : [{ namespace: object.metadata?.namespace ?? '', name: object.metadata?.name ?? '' }],
       source.predicates,
     );
   }
@@ -329,9 +340,10 @@ export class Controller<T extends KubernetesObject = KubernetesObject, C = unkno
       client: this.#clientIn(request.namespace),
       signal,
       logger,
-      remember: (written) => this.#cache.remember(written),
+      remember: (written) => this.#remember(written),
     };
     let outcome: 'success' | 'error' | 'requeue_after';
+    this.#recording.set(key, { delivered: [], own: new Set() });
     try {
       const result = await this.#reconcile(object, context);
       this.queue.forget(key);
@@ -358,8 +370,60 @@ export class Controller<T extends KubernetesObject = KubernetesObject, C = unkno
         logger.error('reconcile failed; retrying with backoff', { error: message });
       }
     }
+    this.#endRecording(key);
     this.#metrics.total.inc({ ...labels, result: outcome });
     this.#metrics.time.observe(labels, (this.#clock.now() - started) / 1000);
+  }
+
+  /** endRecording enqueues `key` again when a change delivered during its reconcile was not the reconcile's own. */
+  #endRecording(key: string): void {
+    const recording = this.#recording.get(key);
+    this.#recording.delete(key);
+    if (!recording) return;
+    let newest: bigint | undefined;
+    let others = false;
+    for (const version of recording.delivered) {
+      if (version === undefined || !recording.own.has(version)) others = true;
+      if (version !== undefined && (newest === undefined || version > newest)) newest = version;
+    }
+    const own = this.#ownVersions.get(key);
+    if (own !== undefined && newest !== undefined && newest >= own) this.#ownVersions.delete(key);
+    if (others) this.queue.add(key);
+  }
+
+  /**
+   * remember keeps a write of the reconciler for the next reconcile, and its version, so the
+   * change it makes is not reconciled again (java-operator-sdk's own-write filter): the reconcile
+   * that wrote it has seen that state already.
+   */
+  #remember(written: T): void {
+    this.#cache.remember(written);
+    const version = versionOf(written);
+    if (version === undefined) return;
+    const key = objectKey(written);
+    this.#ownVersions.set(key, version);
+    this.#recording.get(key)?.own.add(version);
+  }
+
+  /**
+   * isOwnWrite is true for the delivered change a remembered write made (once; it then forgets
+   * it), and for any change delivered while its key is reconciled: the end of that reconcile
+   * decides (its write's answer may come after the change itself).
+   */
+  #isOwnWrite(object: T): boolean {
+    const key = objectKey(object);
+    const recording = this.#recording.get(key);
+    if (recording) {
+      recording.delivered.push(versionOf(object));
+      return true;
+    }
+    const own = this.#ownVersions.get(key);
+    if (own === undefined) return false;
+    const version = versionOf(object);
+    // An older change, delivered before the write's own: still to come.
+    if (version !== undefined && version < own) return false;
+    this.#ownVersions.delete(key);
+    return version === own;
   }
 
   /** clientIn is the `for()` client in `namespace`, when it can be scoped (a @k/clientset client). */

@@ -36,7 +36,7 @@ export interface OwnWritesOptions {
  * versionOf is the object's resourceVersion as the integer an etcd-backed API server issues
  * (at most 20 digits: etcd's revisions are int64), if it is one.
  */
-function versionOf(object: KubernetesObject | undefined): bigint | undefined {
+export function versionOf(object: KubernetesObject | undefined): bigint | undefined {
   const text = object?.metadata?.resourceVersion;
   return text !== undefined && /^\d{1,20}$/.test(text) ? BigInt(text) : undefined;
 }
