@@ -139,12 +139,12 @@ await dispatcher.close();`;
 /** K_NO_COMPRESSION_SETUP is K_SETUP with `disableCompression` (a kubeconfig's `disable-compression: true`). */
 const K_NO_COMPRESSION_SETUP = `import { createClientset } from '@k/clientset';
 import { inferConfig } from '@k/config';
-import { Informer } from '@k/runtime';
+import { Informer } from '@k/runtime/informer';
 const cs = createClientset({ ...(await inferConfig()), disableCompression: true }, { throttle: 'off' });`;
 
 /** K_JSON_SETUP is K_SETUP with `protobuf: false`: typed reads ask for JSON only. */
 const K_JSON_SETUP = `import { inferClientset } from '@k/clientset';
-import { Informer } from '@k/runtime';
+import { Informer } from '@k/runtime/informer';
 const cs = await inferClientset({ throttle: 'off', protobuf: false });`;
 
 const NODE_VARIANTS: NodeInformerProgram[] = [

@@ -156,7 +156,7 @@ export interface NodeInformerProgram {
 
 /** K_SETUP creates an unthrottled @k/clientset from KUBECONFIG for the `kInformerRun` programs. */
 export const K_SETUP = `import { inferClientset } from '@k/clientset';
-import { Informer } from '@k/runtime';
+import { Informer } from '@k/runtime/informer';
 const cs = await inferClientset({ throttle: 'off' });`;
 
 /** kInformerRun runs an @k/runtime Informer over `client` (an expression) with `options` (a literal). */

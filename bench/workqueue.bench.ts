@@ -27,7 +27,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ItemExponentialFailureRateLimiter, Workqueue, type MetricsSink } from '@k/runtime';
+import type { MetricsSink } from '@k/runtime/metrics';
+import { ItemExponentialFailureRateLimiter, Workqueue } from '@k/runtime/workqueue';
 import { PrometheusMetrics } from '@k/runtime/prometheus';
 import { format, loadAverage, median } from './figures.js';
 
