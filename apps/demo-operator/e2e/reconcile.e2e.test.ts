@@ -520,7 +520,9 @@ describe('the WebApp operator on the real control plane', () => {
       const held = await webapps.get('stuck');
       expect(held.metadata?.deletionTimestamp).toBeDefined();
       expect(held.metadata?.finalizers).toEqual([FINALIZER]);
-      expect(running.logs.join('')).toMatch(/reconciler error.*webapp-registry/);
+      expect(running.logs.join('')).toMatch(
+        /reconcile failed; retrying with backoff.*webapp-registry/,
+      );
       await eventually(async () =>
         expect((await eventsOf('stuck')).join('\n')).toMatch(
           /^Warning CleanupFailed: could not remove the registry entry: .*immutable/m,
