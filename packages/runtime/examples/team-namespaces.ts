@@ -21,12 +21,7 @@
  *   npx tsx packages/runtime/examples/team-namespaces.ts [--kubeconfig=PATH] [--context=NAME] \
  *     [--lease-namespace=default] [--port=8081] [--metrics-port=8080]
  */
-import {
-  ignoreAlreadyExists,
-  inferClientset,
-  type ApplyConfiguration,
-  type OwnerReference,
-} from '@k/clientset';
+import { ignoreAlreadyExists, type ApplyConfiguration, type OwnerReference } from '@k/clientset';
 import type { Namespace } from '@k/clientset/core/v1';
 import type { RoleBinding } from '@k/clientset/rbac/v1';
 import { Manager, isApplied, isControlledBy, setStatusCondition } from '@k/runtime';
@@ -86,23 +81,14 @@ function ownersBinding(team: TeamNamespace): ApplyConfiguration<RoleBinding> {
 }
 
 async function main(): Promise<void> {
-  // Made here rather than by Manager.create, as leader election needs its Lease client first;
-  // the Manager owns it all the same (closed last). 20 qps / burst 30: what create would set.
-  const clientset = await inferClientset({
-    kubeconfig: option('kubeconfig'),
-    context: option('context'),
-    throttle: { qps: 20, burst: 30 },
-  });
   const manager = await Manager.create({
-    clientset,
-    leaderElection: {
-      leases: clientset.coordinationV1.leases(option('lease-namespace') ?? 'default'),
-      name: 'team-namespaces',
-    },
+    clientsetOptions: { kubeconfig: option('kubeconfig'), context: option('context') },
+    leaderElection: { namespace: option('lease-namespace') ?? 'default', name: 'team-namespaces' },
     probes: { port: Number(option('port') ?? 8081) },
     metricsServer: { port: Number(option('metrics-port') ?? 8080) },
     onListening: (address) => console.log(`listening ${address.serves} ${address.url}`),
   });
+  const { clientset } = manager;
   const recorder = manager.eventRecorder({ reportingController: 'k.example/team-namespaces' });
   // Shared informers, so the reconciler reads what the controller watches: every Namespace (to
   // see one someone else made) and only the RoleBindings this operator labelled.
