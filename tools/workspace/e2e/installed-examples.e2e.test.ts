@@ -1,9 +1,11 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { copyFile, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { basename, join, relative } from 'node:path';
+import { basename, dirname, join, relative } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import {
+  eventually,
   installPackedPackages,
   MODULE_KINDS,
   runCommand,
@@ -16,17 +18,27 @@ import {
 } from '@k/test-utils';
 import { controlPlane, useTestNamespace } from '@k/testenv/vitest';
 import ts from 'typescript';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 
 // How users meet the code: every package is packed with npm and the tarballs are installed into
 // an empty project outside the workspace (no tsx, no workspace links, no @k/source). Each
-// package's examples/*.ts is compiled to a plain .mjs and a .cjs program, as a user's build
-// would, and run there with node against the local control plane; what it prints is checked.
+// package's examples/ (the examples/*.ts programs and the modules they import beside them, such
+// as a k-gen client in generated/) is compiled as a user's build emits it: .js files in the
+// project's esm/ and cjs/ folders, whose package.json says the module type. The programs run
+// there with node against the local control plane; what they print is checked.
 
 const PACKAGES = ['config', 'transport', 'rest', 'clientset', 'codegen', 'runtime'];
-/** What the DI path of the custom auth plugin example loads (the versions the workspace uses). */
-const DI_DEPENDENCIES = ['tsyringe@4.10.0', 'reflect-metadata@0.2.2'];
+/**
+ * What the examples load beside the packages (the versions the workspace uses): prom-client,
+ * @k/runtime's optional peer, so the runtime examples serve /metrics; tsyringe and
+ * reflect-metadata for the DI path of the custom auth plugin example.
+ */
+const DEPENDENCIES = ['prom-client@15.1.3', 'tsyringe@4.10.0', 'reflect-metadata@0.2.2'];
 const WIDGET_CRD = join(WORKSPACE_ROOT, 'packages/clientset/e2e/fixtures/widget-crd.yaml');
+const TEAM_NAMESPACES_CRD = join(
+  WORKSPACE_ROOT,
+  'packages/runtime/examples/team-namespaces-crd.yaml',
+);
 
 let installed: InstalledProject | undefined;
 let project: string;
@@ -42,29 +54,58 @@ function compile(source: string, kind: ModuleKind): string {
   }).outputText;
 }
 
-/** exampleFiles lists `packages/<name>/examples/*.ts` as `<name>/<file>`. */
+/**
+ * exampleFiles lists the examples, `packages/<name>/examples/*.ts`, as `<name>/<file>`: the
+ * programs, not the modules in folders beside them.
+ */
 async function exampleFiles(): Promise<string[]> {
   const found: string[] = [];
   for (const name of PACKAGES) {
     const directory = join(WORKSPACE_ROOT, 'packages', name, 'examples');
-    const files = await readdir(directory).catch(() => []);
+    const entries = await readdir(directory, { withFileTypes: true }).catch(() => []);
+    for (const entry of entries) {
+      if (entry.isFile() && entry.name.endsWith('.ts')) found.push(`${name}/${entry.name}`);
+    }
+  }
+  return found.sort();
+}
+
+/**
+ * exampleModules lists every module under `packages/<name>/examples` (the examples and what they
+ * import, such as generated/'s clients) as `<name>/<path>`.
+ */
+async function exampleModules(): Promise<string[]> {
+  const found: string[] = [];
+  for (const name of PACKAGES) {
+    const directory = join(WORKSPACE_ROOT, 'packages', name, 'examples');
+    const files = await readdir(directory, { recursive: true }).catch(() => []);
     for (const file of files) if (file.endsWith('.ts')) found.push(`${name}/${file}`);
   }
   return found.sort();
 }
 
+/** MODULE_TYPES is what the package.json of each kind's folder says (`type`). */
+const MODULE_TYPES: Record<ModuleKind, string> = { esm: 'module', cjs: 'commonjs' };
+
 beforeAll(async () => {
-  installed = await installPackedPackages({ packages: PACKAGES, dependencies: DI_DEPENDENCIES });
+  installed = await installPackedPackages({ packages: PACKAGES, dependencies: DEPENDENCIES });
   project = installed.directory;
   expect(relative(WORKSPACE_ROOT, project).startsWith('..')).toBe(true);
-  for (const example of await exampleFiles()) {
-    const source = await readFile(
-      join(WORKSPACE_ROOT, 'packages', example.replace('/', '/examples/')),
-      'utf8',
+  for (const kind of MODULE_KINDS) {
+    await mkdir(join(project, kind));
+    await writeFile(
+      join(project, kind, 'package.json'),
+      JSON.stringify({ type: MODULE_TYPES[kind] }),
     );
-    const name = example.replace('/', '-').replace(/\.ts$/, '');
-    await writeFile(join(project, `${name}.mjs`), compile(source, 'esm'));
-    await writeFile(join(project, `${name}.cjs`), compile(source, 'cjs'));
+  }
+  for (const module of await exampleModules()) {
+    const [name = '', path = ''] = module.split(/\/(.*)/s);
+    const source = await readFile(join(WORKSPACE_ROOT, 'packages', name, 'examples', path), 'utf8');
+    for (const kind of MODULE_KINDS) {
+      const file = join(project, kind, name, path.replace(/\.ts$/, '.js'));
+      await mkdir(dirname(file), { recursive: true });
+      await writeFile(file, compile(source, kind));
+    }
   }
   scratch = await mkdtemp(join(tmpdir(), 'k-examples-'));
 }, 360_000);
@@ -74,17 +115,155 @@ afterAll(async () => {
   if (scratch) await rm(scratch, { recursive: true, force: true });
 });
 
-/** runExample runs `<package>-<name>` as a plain node program of `kind` in the installed project. */
+/** exampleFile is where the program of `<package>/<name>` is, for `kind`, in the installed project. */
+function exampleFile(example: string, kind: ModuleKind): string {
+  return join(kind, `${example}.js`);
+}
+
+/** runExample runs `<package>/<name>` as a plain node program of `kind` in the installed project. */
 function runExample(
   example: string,
   kind: ModuleKind,
   args: readonly string[],
   env: Record<string, string | undefined> = {},
 ): Promise<CommandResult> {
-  const file = `${example}.${kind === 'esm' ? 'mjs' : 'cjs'}`;
-  return runCommand(process.execPath, [file, ...args], project, {
+  return runCommand(process.execPath, [exampleFile(example, kind), ...args], project, {
     env: { KUBECONFIG: undefined, ...env },
   });
+}
+
+/** ExampleExit is how a long-running example ended and all it printed. */
+interface ExampleExit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** RunningExample is an example that runs until it is stopped (an operator). */
+interface RunningExample {
+  /** waitForStdout resolves when stdout matches `pattern`; it throws at exit or after 30 s. */
+  waitForStdout(pattern: RegExp): Promise<RegExpMatchArray>;
+  /** stop sends SIGTERM and resolves when the program has exited. */
+  stop(): Promise<ExampleExit>;
+}
+
+/** Programs still running at the end of a test: killed (SIGKILL) after it. */
+const running = new Set<() => void>();
+/** Cleanups of what a test made in the cluster, run after it (after the programs are killed). */
+const cleanups: (() => Promise<unknown>)[] = [];
+
+afterEach(async () => {
+  for (const kill of running) kill();
+  running.clear();
+  for (const cleanup of cleanups.splice(0)) await cleanup();
+});
+
+/**
+ * startExample starts `<package>/<name>` as a plain node program of `kind` in the installed
+ * project, in the user's environment without KUBECONFIG.
+ */
+function startExample(example: string, kind: ModuleKind, args: readonly string[]): RunningExample {
+  const env = userEnvironment();
+  delete env.KUBECONFIG;
+  const child = spawn(process.execPath, [exampleFile(example, kind), ...args], {
+    cwd: project,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+  const closed = once(child, 'close') as Promise<[number | null, NodeJS.Signals | null]>;
+  const kill = () => child.kill('SIGKILL');
+  running.add(kill);
+  return {
+    async waitForStdout(pattern) {
+      for (const started = Date.now(); ; await sleep(50)) {
+        const match = pattern.exec(stdout);
+        if (match) return match;
+        if (Date.now() - started > 30_000 || child.exitCode !== null) {
+          throw new Error(`${example} printed no ${String(pattern)}: ${stdout}${stderr}`);
+        }
+      }
+    },
+    async stop() {
+      child.kill('SIGTERM');
+      const [code, signal] = await closed;
+      running.delete(kill);
+      return { code, signal, stdout, stderr };
+    },
+  };
+}
+
+/** logLines parses what the Manager's default logger wrote: one JSON object per line. */
+function logLines(stderr: string): { level?: string; msg?: string }[] {
+  return stderr
+    .trim()
+    .split('\n')
+    .map((line) => {
+      try {
+        return JSON.parse(line) as { level?: string; msg?: string };
+      } catch {
+        throw new Error(`a line on stderr is not JSON: ${line}`);
+      }
+    });
+}
+
+/** kubectl runs kubectl as the control plane's admin and returns its stdout; it throws when kubectl fails. */
+async function kubectl(...args: string[]): Promise<string> {
+  const result = await runCommand(
+    'kubectl',
+    ['--kubeconfig', controlPlane().kubeconfigPath, '--context', 'admin', ...args],
+    project,
+  );
+  if (result.status !== 0) throw new Error(`kubectl ${args.join(' ')}: ${result.stderr}`);
+  return result.stdout;
+}
+
+/** KubeObject is the part of an object the runtime examples' checks read. */
+interface KubeObject {
+  metadata: {
+    finalizers?: string[];
+    ownerReferences?: { kind: string; name: string; controller?: boolean }[];
+  };
+  data?: Record<string, string>;
+  subjects?: { name: string }[];
+  status?: { conditions?: { type: string; status: string; reason: string }[] };
+}
+
+/** getObject reads an object with kubectl: undefined when there is none. */
+async function getObject(...args: string[]): Promise<KubeObject | undefined> {
+  const text = await kubectl('get', ...args, '--ignore-not-found', '--output=json');
+  return text.trim() ? (JSON.parse(text) as KubeObject) : undefined;
+}
+
+let teamNamespacesCrd: Promise<unknown> | undefined;
+
+/**
+ * installTeamNamespacesCrd applies runtime/team-namespaces's CRD once and waits until it is
+ * served. It is left installed: packages/runtime/e2e/team-namespaces-example.e2e.test.ts may run
+ * at the same time with the same cluster-scoped CRD, and deleting it would delete its
+ * TeamNamespaces (the control plane is discarded after the run).
+ */
+function installTeamNamespacesCrd(): Promise<unknown> {
+  teamNamespacesCrd ??= (async () => {
+    await kubectl(
+      'apply',
+      '--server-side',
+      '--field-manager=k-installed-examples',
+      '-f',
+      TEAM_NAMESPACES_CRD,
+    );
+    await kubectl(
+      'wait',
+      '--for=condition=Established',
+      '--timeout=30s',
+      'crd/teamnamespaces.k.example',
+    );
+  })();
+  return teamNamespacesCrd;
 }
 
 /** kubeconfigCopy is a copy of the control plane's kubeconfig the example may edit. */
@@ -103,6 +282,7 @@ const EXAMPLES = [
   'config/show-current-context.ts',
   'rest/configmap-round-trip.ts',
   'runtime/configmap-mirror.ts',
+  'runtime/team-namespaces.ts',
   'transport/request-logging.ts',
 ];
 
@@ -117,7 +297,7 @@ describe.each(MODULE_KINDS)(
 
     it('config/show-current-context prints the current context and switches it', async () => {
       const kubeconfig = await kubeconfigCopy();
-      const shown = await runExample('config-show-current-context', kind, [], {
+      const shown = await runExample('config/show-current-context', kind, [], {
         KUBECONFIG: kubeconfig,
       });
       expect(shown, shown.stderr).toMatchObject({ status: 0, stderr: '' });
@@ -126,7 +306,7 @@ describe.each(MODULE_KINDS)(
         server: controlPlane().server,
         auth: 'none',
       });
-      const switched = await runExample('config-show-current-context', kind, ['--use', 'tester'], {
+      const switched = await runExample('config/show-current-context', kind, ['--use', 'tester'], {
         KUBECONFIG: kubeconfig,
       });
       expect(switched, switched.stderr).toMatchObject({ status: 0, stderr: '' });
@@ -136,7 +316,7 @@ describe.each(MODULE_KINDS)(
 
     it('transport/request-logging logs each request through its interceptors', async () => {
       const token = controlPlane().users.tester.token;
-      const result = await runExample('transport-request-logging', kind, [
+      const result = await runExample('transport/request-logging', kind, [
         `--kubeconfig=${controlPlane().kubeconfigPath}`,
         '--context=tester',
       ]);
@@ -158,7 +338,7 @@ describe.each(MODULE_KINDS)(
     });
 
     it('rest/configmap-round-trip creates, updates, watches and deletes a ConfigMap', async () => {
-      const result = await runExample('rest-configmap-round-trip', kind, [
+      const result = await runExample('rest/configmap-round-trip', kind, [
         `--kubeconfig=${controlPlane().kubeconfigPath}`,
         '--context=admin',
         `--namespace=${namespace.name}`,
@@ -173,7 +353,7 @@ describe.each(MODULE_KINDS)(
     });
 
     it('clientset/configmaps applies, reads, lists and deletes with the typed client', async () => {
-      const result = await runExample('clientset-configmaps', kind, [
+      const result = await runExample('clientset/configmaps', kind, [
         `--kubeconfig=${controlPlane().kubeconfigPath}`,
         '--context=admin',
         `--namespace=${namespace.name}`,
@@ -204,7 +384,7 @@ describe.each(MODULE_KINDS)(
       const env = { K_EXAMPLE_TOKEN: users.tester.token };
       for (const args of [[], ['--di']]) {
         const result = await runExample(
-          'clientset-custom-auth-plugin',
+          'clientset/custom-auth-plugin',
           kind,
           [`--kubeconfig=${kubeconfig}`, ...args],
           env,
@@ -215,7 +395,7 @@ describe.each(MODULE_KINDS)(
         });
       }
       const unset = await runExample(
-        'clientset-custom-auth-plugin',
+        'clientset/custom-auth-plugin',
         kind,
         [`--kubeconfig=${kubeconfig}`],
         {
@@ -275,57 +455,111 @@ console.log(JSON.stringify({ atImport, afterPlugin: loaded(), user: review.statu
       });
     });
 
-    it('runtime/configmap-mirror mirrors a labelled ConfigMap and stops on SIGTERM', async () => {
-      const kubeconfig = controlPlane().kubeconfigPath;
-      const env = userEnvironment();
-      delete env.KUBECONFIG;
-      const child = spawn(
-        process.execPath,
-        [
-          `runtime-configmap-mirror.${kind === 'esm' ? 'mjs' : 'cjs'}`,
-          `--kubeconfig=${kubeconfig}`,
+    describe('with a second namespace', () => {
+      const target = useTestNamespace({ prefix: 'mirror-target' });
+
+      it('runtime/configmap-mirror mirrors a labelled ConfigMap into the target namespace, deletes the mirror with it (finalizer) and stops on SIGTERM', async () => {
+        const example = startExample('runtime/configmap-mirror', kind, [
+          `--kubeconfig=${controlPlane().kubeconfigPath}`,
           '--context=admin',
-          `--namespace=${namespace.name}`,
+          `--target-namespace=${target.name}`,
           '--port=0',
           '--metrics-port=0',
-        ],
-        { cwd: project, env, stdio: ['ignore', 'pipe', 'pipe'] },
+        ]);
+        await example.waitForStdout(/listening probes \S+/);
+        const [, metrics] = await example.waitForStdout(/listening metrics (\S+)/);
+        await kubectl(
+          '-n',
+          namespace.name,
+          'create',
+          'configmap',
+          'greeting',
+          '--from-literal=hello=world',
+        );
+        await kubectl(
+          '-n',
+          namespace.name,
+          'label',
+          'configmap',
+          'greeting',
+          'k-example/mirror=true',
+        );
+        const mirror = `${namespace.name}.greeting`;
+        await eventually(async () =>
+          expect(await getObject('configmap', mirror, '-n', target.name)).toMatchObject({
+            data: { hello: 'world' },
+          }),
+        );
+        expect(await getObject('configmap', 'greeting', '-n', namespace.name)).toMatchObject({
+          metadata: { finalizers: ['k.example/mirror'] },
+        });
+        // prom-client, the optional peer, found by the installed @k/runtime.
+        expect(await (await fetch(`${metrics}/metrics`)).text()).toMatch(
+          /controller_runtime_reconcile_total\{controller="configmap-mirror",result="success"\} [1-9]/,
+        );
+
+        // kubectl waits until the source is gone: its finalizer goes after the mirror did.
+        await kubectl('-n', namespace.name, 'delete', 'configmap', 'greeting', '--timeout=30s');
+        expect(await getObject('configmap', mirror, '-n', target.name)).toBeUndefined();
+
+        const exit = await example.stop();
+        expect(exit, exit.stderr).toMatchObject({ code: 0, signal: null });
+        expect(exit.stdout.trim().split('\n').at(-1)).toBe('stopped');
+        const lines = logLines(exit.stderr);
+        expect(lines.map((line) => line.msg)).toContain('controller started');
+        expect(lines.filter((line) => line.level === 'error')).toEqual([]);
+      });
+    });
+
+    it('runtime/team-namespaces makes the Namespace of a TeamNamespace (cluster-scoped, its k-gen client) and reports it Ready', async () => {
+      await installTeamNamespacesCrd();
+      const name = `tns-${namespace.name}`;
+      cleanups.push(async () => {
+        await kubectl('delete', 'teamnamespace', name, '--ignore-not-found', '--wait=false');
+        // Deleted rather than left to the garbage collector, which learns a new kind late.
+        await kubectl('delete', 'namespace', name, '--ignore-not-found', '--wait=false');
+      });
+      const example = startExample('runtime/team-namespaces', kind, [
+        `--kubeconfig=${controlPlane().kubeconfigPath}`,
+        '--context=admin',
+        `--lease-namespace=${namespace.name}`,
+        '--port=0',
+        '--metrics-port=0',
+      ]);
+      await example.waitForStdout(/listening probes \S+/);
+      const manifest = join(scratch, `${name}.json`);
+      await writeFile(
+        manifest,
+        JSON.stringify({
+          apiVersion: 'k.example/v1',
+          kind: 'TeamNamespace',
+          metadata: { name },
+          spec: { owners: ['alice'] },
+        }),
       );
-      let stdout = '';
-      let stderr = '';
-      child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-      child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-      const closed = once(child, 'close') as Promise<[number | null, NodeJS.Signals | null]>;
-      const printed = async (pattern: RegExp): Promise<void> => {
-        for (const started = Date.now(); !pattern.test(stdout);) {
-          if (Date.now() - started > 30_000 || child.exitCode !== null) {
-            throw new Error(`no ${String(pattern)} in: ${stdout}${stderr}`);
-          }
-          await new Promise((resolve) => setTimeout(resolve, 50));
-        }
-      };
-      try {
-        await printed(/listening probes \S+/);
-        const kubectl = ['--kubeconfig', kubeconfig, '--context', 'admin', '-n', namespace.name];
-        for (const args of [
-          ['create', 'configmap', 'greeting', '--from-literal=hello=world'],
-          ['label', 'configmap', 'greeting', 'k-example/mirror=true'],
-        ]) {
-          const result = await runCommand('kubectl', [...kubectl, ...args], project);
-          expect(result, result.stderr).toMatchObject({ status: 0 });
-        }
-        await printed(/mirrored \S+\/greeting -> greeting-copy/);
-        child.kill('SIGTERM');
-        const [code, signal] = await closed;
-        expect({ code, signal, stderr }).toEqual({ code: 0, signal: null, stderr: '' });
-        expect(stdout.trim().split('\n').at(-1)).toBe('stopped');
-      } finally {
-        child.kill('SIGKILL');
-      }
+      await kubectl('create', '-f', manifest);
+      await eventually(async () =>
+        expect(await getObject('teamnamespace', name)).toMatchObject({
+          status: { conditions: [{ type: 'Ready', status: 'True', reason: 'Provisioned' }] },
+        }),
+      );
+      expect(await getObject('namespace', name)).toMatchObject({
+        metadata: { ownerReferences: [{ kind: 'TeamNamespace', name, controller: true }] },
+      });
+      expect(await getObject('rolebinding', 'team-owners', '-n', name)).toMatchObject({
+        subjects: [{ name: 'alice' }],
+      });
+
+      const exit = await example.stop();
+      expect(exit, exit.stderr).toMatchObject({ code: 0, signal: null });
+      expect(exit.stdout.trim().split('\n').at(-1)).toBe('stopped');
+      const lines = logLines(exit.stderr);
+      expect(lines.map((line) => line.msg)).toContain('leading; starting controllers');
+      expect(lines.filter((line) => line.level === 'error')).toEqual([]);
     });
 
     it('codegen/generate-crd-client generates the Widget modules in memory', async () => {
-      const result = await runExample('codegen-generate-crd-client', kind, [WIDGET_CRD]);
+      const result = await runExample('codegen/generate-crd-client', kind, [WIDGET_CRD]);
       expect(result, result.stderr).toMatchObject({ status: 0, stderr: '' });
       const lines = result.stdout.trim().split('\n');
       expect(lines.map((line) => basename(line.split(':')[0] ?? ''))).toEqual([
