@@ -1,4 +1,4 @@
-import type { Clientset } from '@k/clientset';
+import { ignoreNotFound, type Clientset } from '@k/clientset';
 import type { ConfigMap } from '@k/clientset/core/v1';
 import { isInvalid, isNotFound } from '@k/rest';
 import { useTestNamespace } from '@k/testenv/vitest';
@@ -8,7 +8,8 @@ import {
   removeFinalizerOnServer,
   type FinalizerClient,
 } from '../src/finalizers.js';
-import { clientsetFor } from './helpers.js';
+import { ControllerBuilder, SILENT_LOGGER, withFinalizer } from '../src/index.js';
+import { clientsetFor, eventually } from './helpers.js';
 
 // Finalizer patches from two clients (two clientsets, two connection pools) racing on the real
 // API server: the guarded JSON patches keep both writers' finalizers where plain merge patches
@@ -180,6 +181,90 @@ describe('finalizer patches on the real server', () => {
       expect(added.metadata?.finalizers).toEqual(['k.example/other', 'k.example/mine']);
     } finally {
       await release('contended');
+    }
+  });
+});
+
+describe('withFinalizer in a controller on the real server', () => {
+  it('adds its finalizer beside another writer racing to add theirs, runs cleanup once on delete, and leaves theirs', async () => {
+    const configMaps = first.coreV1.configMaps(namespace.name);
+    const cleanups: string[] = [];
+    const applies: string[][] = [];
+    const stop = new AbortController();
+    const controller = new ControllerBuilder('finalized-configmaps')
+      .for(first.coreV1.configMaps(namespace.name), { labelSelector: { test: 'with-finalizer' } })
+      .withOptions({ logger: SILENT_LOGGER })
+      .complete(
+        withFinalizer('example.com/cleanup', {
+          apply: (object) => void applies.push([...(object.metadata?.finalizers ?? [])]),
+          cleanup: (object) => void cleanups.push(object.metadata?.name ?? ''),
+        }),
+      );
+    const running = controller.start(stop.signal);
+    try {
+      await configMaps.create({
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: { name: 'raced', labels: { test: 'with-finalizer' } },
+      });
+      // The other writer adds its finalizer from its own client while the controller adds ours.
+      const theirs = second.coreV1.configMaps(namespace.name);
+      await addFinalizerOnServer(theirs, await theirs.get('raced'), 'other.example.com/keep');
+      await eventually(async () =>
+        expect(new Set((await configMaps.get('raced')).metadata?.finalizers)).toEqual(
+          new Set(['example.com/cleanup', 'other.example.com/keep']),
+        ),
+      );
+      expect(applies.every((finalizers) => finalizers.includes('example.com/cleanup'))).toBe(true);
+
+      await configMaps.delete('raced');
+      await eventually(async () =>
+        expect((await configMaps.get('raced')).metadata?.finalizers).toEqual([
+          'other.example.com/keep',
+        ]),
+      );
+      expect(cleanups).toEqual(['raced']);
+    } finally {
+      stop.abort();
+      await running;
+      await release('raced');
+    }
+  });
+
+  it('reconciles a cluster-scoped kind (Namespaces) with the object and a finalizer', async () => {
+    const name = `${namespace.name}-scoped`;
+    const seen: string[] = [];
+    const stop = new AbortController();
+    const namespaces = first.coreV1.namespaces();
+    const controller = new ControllerBuilder('finalized-namespaces')
+      .for(namespaces, { labelSelector: { test: namespace.name } })
+      .withOptions({ logger: SILENT_LOGGER })
+      .complete(
+        withFinalizer('example.com/cleanup', {
+          apply: (object, { request }) =>
+            void seen.push(`apply ${request.namespace}|${request.name}|${object.status?.phase}`),
+          cleanup: (object) => void seen.push(`cleanup ${object.metadata?.name}`),
+        }),
+      );
+    const running = controller.start(stop.signal);
+    try {
+      await namespaces.create({
+        apiVersion: 'v1',
+        kind: 'Namespace',
+        metadata: { name, labels: { test: namespace.name } },
+      });
+      await eventually(() => expect(seen).toContain(`apply |${name}|Active`));
+      expect((await namespaces.get(name)).metadata?.finalizers).toEqual(['example.com/cleanup']);
+      await namespaces.delete(name);
+      await eventually(() => expect(seen).toContain(`cleanup ${name}`));
+      // The metadata finalizer is gone; the namespace controller finishes the deletion.
+      await eventually(async () => {
+        const left = await ignoreNotFound(namespaces.get(name));
+        expect(left?.metadata?.finalizers ?? []).toEqual([]);
+      });
+    } finally {
+      stop.abort();
+      await running;
     }
   });
 });
