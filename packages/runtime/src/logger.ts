@@ -15,7 +15,7 @@ export interface Logger {
 }
 
 /** LogLevel is the least severe level a {@link jsonLogger} writes. */
-export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
+type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 
 const drop = (): void => {};
 

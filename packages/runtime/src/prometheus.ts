@@ -20,7 +20,6 @@ import type {
   ScrapableMetricsSink,
 } from './metrics/metrics-sink.js';
 
-
 /** PrometheusMetricsOptions configure {@link PrometheusMetrics}. */
 export interface PrometheusMetricsOptions {
   /** registry to register in (default: a new one, so two sinks never collide; pass prom-client's `register` to share the global one). */

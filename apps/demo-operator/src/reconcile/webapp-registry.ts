@@ -64,7 +64,9 @@ export class WebAppRegistry {
   }
 
   #cached(namespace: string): ConfigMap | undefined {
-    return this.#cache.get({ metadata: { namespace: this.namespace, name: registryName(namespace) } });
+    return this.#cache.get({
+      metadata: { namespace: this.namespace, name: registryName(namespace) },
+    });
   }
 
   /** isRecorded: the cached registry of the WebApp's namespace holds `webapp`'s current entry. */

@@ -10,14 +10,6 @@ export function objectKey(object: KubernetesObject): string {
   return metadata?.namespace ? `${metadata.namespace}/${name}` : name;
 }
 
-/** splitObjectKey is the inverse of {@link objectKey}: `{ namespace, name }` (namespace `''` when cluster-scoped). */
-export function splitObjectKey(key: string): { namespace: string; name: string } {
-  const slash = key.indexOf('/');
-  return slash === -1
-    ? { namespace: '', name: key }
-    : { namespace: key.slice(0, slash), name: key.slice(slash + 1) };
-}
-
 /**
  * DeletedFinalStateUnknown is what `onDelete` gets for an object deleted while the informer was
  * not watching: it was missing from a relist. `object` is its last state in the cache, which

@@ -137,7 +137,8 @@ export class Reflector<T extends KubernetesObject> {
     );
     this.#clock = options.clock ?? systemClock;
     this.#random = options.random ?? Math.random;
-    this.#backoff = options.backoff ?? new ExponentialBackoff({ clock: this.#clock, random: this.#random });
+    this.#backoff =
+      options.backoff ?? new ExponentialBackoff({ clock: this.#clock, random: this.#random });
     this.#logger = options.logger ?? SILENT_LOGGER;
     this.#useWatchList = options.watchList ?? true;
   }
