@@ -23,17 +23,32 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 // How users meet the code: every package is packed with npm and the tarballs are installed into
 // an empty project outside the workspace (no tsx, no workspace links, no @k/source). Each
 // package's examples/ (the examples/*.ts programs and the modules they import beside them, such
-// as a k-gen client in generated/) is compiled as a user's build emits it: .js files in the
-// project's esm/ and cjs/ folders, whose package.json says the module type. The programs run
-// there with node against the local control plane; what they print is checked.
+// as a k-gen client in generated/) is copied into the project's esm/ and cjs/ folders, whose
+// package.json says the module type, and built there with tsc as a user builds for Node (module
+// NodeNext, strict). The programs run with node against the local control plane; what they
+// print is checked.
 
 const PACKAGES = ['config', 'transport', 'rest', 'clientset', 'codegen', 'runtime'];
 /**
- * What the examples load beside the packages (the versions the workspace uses): prom-client,
+ * What the examples need beside the packages, at the versions the workspace uses: prom-client,
  * @k/runtime's optional peer, so the runtime examples serve /metrics; tsyringe and
- * reflect-metadata for the DI path of the custom auth plugin example.
+ * reflect-metadata for the DI path of the custom auth plugin example; Node's types for tsc.
  */
-const DEPENDENCIES = ['prom-client@15.1.3', 'tsyringe@4.10.0', 'reflect-metadata@0.2.2'];
+const DEPENDENCIES = ['prom-client', 'tsyringe', 'reflect-metadata', '@types/node'];
+const TSC = join(WORKSPACE_ROOT, 'node_modules/typescript/bin/tsc');
+/** TSCONFIG is a user's tsconfig.json for Node, over both folders. */
+const TSCONFIG = {
+  compilerOptions: {
+    target: 'ES2022',
+    module: 'NodeNext',
+    strict: true,
+    skipLibCheck: true,
+    types: ['node'],
+  },
+  include: MODULE_KINDS,
+};
+/** MODULE_TYPES is what the package.json of each kind's folder says (`type`). */
+const MODULE_TYPES: Record<ModuleKind, string> = { esm: 'module', cjs: 'commonjs' };
 const WIDGET_CRD = join(WORKSPACE_ROOT, 'packages/clientset/e2e/fixtures/widget-crd.yaml');
 const TEAM_NAMESPACES_CRD = join(
   WORKSPACE_ROOT,
@@ -44,7 +59,7 @@ let installed: InstalledProject | undefined;
 let project: string;
 let scratch: string;
 
-/** compile turns an example into the program a user's build emits for `kind`. */
+/** compile turns a one-file program into what a user's build emits for `kind`. */
 function compile(source: string, kind: ModuleKind): string {
   return ts.transpileModule(source, {
     compilerOptions: {
@@ -84,29 +99,40 @@ async function exampleModules(): Promise<string[]> {
   return found.sort();
 }
 
-/** MODULE_TYPES is what the package.json of each kind's folder says (`type`). */
-const MODULE_TYPES: Record<ModuleKind, string> = { esm: 'module', cjs: 'commonjs' };
+/** workspaceVersion is the version of `name` the workspace has installed. */
+async function workspaceVersion(name: string): Promise<string> {
+  const manifest = join(WORKSPACE_ROOT, 'node_modules', name, 'package.json');
+  return (JSON.parse(await readFile(manifest, 'utf8')) as { version: string }).version;
+}
 
 beforeAll(async () => {
-  installed = await installPackedPackages({ packages: PACKAGES, dependencies: DEPENDENCIES });
+  installed = await installPackedPackages({
+    packages: PACKAGES,
+    dependencies: await Promise.all(
+      DEPENDENCIES.map(async (name) => `${name}@${await workspaceVersion(name)}`),
+    ),
+  });
   project = installed.directory;
   expect(relative(WORKSPACE_ROOT, project).startsWith('..')).toBe(true);
+  const modules = await exampleModules();
   for (const kind of MODULE_KINDS) {
     await mkdir(join(project, kind));
     await writeFile(
       join(project, kind, 'package.json'),
       JSON.stringify({ type: MODULE_TYPES[kind] }),
     );
-  }
-  for (const module of await exampleModules()) {
-    const [name = '', path = ''] = module.split(/\/(.*)/s);
-    const source = await readFile(join(WORKSPACE_ROOT, 'packages', name, 'examples', path), 'utf8');
-    for (const kind of MODULE_KINDS) {
-      const file = join(project, kind, name, path.replace(/\.ts$/, '.js'));
+    for (const module of modules) {
+      const [name = '', path = ''] = module.split(/\/(.*)/s);
+      const file = join(project, kind, name, path);
       await mkdir(dirname(file), { recursive: true });
-      await writeFile(file, compile(source, kind));
+      await copyFile(join(WORKSPACE_ROOT, 'packages', name, 'examples', path), file);
     }
   }
+  await writeFile(join(project, 'tsconfig.json'), JSON.stringify(TSCONFIG));
+  // 0: built; 2: built with type errors (tsc emits all the same, so the runs still say what
+  // works).
+  const built = await runCommand(process.execPath, [TSC, '-p', 'tsconfig.json'], project);
+  expect([0, 2], built.stdout + built.stderr).toContain(built.status);
   scratch = await mkdtemp(join(tmpdir(), 'k-examples-'));
 }, 360_000);
 
@@ -115,12 +141,12 @@ afterAll(async () => {
   if (scratch) await rm(scratch, { recursive: true, force: true });
 });
 
-/** exampleFile is where the program of `<package>/<name>` is, for `kind`, in the installed project. */
+/** exampleFile is where `<package>/<name>`'s program for `kind` is in the installed project. */
 function exampleFile(example: string, kind: ModuleKind): string {
   return join(kind, `${example}.js`);
 }
 
-/** runExample runs `<package>/<name>` as a plain node program of `kind` in the installed project. */
+/** runExample runs `<package>/<name>` as a plain node program of `kind` in the project. */
 function runExample(
   example: string,
   kind: ModuleKind,
@@ -144,7 +170,7 @@ interface ExampleExit {
 interface RunningExample {
   /** waitForStdout resolves when stdout matches `pattern`; it throws at exit or after 30 s. */
   waitForStdout(pattern: RegExp): Promise<RegExpMatchArray>;
-  /** stop sends SIGTERM and resolves when the program has exited. */
+  /** stop sends SIGTERM and resolves when the program has exited (killed after 20 s). */
   stop(): Promise<ExampleExit>;
 }
 
@@ -190,7 +216,9 @@ function startExample(example: string, kind: ModuleKind, args: readonly string[]
     },
     async stop() {
       child.kill('SIGTERM');
+      const timer = setTimeout(kill, 20_000);
       const [code, signal] = await closed;
+      clearTimeout(timer);
       running.delete(kill);
       return { code, signal, stdout, stderr };
     },
@@ -211,7 +239,7 @@ function logLines(stderr: string): { level?: string; msg?: string }[] {
     });
 }
 
-/** kubectl runs kubectl as the control plane's admin and returns its stdout; it throws when kubectl fails. */
+/** kubectl runs kubectl as the control plane's admin and returns its stdout; throws if it fails. */
 async function kubectl(...args: string[]): Promise<string> {
   const result = await runCommand(
     'kubectl',
