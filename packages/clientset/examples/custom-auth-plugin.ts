@@ -22,6 +22,9 @@
  */
 import { loadKubeconfig, resolveConfig } from '@k/config';
 import { createClientset, type Clientset } from '@k/clientset';
+// A static import: it needs no tsyringe at run time (types only), and a CommonJS build keeps one
+// copy of the packages (a dynamic import() would load their ESM build beside the required one).
+import { CLIENTSET, CREDENTIAL_PROVIDER_FACTORY, registerClientset } from '@k/clientset/di';
 import {
   TransportError,
   type CredentialProvider,
@@ -81,8 +84,6 @@ function option(name: string): string | undefined {
 async function clientsetByDi(config: ReturnType<typeof resolveConfig>): Promise<Clientset> {
   await import('reflect-metadata'); // the application that chose tsyringe loads its polyfill
   const { container } = await import('tsyringe');
-  const { CLIENTSET, CREDENTIAL_PROVIDER_FACTORY, registerClientset } =
-    await import('@k/clientset/di');
   const scope = container.createChildContainer(); // never the global container itself
   scope.register(CREDENTIAL_PROVIDER_FACTORY, { useValue: envTokenPlugin });
   return registerClientset(scope.createChildContainer(), { config }).resolve(CLIENTSET);

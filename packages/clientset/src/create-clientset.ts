@@ -41,9 +41,9 @@ export interface ClientsetOptions extends CreateRestClientOptions {
 /** InferClientsetOptions configure {@link inferClientset}: where the configuration comes from, and the clientset's options. */
 export interface InferClientsetOptions extends ClientsetOptions {
   /** kubeconfig is `--kubeconfig`: load only this file. */
-  kubeconfig?: string;
+  kubeconfig?: string | undefined;
   /** context is `--context`. */
-  context?: string;
+  context?: string | undefined;
   /** overrides are kubectl's other global flags (`--namespace`, `--server`, `--as`, …). */
   overrides?: ConfigOverrides;
   /**

@@ -16,7 +16,7 @@ import type { ConfigMap } from '@k/clientset/core/v1';
 import { Manager, TerminalError, withFinalizer } from '@k/runtime';
 
 const option = (name: string): string | undefined =>
-  process.argv.find((argument) => argument.startsWith(`--${name}=`))?.split('=')[1];
+  process.argv.find((argument) => argument.startsWith(`--${name}=`))?.slice(name.length + 3);
 
 async function main(): Promise<void> {
   const manager = await Manager.create({

@@ -28,7 +28,7 @@ import { Manager, isApplied, isControlledBy, setStatusCondition } from '@k/runti
 import { createTeamNamespacesClient, type TeamNamespace } from './generated/team-namespace-v1.js';
 
 const option = (name: string): string | undefined =>
-  process.argv.find((argument) => argument.startsWith(`--${name}=`))?.split('=')[1];
+  process.argv.find((argument) => argument.startsWith(`--${name}=`))?.slice(name.length + 3);
 
 const FIELD_MANAGER = 'team-namespaces';
 const WRITE = { fieldManager: FIELD_MANAGER };

@@ -3,7 +3,7 @@
 import type { KConfigErrorCode } from '@k/config';
 import type { KClientsetErrorCode } from '@k/clientset';
 import type { KRestErrorCode } from '@k/rest';
-import type { KRuntimeErrorCode } from '@k/runtime';
+import type { RuntimeErrorCode } from '@k/runtime';
 import type { KTransportErrorCode } from '@k/transport';
 
 type Equal<A, B> =
@@ -100,7 +100,7 @@ export type ClientsetCodes = Expect<
 
 export type RuntimeCodes = Expect<
   Equal<
-    KRuntimeErrorCode,
+    RuntimeErrorCode,
     | 'ERR_RUNTIME_CONFIGURATION'
     | 'ERR_RUNTIME_CONFLICT'
     | 'ERR_RUNTIME_INFORMER_LIST'
@@ -110,5 +110,6 @@ export type RuntimeCodes = Expect<
     | 'ERR_RUNTIME_LISTEN'
     | 'ERR_RUNTIME_NOT_SYNCED'
     | 'ERR_RUNTIME_SHUTDOWN_TIMEOUT'
+    | 'ERR_RUNTIME_TERMINAL'
   >
 >;

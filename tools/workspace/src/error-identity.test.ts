@@ -24,7 +24,8 @@ import {
   WatchDecodeError,
   WebSocketError,
 } from '@k/rest';
-import { InformerError, RuntimeError } from '@k/runtime';
+import { RuntimeError, TerminalError } from '@k/runtime';
+import { InformerError } from '@k/runtime/informer';
 import { ExecPluginError, OidcError, TransportError } from '@k/transport';
 import { describe, expect, it } from 'vitest';
 
@@ -78,6 +79,7 @@ const samples: [
   [new PortForwardError('m', 80), [PortForwardError, ClientsetError]],
   [new RuntimeError('ERR_RUNTIME_CONFIGURATION', 'm'), [RuntimeError]],
   [new InformerError('ERR_RUNTIME_INFORMER_WATCH', 'pods', 'm'), [InformerError, RuntimeError]],
+  [new TerminalError('m'), [TerminalError, RuntimeError]],
 ];
 
 const classes = [...new Set(samples.flatMap(([, own]) => own))];
@@ -96,6 +98,7 @@ const PREFIX: ReadonlyMap<unknown, string> = new Map<unknown, string>([
   [PortForwardError, 'ERR_CLIENTSET_'],
   [RuntimeError, 'ERR_RUNTIME_'],
   [InformerError, 'ERR_RUNTIME_'],
+  [TerminalError, 'ERR_RUNTIME_'],
 ]);
 
 describe('error identity across the packages', () => {
