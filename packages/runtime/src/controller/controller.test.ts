@@ -286,6 +286,34 @@ describe('Controller own writes', () => {
   });
 });
 
+describe('Controller changes during a reconcile', () => {
+  it('reconciles again after hundreds of changes delivered during one reconcile (more than the bounded record keeps)', async () => {
+    const source = new MemorySource<Thing>();
+    source.create(thing('busy', 'ns', { step: '0' }));
+    const seen: string[] = [];
+    let release: () => void = () => {};
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const controller = new ControllerBuilder('busy')
+      .for(source)
+      .withOptions(QUIET)
+      .complete(async (object) => {
+        seen.push(object.data?.step ?? '');
+        if (object.data?.step === '0') await gate;
+      });
+    void start(controller);
+    await vi.waitFor(() => expect(seen).toEqual(['0']));
+    // Far more changes than the record keeps arrive while the first reconcile runs.
+    for (let step = 1; step <= 500; step += 1) {
+      source.update({ ...source.get('ns/busy')!, data: { step: String(step) } });
+    }
+    await vi.waitFor(() =>
+      expect(controller.informer.lister.getByName('busy', 'ns')?.data?.step).toBe('500'),
+    );
+    release();
+    await vi.waitFor(() => expect(seen).toEqual(['0', '500']));
+  });
+});
+
 describe('ControllerBuilder', () => {
   it('refuses for() twice and complete() without for()', () => {
     const source = new MemorySource<Thing>();

@@ -101,6 +101,12 @@ export interface WatchedInformer {
   waitForSync(signal?: AbortSignal): Promise<void>;
 }
 
+/**
+ * MAX_RECORDED_CHANGES bounds the changes kept while one key is reconciled: past it, some are
+ * surely not the reconcile's own, and the key is enqueued again at its end.
+ */
+const MAX_RECORDED_CHANGES = 64;
+
 /** CLIENT_CACHE_LIMIT bounds the per-namespace clients kept (they are cheap to make again). */
 const CLIENT_CACHE_LIMIT = 1024;
 
@@ -135,7 +141,10 @@ export class Controller<T extends KubernetesObject = KubernetesObject, C = unkno
    * (`undefined` for one without an integer version) and those the reconcile remembered writing:
    * at its end, a change that is not its own enqueues the key again.
    */
-  readonly #recording = new Map<string, { delivered: (bigint | undefined)[]; own: Set<bigint> }>();
+  readonly #recording = new Map<
+    string,
+    { delivered: (bigint | undefined)[]; overflowed: boolean; own: Set<bigint> }
+  >();
   readonly #informers = new Set<WatchedInformer>();
   readonly #maxConcurrent: number;
   readonly #cacheSyncTimeoutMs: number;
@@ -325,6 +334,7 @@ export class Controller<T extends KubernetesObject = KubernetesObject, C = unkno
     if (object === undefined) {
       // Gone (or no longer selected): nothing to reconcile; a finalizer handles what must be.
       this.queue.forget(key);
+      this.#ownVersions.delete(key);
       return;
     }
     const request = requestFromKey(key);
@@ -343,7 +353,7 @@ export class Controller<T extends KubernetesObject = KubernetesObject, C = unkno
       remember: (written) => this.#remember(written),
     };
     let outcome: 'success' | 'error' | 'requeue_after';
-    this.#recording.set(key, { delivered: [], own: new Set() });
+    this.#recording.set(key, { delivered: [], overflowed: false, own: new Set() });
     try {
       const result = await this.#reconcile(object, context);
       this.queue.forget(key);
@@ -381,7 +391,7 @@ export class Controller<T extends KubernetesObject = KubernetesObject, C = unkno
     this.#recording.delete(key);
     if (!recording) return;
     let newest: bigint | undefined;
-    let others = false;
+    let others = recording.overflowed;
     for (const version of recording.delivered) {
       if (version === undefined || !recording.own.has(version)) others = true;
       if (version !== undefined && (newest === undefined || version > newest)) newest = version;
@@ -414,7 +424,11 @@ export class Controller<T extends KubernetesObject = KubernetesObject, C = unkno
     const key = objectKey(object);
     const recording = this.#recording.get(key);
     if (recording) {
-      recording.delivered.push(versionOf(object));
+      if (recording.delivered.length < MAX_RECORDED_CHANGES) {
+        recording.delivered.push(versionOf(object));
+      } else {
+        recording.overflowed = true;
+      }
       return true;
     }
     const own = this.#ownVersions.get(key);

@@ -619,14 +619,28 @@ export interface CreateManagerOptions extends ManagerOptions {
   clientsetOptions?: InferClientsetOptions;
 }
 
-/** prometheusIfInstalled is a `PrometheusMetrics` when the optional peer prom-client can be loaded. */
+/**
+ * prometheusIfInstalled is a `PrometheusMetrics` when the optional peer prom-client is installed;
+ * any other failure to load the adapter is an error, not a quiet absence of `/metrics`.
+ */
 async function prometheusIfInstalled(): Promise<MetricsSink | undefined> {
   try {
     const { PrometheusMetrics } = await import('../prometheus.js');
     return new PrometheusMetrics();
-  } catch {
-    return undefined;
+  } catch (error) {
+    if (isPromClientMissing(error)) return undefined;
+    throw error;
   }
+}
+
+/** isPromClientMissing: `error` says the module prom-client could not be found (ESM or CommonJS). */
+function isPromClientMissing(error: unknown): boolean {
+  const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
+  return (
+    (code === 'ERR_MODULE_NOT_FOUND' || code === 'MODULE_NOT_FOUND') &&
+    typeof message === 'string' &&
+    message.includes("'prom-client'")
+  );
 }
 
 /**
