@@ -5,7 +5,7 @@ import path from 'node:path';
 import { isForbidden, parseManifests, type Clientset, type UnstructuredObject } from '@k/clientset';
 import type { Deployment } from '@k/clientset/apps/v1';
 import type { Pod } from '@k/clientset/core/v1';
-import { readAuditLog } from '@k/testenv';
+import { permissionOf, readAuditLog } from '@k/testenv';
 import { controlPlane, useTestNamespace } from '@k/testenv/vitest';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createWebAppsClient, type WebApp } from '../src/generated/web-app-v1alpha1.js';
@@ -232,12 +232,7 @@ describe('the operator under its ServiceAccount (a TokenRequest token)', () => {
 
     const records = await readAuditLog(controlPlane().auditLogPath, { user });
     expect(records.filter((record) => record.code === 403)).toEqual([]);
-    const used = new Set(
-      records.map(
-        (record) =>
-          `${record.verb} ${record.resource}${record.subresource ? `/${record.subresource}` : ''}`,
-      ),
-    );
+    const used = new Set(records.map(permissionOf));
     for (const permission of [
       'watch webapps',
       'patch webapps',

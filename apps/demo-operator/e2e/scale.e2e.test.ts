@@ -1,5 +1,5 @@
 import type { Clientset } from '@k/clientset';
-import { readAuditLog, type AuditRecord } from '@k/testenv';
+import { permissionOf, readAuditLog, type AuditRecord } from '@k/testenv';
 import { controlPlane, useTestNamespace } from '@k/testenv/vitest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWebAppsClient } from '../src/generated/web-app-v1alpha1.js';
@@ -27,8 +27,6 @@ function operatorRequests(identity: string): Promise<AuditRecord[]> {
 }
 
 const isWrite = (record: AuditRecord) => /^(create|update|patch|delete)$/.test(record.verb);
-const kindOf = (record: AuditRecord) =>
-  `${record.verb} ${record.resource}${record.subresource ? `/${record.subresource}` : ''}`;
 
 describe(`${COUNT} WebApps at once`, () => {
   it('are all reconciled with the writes each needs; then, with nothing changing, the operator sends nothing but Lease renewals', async () => {
@@ -84,7 +82,7 @@ describe(`${COUNT} WebApps at once`, () => {
       const writes = before.filter(isWrite).filter((record) => record.resource !== 'leases');
       const byKind = new Map<string, number>();
       for (const record of writes)
-        byKind.set(kindOf(record), (byKind.get(kindOf(record)) ?? 0) + 1);
+        byKind.set(permissionOf(record), (byKind.get(permissionOf(record)) ?? 0) + 1);
       console.log(`writes for ${COUNT} WebApps: ${JSON.stringify(Object.fromEntries(byKind))}`);
       // The necessary writes: one finalizer, one registry entry (the first creates the registry),
       // one Deployment, one Service (each a create: it fails if the name is taken), one Event
@@ -106,7 +104,7 @@ describe(`${COUNT} WebApps at once`, () => {
       const after = await operatorRequests(identity);
       const known = new Set(before.map((record) => record.auditID));
       const idle = after.filter((record) => !known.has(record.auditID));
-      expect(idle.filter((record) => record.resource !== 'leases').map(kindOf)).toEqual([]);
+      expect(idle.filter((record) => record.resource !== 'leases').map(permissionOf)).toEqual([]);
       // Renewals every retry period (2 s): one update each, of the Lease as last seen (a read
       // only after a renewal failed).
       const renewals = idle.filter((record) => record.resource === 'leases');

@@ -8,7 +8,7 @@ import {
 import { controlPlane, useTestNamespace } from '@k/testenv/vitest';
 import ts from 'typescript';
 import { afterEach, describe, expect, it } from 'vitest';
-import { clientsetFor, eventually } from './helpers.js';
+import { clientsetFor, eventually, jsonLogLines } from './helpers.js';
 import { ignoreNotFound } from '@k/clientset';
 
 // examples/configmap-mirror.ts as a user's build emits it (plain .mjs and .cjs), importing the
@@ -128,10 +128,7 @@ describe.each(MODULE_KINDS)('examples/configmap-mirror.ts (%s)', (kind) => {
       expect(result).toMatchObject({ exitCode: 0, signal: null, timedOut: false });
       expect(result.stdout.trim().split('\n').at(-1)).toBe('stopped');
       // The Manager's default logger: one JSON object per line on stderr.
-      const lines = result.stderr
-        .trim()
-        .split('\n')
-        .map((line) => JSON.parse(line) as Record<string, unknown>);
+      const lines = jsonLogLines(result.stderr);
       expect(lines.some((line) => line.msg === 'controller started')).toBe(true);
       const errors = lines.filter((line) => line.level === 'error');
       expect(errors).toMatchObject([{ controller: 'configmap-mirror', name: `inside-${kind}` }]);

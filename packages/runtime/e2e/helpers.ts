@@ -82,3 +82,11 @@ contexts:
     user: someone
 current-context: nowhere
 `;
+
+/** jsonLogLines parses a program's stderr as the default logger writes it: one JSON object per line. */
+export function jsonLogLines(stderr: string): Record<string, unknown>[] {
+  return stderr
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
+}

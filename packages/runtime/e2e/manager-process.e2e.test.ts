@@ -3,7 +3,7 @@ import type { RunningNodeProgram } from '@k/test-utils';
 import { controlPlane, useTestNamespace } from '@k/testenv/vitest';
 import { afterEach, describe, expect, it } from 'vitest';
 import { retryOnConflict } from '@k/rest';
-import { UNREACHABLE_KUBECONFIG, clientsetFor, eventually } from './helpers.js';
+import { clientsetFor, eventually, jsonLogLines, UNREACHABLE_KUBECONFIG } from './helpers.js';
 
 // An operator's main as a user writes it, run by plain `node` on the built packages: a Manager
 // with leader election, a controller, /healthz and /readyz and /metrics on ephemeral ports, and
@@ -137,8 +137,8 @@ describe.each(MODULE_KINDS)('a Manager program (%s)', (kind: ModuleKind) => {
       const resultA = await a.program.exited;
       expect(resultA).toMatchObject({ exitCode: 0, signal: null, timedOut: false });
       // The default logger: JSON lines on stderr, none an error.
-      expect(logLevels(resultA.stderr)).not.toContain('error');
-      expect(logLevels(resultA.stderr)).toContain('info');
+      expect(jsonLogLines(resultA.stderr).map((line) => line.level)).not.toContain('error');
+      expect(jsonLogLines(resultA.stderr).map((line) => line.level)).toContain('info');
       expect(resultA.stdout).toMatch(/RECONCILED a second\nSTOPPED a\nEXIT 0\n$/);
 
       // Released at once: b leads well before the 15 s lease would have expired, and reconciles
@@ -288,11 +288,3 @@ console.log('STOPPED');`,
     expect(Date.now() - started).toBeGreaterThanOrEqual(1500);
   });
 });
-
-/** logLevels are the levels of a program's JSON log lines on stderr (each line must be one). */
-function logLevels(stderr: string): string[] {
-  return stderr
-    .trim()
-    .split('\n')
-    .map((line) => (JSON.parse(line) as { level: string }).level);
-}

@@ -12,7 +12,7 @@ import {
   type ModuleKind,
   type RunningNodeProgram,
 } from '@k/test-utils';
-import { readAuditLog } from '@k/testenv';
+import { permissionOf, readAuditLog } from '@k/testenv';
 import { controlPlane, useTestNamespace } from '@k/testenv/vitest';
 import ts from 'typescript';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -20,7 +20,7 @@ import {
   createTeamNamespacesClient,
   type TeamNamespace,
 } from '../examples/generated/team-namespace-v1.js';
-import { clientsetFor, eventually } from './helpers.js';
+import { clientsetFor, eventually, jsonLogLines } from './helpers.js';
 
 // examples/team-namespaces.ts and its k-gen'd client as a user's build emits them (plain .mjs
 // and .cjs), importing the built packages by name, run by `node` against the real control plane
@@ -326,22 +326,14 @@ describe.each(MODULE_KINDS)('examples/team-namespaces.ts (%s)', (kind) => {
     expect(result).toMatchObject({ exitCode: 0, signal: null, timedOut: false });
     expect(result.stdout.trim().split('\n').at(-1)).toBe('stopped');
     // The Manager's default logger: one JSON object per line on stderr, and no errors.
-    const lines = result.stderr
-      .trim()
-      .split('\n')
-      .map((line) => JSON.parse(line) as { level: string; msg: string });
+    const lines = jsonLogLines(result.stderr);
     expect(lines.some((line) => line.msg === 'leading; starting controllers')).toBe(true);
     expect(lines.filter((line) => line.level === 'error')).toEqual([]);
 
     // Everything it did, it did with exactly the permissions of team-namespaces-rbac.yaml.
     const records = await readAuditLog(controlPlane().auditLogPath, { user });
     expect(records.filter((record) => record.code === 403)).toEqual([]);
-    const used = new Set(
-      records.map(
-        (record) =>
-          `${record.verb} ${record.resource}${record.subresource ? `/${record.subresource}` : ''}`,
-      ),
-    );
+    const used = new Set(records.map(permissionOf));
     for (const permission of [
       'watch teamnamespaces',
       'patch teamnamespaces/status',

@@ -72,6 +72,11 @@ interface RawAuditEvent {
   requestReceivedTimestamp?: string;
 }
 
+/** permissionOf is what a record's request needed in RBAC terms: `verb resource[/subresource]`. */
+export function permissionOf(record: AuditRecord): string {
+  return `${record.verb} ${record.resource}${record.subresource ? `/${record.subresource}` : ''}`;
+}
+
 /**
  * readAuditLog reads the audit log of a control plane (`auditLogPath` of its connection) and
  * returns one record per request (its stages merged by audit ID, in the order requests started)

@@ -19,7 +19,7 @@ export type {
 } from './control-plane.js';
 export { FaultProxy } from './fault-proxy.js';
 export type { FaultProxyMode } from './fault-proxy.js';
-export { AUDIT_POLICY, readAuditLog, waitForAuditRecords } from './audit-log.js';
+export { AUDIT_POLICY, permissionOf, readAuditLog, waitForAuditRecords } from './audit-log.js';
 export type { AuditFilter, AuditRecord } from './audit-log.js';
 export { ControlPlaneError } from './errors.js';
 export type { ControlPlaneErrorCode } from './errors.js';
