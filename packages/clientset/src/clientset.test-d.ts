@@ -122,3 +122,12 @@ describe('typed client signatures', () => {
     expectTypeOf<WidgetsClient['get']>().returns.resolves.toEqualTypeOf<Widget>();
   });
 });
+
+describe('inNamespace', () => {
+  it('scopes a namespaced client to a namespace, and is not there for a cluster-scoped one', () => {
+    expectTypeOf(cs.coreV1.configMaps('').inNamespace('a')).toEqualTypeOf(
+      cs.coreV1.configMaps('a'),
+    );
+    expectTypeOf(cs.coreV1.namespaces()).not.toHaveProperty('inNamespace');
+  });
+});

@@ -5,9 +5,8 @@ import type { ArgumentRule } from './validation/argument-rules.js';
 /** A request in flight: what a client's call returns, not the call itself. */
 const REQUEST: ArgumentRule = {
   expected: "a promise (the call's result, e.g. client.delete(name), not a function)",
-  test: (value) =>
-    typeof (value as { then?: unknown } | null | undefined)?.then === 'function' &&
-    typeof value !== 'function',
+  // A function (the call itself) has no `then`.
+  test: (value) => typeof (value as { then?: unknown } | null | undefined)?.then === 'function',
 };
 
 async function ignoring<T>(

@@ -133,6 +133,7 @@ export type {
   Backoff,
   RestClientOptions,
   RetryEvent,
+  ThrottleEvent,
   RetryPolicyOptions,
   Status,
   ThrottleOption,

@@ -3,7 +3,11 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { caught } from '@k/test-utils';
 import { ApplyConflictError, ClientsetError } from '../errors.js';
 import { createAppsV1Client, deploymentsResource } from '../generated/apps/v1/index.js';
-import { configMapsResource, createCoreV1Client } from '../generated/core/v1/index.js';
+import {
+  configMapsResource,
+  createCoreV1Client,
+  namespacesResource,
+} from '../generated/core/v1/index.js';
 import {
   json,
   startRecordingServer,
@@ -355,6 +359,16 @@ describe('ResourceClient checks (recording fake server)', () => {
     await client.getScale('d');
     expect(last().url).toBe('/apis/apps/v1/namespaces/ns/deployments/d/scale');
     expect(client.inNamespace('other').namespace).toBe('other');
+  });
+
+  it('refuses a namespace for a cluster-scoped resource, whose namespaced URLs all answer 404', async () => {
+    server = await startRecordingServer();
+    const namespaces = new ResourceClient(server.client, namespacesResource, undefined);
+    const refused = await caught(() => namespaces.inNamespace('a'));
+    expect(ClientsetError.isInstance(refused) && refused.code).toBe(
+      'ERR_CLIENTSET_INVALID_ARGUMENT',
+    );
+    expect(namespaces.inNamespace('').namespace).toBe('');
   });
 });
 

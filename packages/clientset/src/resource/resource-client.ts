@@ -93,6 +93,13 @@ export class ResourceClient<
   /** inNamespace returns the same client scoped to `namespace` (`''`: every namespace). */
   inNamespace(namespace: string): ResourceClient<T, L> {
     this.#arguments.namespace(namespace);
+    if (!this.descriptor.namespaced && namespace !== '') {
+      // A namespaced URL for a cluster-scoped resource answers 404 to every request.
+      throw new ClientsetError(
+        'ERR_CLIENTSET_INVALID_ARGUMENT',
+        `${resourceName(this.descriptor)} is cluster-scoped: it has no namespace ${JSON.stringify(namespace)}`,
+      );
+    }
     const client = new ResourceClient<T, L>(this.rest, this.descriptor, namespace);
     client.#metadataOnly = this.#metadataOnly;
     return client;

@@ -190,10 +190,14 @@ export type ResourceClientFor<
   D extends ResourceDescriptor,
   T extends KubernetesObject,
   L = KubernetesList<T>,
-> = ResourceClientBase<D> & {
-  /** inNamespace returns the same client scoped to `namespace` (`''`: every namespace). */
-  inNamespace(namespace: string): ResourceClientFor<D, T, L>;
-} & Methods<VerbMethods<T, L>, Verbs<D>> &
+> = ResourceClientBase<D> &
+  (D['namespaced'] extends true
+    ? {
+        /** inNamespace returns the same client scoped to `namespace` (`''`: every namespace). */
+        inNamespace(namespace: string): ResourceClientFor<D, T, L>;
+      }
+    : unknown) &
+  Methods<VerbMethods<T, L>, Verbs<D>> &
   Methods<StatusMethods<T>, SubresourceVerbs<D, 'status'>> &
   Methods<ScaleMethods, SubresourceVerbs<D, 'scale'>> &
   Methods<LogMethods, SubresourceVerbs<D, 'log'>> &

@@ -107,15 +107,6 @@ function header(headers: HeaderMap, name: string): string | undefined {
   return typeof value === 'string' ? value : value?.[0];
 }
 
-/** hostOf is the `host[:port]` of a server origin (`''` if it is no URL). */
-function hostOf(origin: string): string {
-  try {
-    return new URL(origin).host;
-  } catch {
-    return '';
-  }
-}
-
 function errorRequest(request: RestRequest): ApiErrorRequest {
   return { method: request.method, path: request.path };
 }
@@ -203,7 +194,8 @@ export class RequestExecutor {
   constructor(settings: ExecutorSettings) {
     this.settings = settings;
     this.#pauses = apiGroupPausesFor(settings.throttle);
-    this.#host = settings.onThrottle === undefined ? '' : hostOf(settings.origin);
+    // The origin is the transport's, parsed from the server URL already: it is a URL.
+    this.#host = new URL(settings.origin).host;
   }
 
   #handleWarnings(headers: HeaderMap): void {
