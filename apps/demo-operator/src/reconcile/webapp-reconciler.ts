@@ -118,8 +118,8 @@ export class WebAppReconciler {
         onWrites(webapp, writes);
         return requeueAfterMs === undefined ? undefined : { requeueAfterMs };
       },
-      cleanup: async (webapp, context) => {
-        onWrites(webapp, await this.cleanup(webapp, context));
+      cleanup: async (webapp) => {
+        onWrites(webapp, await this.cleanup(webapp));
       },
     });
   }
@@ -128,7 +128,7 @@ export class WebAppReconciler {
    * cleanup removes a deleted WebApp's registry entry (its finalizer goes next, by
    * `withFinalizer`); the garbage collector deletes the Deployment and Service it owns.
    */
-  async cleanup(webapp: WebApp, _context: WebAppContext): Promise<WebAppWrite[]> {
+  async cleanup(webapp: WebApp): Promise<WebAppWrite[]> {
     const writes: WebAppWrite[] = [];
     try {
       if (await this.#registry.forget(webapp)) writes.push('registry-forgotten');

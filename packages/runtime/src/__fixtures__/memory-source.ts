@@ -364,17 +364,22 @@ export class MemorySource<
       );
     }
     const backing = this.#backing;
-    const watch = new MemoryWatch<T>(
+    const signal = options.signal;
+    // Removed when the watch ends: a reflector passes one long-lived signal to every watch.
+    const onAbort = (): void => watch.end(signal?.reason as Error);
+    const watch: MemoryWatch<T> = new MemoryWatch<T>(
       selection,
       options.allowWatchBookmarks === true,
       (object) => this.#watchObject(object),
-      (closed) => backing.watches.delete(closed),
+      (closed) => {
+        backing.watches.delete(closed);
+        signal?.removeEventListener('abort', onAbort);
+      },
     );
     backing.watches.add(watch);
     watch.stalled = stall;
-    const signal = options.signal;
     if (signal?.aborted) watch.end(signal.reason as Error);
-    else signal?.addEventListener('abort', () => watch.end(signal.reason as Error), { once: true });
+    else signal?.addEventListener('abort', onAbort, { once: true });
     const requested = options.resourceVersion ?? '';
     if (options.sendInitialEvents || requested === '' || requested === '0') {
       for (const key of [...backing.objects.keys()].sort()) {

@@ -1,19 +1,11 @@
 // InformerFactory over in-memory sources (../__fixtures__/memory-source.ts), which look like
 // @k/clientset resource clients when given a descriptor: sharing, start, sync, stop, health.
-import type { ConfigMap } from '@k/clientset/core/v1';
-import type { KubernetesObject, ResourceDescriptor } from '@k/clientset';
+import type { KubernetesObject } from '@k/clientset';
+import { configMapsResource, type ConfigMap } from '@k/clientset/core/v1';
 import { FakeClock } from '@k/rest/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { MemorySource, statusError } from '../__fixtures__/memory-source.js';
 import { InformerFactory } from './informer-factory.js';
-
-const CONFIG_MAPS: ResourceDescriptor = {
-  group: '',
-  version: 'v1',
-  kind: 'ConfigMap',
-  plural: 'configmaps',
-  namespaced: true,
-};
 
 const configMap = (namespace: string, name: string): ConfigMap => ({
   metadata: { name, namespace },
@@ -38,7 +30,7 @@ function factoryOf() {
 describe('InformerFactory', () => {
   it('shares one informer per client, resource, namespace and selection', () => {
     const { factory } = factoryOf();
-    const source = new MemorySource<ConfigMap>({ descriptor: CONFIG_MAPS });
+    const source = new MemorySource<ConfigMap>({ descriptor: configMapsResource });
     const all = factory.informerFor(source);
     expect(factory.informerFor(source)).toBe(all);
     // A client made again for the same namespace (as `cs.coreV1.configMaps('a')` is) shares it.
@@ -55,11 +47,11 @@ describe('InformerFactory', () => {
     expect(named).not.toBe(all);
     expect(factory.informerFor(source, { fieldSelector: 'metadata.name=x' })).toBe(named);
     // Another client of the same resource (another identity, another server) has its own.
-    const otherClient = new MemorySource<ConfigMap>({ descriptor: CONFIG_MAPS });
+    const otherClient = new MemorySource<ConfigMap>({ descriptor: configMapsResource });
     expect(factory.informerFor(otherClient)).not.toBe(all);
     // Another resource of the same client has its own.
     const secrets = new MemorySource<ConfigMap>({
-      descriptor: { ...CONFIG_MAPS, kind: 'Secret', plural: 'secrets' },
+      descriptor: { ...configMapsResource, kind: 'Secret', plural: 'secrets' },
       rest: source.rest,
     });
     expect(factory.informerFor(secrets)).not.toBe(all);
@@ -105,7 +97,7 @@ describe('InformerFactory', () => {
 
   it('start() starts every informer, and those made after it at once; waitForSync waits for all', async () => {
     const { factory } = factoryOf();
-    const source = new MemorySource<ConfigMap>({ descriptor: CONFIG_MAPS });
+    const source = new MemorySource<ConfigMap>({ descriptor: configMapsResource });
     source.create(configMap('a', 'one'));
     source.create(configMap('b', 'two'));
     const inA = factory.informerFor(source.inNamespace('a'));
@@ -146,7 +138,7 @@ describe('InformerFactory', () => {
 
   it('stop() stops every informer; health() reports each', async () => {
     const { factory } = factoryOf();
-    const source = new MemorySource<ConfigMap>({ descriptor: CONFIG_MAPS });
+    const source = new MemorySource<ConfigMap>({ descriptor: configMapsResource });
     source.create(configMap('a', 'one'));
     const refused = new MemorySource<ConfigMap>();
     refused.failNext('watch', statusError(403, 'Forbidden'));
@@ -183,7 +175,7 @@ describe('InformerFactory', () => {
 
   it('does not start an informer made after stop()', async () => {
     const { factory } = factoryOf();
-    const source = new MemorySource<ConfigMap>({ descriptor: CONFIG_MAPS });
+    const source = new MemorySource<ConfigMap>({ descriptor: configMapsResource });
     factory.informerFor(source.inNamespace('a'));
     factory.start(new AbortController().signal);
     await factory.stop();
@@ -198,7 +190,7 @@ describe('InformerFactory', () => {
 
   it('stops every informer when the signal given to start() aborts', async () => {
     const { factory } = factoryOf();
-    const source = new MemorySource<KubernetesObject>({ descriptor: CONFIG_MAPS });
+    const source = new MemorySource<KubernetesObject>({ descriptor: configMapsResource });
     const controller = new AbortController();
     const informer = factory.informerFor(source);
     factory.start(controller.signal);

@@ -1,7 +1,6 @@
 // The Informer over an in-memory source (../__fixtures__/memory-source.ts): sync, changes,
 // relists, handlers, health and stop. The real server's behaviour is in e2e/informer*.e2e.test.ts.
-import type { ConfigMap } from '@k/clientset/core/v1';
-import type { ResourceDescriptor } from '@k/clientset';
+import { configMapsResource, type ConfigMap } from '@k/clientset/core/v1';
 import { FakeClock } from '@k/rest/testing';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { DeletedFinalStateUnknown, objectKey } from '../cache/object-key.js';
@@ -10,14 +9,6 @@ import type { Logger } from '../logger.js';
 import { MemorySource, statusError } from '../__fixtures__/memory-source.js';
 import type { EventHandler } from './handler-set.js';
 import { Informer, type InformerOptions } from './informer.js';
-
-const CONFIG_MAPS: ResourceDescriptor = {
-  group: '',
-  version: 'v1',
-  kind: 'ConfigMap',
-  plural: 'configmaps',
-  namespaced: true,
-};
 
 const configMap = (
   name: string,
@@ -637,7 +628,7 @@ describe('Informer', () => {
   });
 
   it('names itself after a typed client and gives list items their apiVersion and kind', async () => {
-    const source = new MemorySource<ConfigMap>({ descriptor: CONFIG_MAPS });
+    const source = new MemorySource<ConfigMap>({ descriptor: configMapsResource });
     source.create(configMap('a'));
     for (const watchList of [true, false]) {
       const { informer } = informerOf(source.inNamespace('ns'), { watchList });
@@ -663,7 +654,7 @@ describe('Informer', () => {
           metadata: { name, namespace: 'ns' },
           spec: deep,
         }) as ConfigMap;
-      const source = new MemorySource<ConfigMap>({ descriptor: CONFIG_MAPS });
+      const source = new MemorySource<ConfigMap>({ descriptor: configMapsResource });
       source.create(hostile('listed'));
       const { informer } = informerOf(source, { watchList });
       const errors: InformerError[] = [];

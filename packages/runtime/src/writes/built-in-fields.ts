@@ -90,7 +90,7 @@ function matches<T>(fieldRule: FieldRule<T>, path: FieldPath, type: GroupKind): 
 }
 
 const SET: ListType = { type: 'set' };
-const ATOMIC: ListType = { type: 'atomic' };
+export const ATOMIC: ListType = { type: 'atomic' };
 const keyedBy = (...keys: string[]): ListType => ({ type: 'map', keys });
 const BY_NAME = keyedBy('name');
 const CONTAINER_PORTS: ListType = {

@@ -1,4 +1,5 @@
 import {
+  ATOMIC,
   builtInListType,
   isBuiltInQuantity,
   type FieldPath,
@@ -31,7 +32,6 @@ interface Pending {
   readonly field: string | undefined;
 }
 
-const ATOMIC: ListType = { type: 'atomic' };
 const UNKNOWN_TYPE: GroupKind = { group: '', kind: '' };
 
 function isRecord(value: unknown): value is Record<string, unknown> {
