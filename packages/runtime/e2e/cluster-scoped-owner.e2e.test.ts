@@ -4,6 +4,7 @@ import type { ConfigMap } from '@k/clientset/core/v1';
 import { useTestNamespace } from '@k/testenv/vitest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ControllerBuilder, type ReconcileContext } from '../src/index.js';
+import { requestKey } from '../src/controller/request.js';
 import { InformerFactory } from '../src/informer.js';
 import { clientsetFor, eventually } from './helpers.js';
 
@@ -62,7 +63,7 @@ describe('owns() with a cluster-scoped owner (real server)', () => {
       { request }: ReconcileContext<UnstructuredObject, unknown>,
     ): Promise<void> => {
       // A cluster-scoped owner's request has no namespace: its key is its name.
-      const key = request.namespace ? `${request.namespace}/${request.name}` : request.name;
+      const key = requestKey(request);
       keys.push(key);
       running += 1;
       if (running > 1) overlaps += 1;

@@ -3,6 +3,7 @@ import type { ConfigMap } from '@k/clientset/core/v1';
 import { useTestNamespace } from '@k/testenv/vitest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ControllerBuilder, type ReconcileContext } from '../src/index.js';
+import { requestKey } from '../src/controller/request.js';
 import { InformerFactory } from '../src/informer.js';
 import { clientsetFor, eventually } from './helpers.js';
 
@@ -34,7 +35,7 @@ describe('a controller built with for().owns() on the real server', () => {
       source: ConfigMap,
       { request }: ReconcileContext<ConfigMap, unknown>,
     ): Promise<void> => {
-      const key = `${request.namespace}/${request.name}`;
+      const key = requestKey(request);
       if (inFlight.has(key)) overlaps += 1;
       inFlight.add(key);
       try {

@@ -215,6 +215,7 @@ describe('withFinalizer in a controller on the real server', () => {
           new Set(['example.com/cleanup', 'other.example.com/keep']),
         ),
       );
+      expect(applies.length).toBeGreaterThan(0);
       expect(applies.every((finalizers) => finalizers.includes('example.com/cleanup'))).toBe(true);
 
       await configMaps.delete('raced');

@@ -1,5 +1,7 @@
 import { inferClientset, type Clientset, type KubernetesObject, type Watch } from '@k/clientset';
+import type { ModuleKind } from '@k/test-utils';
 import { controlPlane } from '@k/testenv/vitest';
+import ts from 'typescript';
 import type { ListerWatcher } from '../src/informer.js';
 
 export { eventually, inParallel } from '@k/test-utils';
@@ -89,4 +91,14 @@ export function jsonLogLines(stderr: string): Record<string, unknown>[] {
     .trim()
     .split('\n')
     .map((line) => JSON.parse(line) as Record<string, unknown>);
+}
+
+/** transpileFor turns a TypeScript module into what a user's build emits for `kind` (one file, no type check). */
+export function transpileFor(source: string, kind: ModuleKind): string {
+  return ts.transpileModule(source, {
+    compilerOptions: {
+      target: ts.ScriptTarget.ES2022,
+      module: kind === 'esm' ? ts.ModuleKind.ESNext : ts.ModuleKind.CommonJS,
+    },
+  }).outputText;
 }

@@ -113,7 +113,9 @@ describe('a Manager with Prometheus metrics', () => {
       await done;
     }
     // The Manager closed its clientset.
-    await expect(cs.coreV1.configMaps(namespace.name).list()).rejects.toThrow();
+    await expect(cs.coreV1.configMaps(namespace.name).list()).rejects.toMatchObject({
+      code: 'ERR_TRANSPORT_CLOSED',
+    });
   });
 
   it('counts the failures of an informer that is refused, and fails /readyz meanwhile', async () => {

@@ -10,17 +10,17 @@ import {
   MODULE_KINDS,
   startNodeProgram,
   type ModuleKind,
+  singleContextKubeconfig,
   type RunningNodeProgram,
 } from '@k/test-utils';
 import { permissionOf, readAuditLog } from '@k/testenv';
 import { controlPlane, useTestNamespace } from '@k/testenv/vitest';
-import ts from 'typescript';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
   createTeamNamespacesClient,
   type TeamNamespace,
 } from '../examples/generated/team-namespace-v1.js';
-import { clientsetFor, eventually, jsonLogLines } from './helpers.js';
+import { clientsetFor, eventually, jsonLogLines, transpileFor } from './helpers.js';
 
 // examples/team-namespaces.ts and its k-gen'd client as a user's build emits them (plain .mjs
 // and .cjs), importing the built packages by name, run by `node` against the real control plane
@@ -97,19 +97,10 @@ afterAll(async () => {
 /** compile turns a module of examples/ into what a user's build emits for `kind`. */
 async function compile(file: string, kind: ModuleKind): Promise<string> {
   const source = await readFile(new URL(file, EXAMPLES), 'utf8');
-  return ts
-    .transpileModule(source, {
-      compilerOptions: {
-        target: ts.ScriptTarget.ES2022,
-        module: kind === 'esm' ? ts.ModuleKind.ESNext : ts.ModuleKind.CommonJS,
-      },
-    })
-    .outputText.replace(GENERATED, `./team-namespace-v1.${kind === 'esm' ? 'mjs' : 'cjs'}`);
-}
-
-interface Rule {
-  resources: string[];
-  verbs: string[];
+  return transpileFor(source, kind).replace(
+    GENERATED,
+    `./team-namespace-v1.${kind === 'esm' ? 'mjs' : 'cjs'}`,
+  );
 }
 
 /**
@@ -120,7 +111,6 @@ async function installRbac(): Promise<string> {
   const clusterName = `team-namespaces-${namespace.name}`;
   const text = await readFile(new URL('team-namespaces-rbac.yaml', EXAMPLES), 'utf8');
   const objects = (await parseManifests(text)) as (UnstructuredObject & {
-    rules?: Rule[];
     roleRef?: { name: string };
     subjects?: { namespace: string }[];
   })[];
@@ -159,18 +149,8 @@ async function serviceAccountKubeconfig(): Promise<string> {
     })
     .execute<{ status: { token: string } }>();
   const { server, caPem } = controlPlane();
-  return JSON.stringify({
-    apiVersion: 'v1',
-    kind: 'Config',
-    clusters: [
-      {
-        name: 'e2e',
-        cluster: { server, 'certificate-authority-data': Buffer.from(caPem).toString('base64') },
-      },
-    ],
-    users: [{ name: 'team-namespaces', user: { token: request.status.token } }],
-    contexts: [{ name: 'e2e', context: { cluster: 'e2e', user: 'team-namespaces' } }],
-    'current-context': 'e2e',
+  return singleContextKubeconfig({ server, caPem }, 'team-namespaces', {
+    token: request.status.token,
   });
 }
 
@@ -186,10 +166,7 @@ async function startExample(kind: ModuleKind): Promise<RunningNodeProgram> {
           : `require('./team-namespaces.cjs');`,
       files: {
         [`team-namespaces.${extension}`]: await compile('team-namespaces.ts', kind),
-        [`team-namespace-v1.${extension}`]: await compile(
-          `${GENERATED.replace(/\.js$/, '.ts')}`,
-          kind,
-        ),
+        [`team-namespace-v1.${extension}`]: await compile(GENERATED.replace(/\.js$/, '.ts'), kind),
         kubeconfig: await serviceAccountKubeconfig(),
       },
     },
