@@ -112,9 +112,9 @@ describe('a Manager with Prometheus metrics', () => {
       stop.abort();
       await done;
     }
-    // The Manager closed its clientset.
+    // The Manager closed its clientset: a request cannot be sent.
     await expect(cs.coreV1.configMaps(namespace.name).list()).rejects.toMatchObject({
-      code: 'ERR_TRANSPORT_CLOSED',
+      code: 'ERR_REST_CONNECTION',
     });
   });
 
