@@ -27,8 +27,21 @@ export { kubeRequest } from './kube-request.js';
 export { renderKubeconfig, writeKubeconfig } from './kubeconfig.js';
 export type { KubeconfigOptions, KubeconfigUser } from './kubeconfig.js';
 export type { KubeRequestCredentials, KubeRequestOptions, KubeResponse } from './kube-request.js';
-export { generatePki } from './pki.js';
-export type { ClientIdentity, Pki } from './pki.js';
+export {
+  CLIENT_EXTENSIONS,
+  distinguishedName,
+  generateKey,
+  generatePki,
+  issueClientCertificate,
+  servingExtensions,
+  signCertificate,
+} from './pki.js';
+export type {
+  ClientIdentity,
+  IssuedClientCertificate,
+  Pki,
+  SignCertificateOptions,
+} from './pki.js';
 export { WEBHOOK_SANS, WebhookPki, webhookSubjectAltNames } from './webhook-pki.js';
 export type { WebhookPkiOptions } from './webhook-pki.js';
 export { formatProgress, stderrProgress, silentProgress } from './progress.js';

@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { ControlPlaneError } from './errors.js';
 
@@ -62,6 +62,190 @@ export const SERVER_SANS = [
 ];
 
 /**
+ * CLIENT_EXTENSIONS are the X.509v3 extensions of a client certificate: not a CA, client
+ * authentication only.
+ */
+export const CLIENT_EXTENSIONS: readonly string[] = [
+  'basicConstraints=critical,CA:FALSE',
+  'keyUsage=critical,digitalSignature,keyEncipherment',
+  'extendedKeyUsage=clientAuth',
+];
+
+/**
+ * servingExtensions are the X.509v3 extensions of a serving certificate for `sans` (`DNS:…`,
+ * `IP:…`): not a CA, server authentication only.
+ */
+export function servingExtensions(sans: readonly string[]): readonly string[] {
+  return [
+    'basicConstraints=critical,CA:FALSE',
+    'keyUsage=critical,digitalSignature,keyEncipherment',
+    'extendedKeyUsage=serverAuth',
+    `subjectAltName=${sans.join(',')}`,
+  ];
+}
+
+/**
+ * runOpenssl runs the openssl CLI in `cwd`. Throws PKI_FAILED with openssl's stderr as log tail
+ * (openssl never prints key material to stderr); when the binary cannot be run at all, the
+ * message says that openssl is required.
+ */
+async function runOpenssl(args: readonly string[], cwd: string, openssl: string): Promise<void> {
+  try {
+    await execFileAsync(openssl, args, { cwd });
+  } catch (error) {
+    const stderr = (error as { stderr?: string }).stderr ?? '';
+    const missing = (error as NodeJS.ErrnoException).code === 'ENOENT';
+    throw new ControlPlaneError(
+      'PKI_FAILED',
+      missing
+        ? `openssl is required to make certificates, and ${openssl} could not be run (${(error as Error).message})`
+        : `openssl ${args[0]} failed in ${cwd}: ${(error as Error).message}`,
+      { step: 'pki', logTail: stderr, cause: error },
+    );
+  }
+}
+
+/** generateKey writes a new ECDSA P-256 private key (PKCS#8 PEM) to `keyPath`. Throws PKI_FAILED. */
+export async function generateKey(keyPath: string, openssl = 'openssl'): Promise<void> {
+  await runOpenssl(
+    ['genpkey', '-algorithm', 'EC', '-pkeyopt', 'ec_paramgen_curve:P-256', '-out', keyPath],
+    dirname(keyPath),
+    openssl,
+  );
+}
+
+/** SignCertificateOptions say which key to certify, as whom, and with which CA. */
+export interface SignCertificateOptions {
+  /** The signing CA's certificate and private key (PEM files). */
+  readonly caCertPath: string;
+  readonly caKeyPath: string;
+  /** The private key being certified (a PEM file, for example from {@link generateKey}). */
+  readonly keyPath: string;
+  /** The subject in openssl's `-subj` form; build it with {@link distinguishedName}. */
+  readonly subject: string;
+  /** X.509v3 extension lines, e.g. {@link CLIENT_EXTENSIONS} or {@link servingExtensions}. */
+  readonly extensions: readonly string[];
+  /** Where the certificate goes. The CSR and extension file are written beside it (`.csr`, `.ext`). */
+  readonly certPath: string;
+  /** Validity in days (default 10: a test control plane never lives that long). */
+  readonly days?: number | undefined;
+  readonly openssl?: string | undefined;
+}
+
+/**
+ * signCertificate issues a certificate for `keyPath`'s key, signed by the given CA, with a random
+ * 127-bit serial (so two certificates of one CA never share one, which a rotation relies on).
+ * It writes `certPath` and, beside it, the request (`.csr`) and extension file (`.ext`) it used.
+ * Safe to call concurrently for different `certPath`s with one CA. Throws PKI_FAILED.
+ */
+export async function signCertificate(options: SignCertificateOptions): Promise<void> {
+  const openssl = options.openssl ?? 'openssl';
+  const base = options.certPath.replace(/\.(crt|pem)$/, '');
+  const csrPath = `${base}.csr`;
+  const extensionsPath = `${base}.ext`;
+  const cwd = dirname(options.certPath);
+  await writeFile(extensionsPath, [...options.extensions, ''].join('\n'), { mode: 0o600 });
+  await runOpenssl(
+    ['req', '-new', '-utf8', '-key', options.keyPath, '-subj', options.subject, '-out', csrPath],
+    cwd,
+    openssl,
+  );
+  await runOpenssl(
+    [
+      'x509',
+      '-req',
+      '-in',
+      csrPath,
+      '-CA',
+      options.caCertPath,
+      '-CAkey',
+      options.caKeyPath,
+      '-set_serial',
+      `0x${randomSerial()}`,
+      '-days',
+      String(options.days ?? 10),
+      '-sha256',
+      '-extfile',
+      extensionsPath,
+      '-out',
+      options.certPath,
+    ],
+    cwd,
+    openssl,
+  );
+}
+
+/**
+ * distinguishedName renders a subject in openssl's `-subj` form: `/O=<organization>…/CN=<commonName>`.
+ * Kubernetes reads the user name from CN and the groups from each O. Characters openssl treats
+ * specially (`\`, `/`, `+`) are escaped; an empty or control-character value is INVALID_OPTIONS.
+ */
+export function distinguishedName(subject: {
+  readonly commonName: string;
+  readonly organizations?: readonly string[] | undefined;
+}): string {
+  const escape = (field: string, value: string) => {
+    // eslint-disable-next-line no-control-regex -- control characters are what is refused.
+    if (value === '' || /[\u0000-\u001f\u007f]/.test(value)) {
+      throw new ControlPlaneError(
+        'INVALID_OPTIONS',
+        `a certificate's ${field} must be a non-empty string without control characters, got ${JSON.stringify(value)}`,
+      );
+    }
+    return value.replace(/[\\/+]/g, (character) => `\\${character}`);
+  };
+  const organizations = (subject.organizations ?? []).map(
+    (organization) => `/O=${escape('organization', organization)}`,
+  );
+  return `${organizations.join('')}/CN=${escape('commonName', subject.commonName)}`;
+}
+
+/** IssuedClientCertificate is a new client identity and the files it was written to. */
+export interface IssuedClientCertificate extends ClientIdentity {
+  readonly certPath: string;
+  readonly keyPath: string;
+}
+
+/**
+ * issueClientCertificate makes a new client identity for a running control plane: a fresh key and
+ * a certificate signed by the plane's CA (`<pkiDir>/ca.crt`, `ca.key`) with CN = `commonName` (the
+ * Kubernetes user name) and one O per entry of `organizations` (its groups). kube-apiserver trusts
+ * it at once: its client CA is that CA. The files go to a new directory (mode 0700) inside `pkiDir`,
+ * so they go away with the plane's run dir. Works from any process of the user that owns the plane
+ * (a vitest worker whose plane belongs to the global setup). Throws PKI_FAILED or INVALID_OPTIONS.
+ */
+export async function issueClientCertificate(
+  pkiDir: string,
+  subject: {
+    readonly commonName: string;
+    readonly organizations?: readonly string[] | undefined;
+    readonly days?: number | undefined;
+  },
+  openssl = 'openssl',
+): Promise<IssuedClientCertificate> {
+  const subjectName = distinguishedName(subject);
+  const dir = await mkdtemp(join(pkiDir, 'client-'));
+  const keyPath = join(dir, 'client.key');
+  const certPath = join(dir, 'client.crt');
+  await generateKey(keyPath, openssl);
+  await signCertificate({
+    caCertPath: join(pkiDir, 'ca.crt'),
+    caKeyPath: join(pkiDir, 'ca.key'),
+    keyPath,
+    subject: subjectName,
+    extensions: CLIENT_EXTENSIONS,
+    certPath,
+    days: subject.days,
+    openssl,
+  });
+  const [certPem, keyPem] = await Promise.all([
+    readFile(certPath, 'utf8'),
+    readFile(keyPath, 'utf8'),
+  ]);
+  return { certPem, keyPem, certPath, keyPath };
+}
+
+/**
  * generatePki writes a throw-away PKI into `dir` with openssl: one CA (it signs the serving cert and
  * the client certs; the apiserver trusts it as client CA), a serving certificate for loopback and the
  * in-cluster names, client certs for `admin` (O=system:masters) and `alice` (no groups with rights),
@@ -72,24 +256,8 @@ export const SERVER_SANS = [
 export async function generatePki(dir: string, openssl = 'openssl'): Promise<Pki> {
   await mkdir(dir, { recursive: true, mode: 0o700 });
   const path = (name: string) => join(dir, name);
-  const run = async (args: string[]) => {
-    try {
-      await execFileAsync(openssl, args, { cwd: dir });
-    } catch (error) {
-      const stderr = (error as { stderr?: string }).stderr ?? '';
-      throw new ControlPlaneError(
-        'PKI_FAILED',
-        `openssl ${args[0]} failed in ${dir}: ${(error as Error).message}`,
-        {
-          step: 'pki',
-          logTail: stderr,
-          cause: error,
-        },
-      );
-    }
-  };
-  const ecKey = (name: string) =>
-    run(['genpkey', '-algorithm', 'EC', '-pkeyopt', 'ec_paramgen_curve:P-256', '-out', path(name)]);
+  const run = (args: string[]) => runOpenssl(args, dir, openssl);
+  const ecKey = (name: string) => generateKey(path(name), openssl);
 
   await Promise.all([
     ecKey('ca.key'),
@@ -101,35 +269,6 @@ export async function generatePki(dir: string, openssl = 'openssl'): Promise<Pki
     ecKey('front-proxy-client.key'),
     ecKey('kubelet.key'),
     ecKey('apiserver-kubelet-client.key'),
-    writeFile(
-      path('kubelet.ext'),
-      [
-        'basicConstraints=critical,CA:FALSE',
-        'keyUsage=critical,digitalSignature,keyEncipherment',
-        'extendedKeyUsage=serverAuth',
-        `subjectAltName=${KUBELET_SANS.join(',')}`,
-        '',
-      ].join('\n'),
-    ),
-    writeFile(
-      path('server.ext'),
-      [
-        'basicConstraints=critical,CA:FALSE',
-        'keyUsage=critical,digitalSignature,keyEncipherment',
-        'extendedKeyUsage=serverAuth',
-        `subjectAltName=${SERVER_SANS.join(',')}`,
-        '',
-      ].join('\n'),
-    ),
-    writeFile(
-      path('client.ext'),
-      [
-        'basicConstraints=critical,CA:FALSE',
-        'keyUsage=critical,digitalSignature,keyEncipherment',
-        'extendedKeyUsage=clientAuth',
-        '',
-      ].join('\n'),
-    ),
   ]);
   await Promise.all([
     run([
@@ -169,47 +308,26 @@ export async function generatePki(dir: string, openssl = 'openssl'): Promise<Pki
       path('service-account.pub'),
     ]),
   ]);
-  const sign = async (name: string, subject: string, extensions: string, ca = 'ca') => {
-    await run([
-      'req',
-      '-new',
-      '-key',
-      path(`${name}.key`),
-      '-subj',
+  const sign = (name: string, subject: string, extensions: readonly string[], ca = 'ca') =>
+    signCertificate({
+      caCertPath: path(`${ca}.crt`),
+      caKeyPath: path(`${ca}.key`),
+      keyPath: path(`${name}.key`),
       subject,
-      '-out',
-      path(`${name}.csr`),
-    ]);
-    await run([
-      'x509',
-      '-req',
-      '-in',
-      path(`${name}.csr`),
-      '-CA',
-      path(`${ca}.crt`),
-      '-CAkey',
-      path(`${ca}.key`),
-      '-set_serial',
-      `0x${randomSerial()}`,
-      '-days',
-      '10',
-      '-sha256',
-      '-extfile',
-      path(extensions),
-      '-out',
-      path(`${name}.crt`),
-    ]);
-  };
+      extensions,
+      certPath: path(`${name}.crt`),
+      openssl,
+    });
   await Promise.all([
-    sign('apiserver', '/CN=kube-apiserver', 'server.ext'),
-    sign('admin', '/O=system:masters/CN=admin', 'client.ext'),
-    sign('alice', '/O=k-testenv:unprivileged/CN=alice', 'client.ext'),
-    sign('front-proxy-client', '/CN=front-proxy-client', 'client.ext', 'front-proxy-ca'),
-    sign('kubelet', '/CN=k-testenv-kubelet', 'kubelet.ext'),
+    sign('apiserver', '/CN=kube-apiserver', servingExtensions(SERVER_SANS)),
+    sign('admin', '/O=system:masters/CN=admin', CLIENT_EXTENSIONS),
+    sign('alice', '/O=k-testenv:unprivileged/CN=alice', CLIENT_EXTENSIONS),
+    sign('front-proxy-client', '/CN=front-proxy-client', CLIENT_EXTENSIONS, 'front-proxy-ca'),
+    sign('kubelet', '/CN=k-testenv-kubelet', servingExtensions(KUBELET_SANS)),
     sign(
       'apiserver-kubelet-client',
       '/O=system:masters/CN=kube-apiserver-kubelet-client',
-      'client.ext',
+      CLIENT_EXTENSIONS,
     ),
   ]);
   const read = (name: string) => readFile(path(name), 'utf8');
