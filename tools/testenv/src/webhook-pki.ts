@@ -1,10 +1,11 @@
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rename, rm } from 'node:fs/promises';
 import { isIP } from 'node:net';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { ControlPlaneError } from './errors.js';
+import { generateKey, servingExtensions, signCertificate } from './pki.js';
 
 const execFileAsync = promisify(execFile);
 
@@ -85,15 +86,7 @@ export class WebhookPki {
     const openssl = options.openssl ?? 'openssl';
     await mkdir(dir, { recursive: true, mode: 0o700 });
     const caKeyPath = join(dir, 'ca.key');
-    await runOpenssl(openssl, dir, [
-      'genpkey',
-      '-algorithm',
-      'EC',
-      '-pkeyopt',
-      'ec_paramgen_curve:P-256',
-      '-out',
-      caKeyPath,
-    ]);
+    await generateKey(caKeyPath, openssl);
     await runOpenssl(openssl, dir, [
       'req',
       '-x509',
@@ -146,63 +139,25 @@ export class WebhookPki {
     const work = join(this.dir, `.next-${randomBytes(6).toString('hex')}`);
     await mkdir(work, { mode: 0o700 });
     try {
-      const path = (name: string) => join(work, name);
-      await writeFile(
-        path('serving.ext'),
-        [
-          'basicConstraints=critical,CA:FALSE',
-          'keyUsage=critical,digitalSignature,keyEncipherment',
-          'extendedKeyUsage=serverAuth',
-          `subjectAltName=${this.subjectAltNames.join(',')}`,
-          '',
-        ].join('\n'),
-      );
-      const run = (args: string[]) => runOpenssl(this.#openssl, work, args);
-      await run([
-        'genpkey',
-        '-algorithm',
-        'EC',
-        '-pkeyopt',
-        'ec_paramgen_curve:P-256',
-        '-out',
-        path('tls.key'),
-      ]);
-      await run([
-        'req',
-        '-new',
-        '-key',
-        path('tls.key'),
-        '-subj',
-        '/CN=localhost',
-        '-out',
-        path('tls.csr'),
-      ]);
-      await run([
-        'x509',
-        '-req',
-        '-in',
-        path('tls.csr'),
-        '-CA',
-        this.caCertPath,
-        '-CAkey',
-        join(this.dir, 'ca.key'),
-        '-set_serial',
-        `0x${randomSerial()}`,
-        '-days',
-        '10',
-        '-sha256',
-        '-extfile',
-        path('serving.ext'),
-        '-out',
-        path('tls.crt'),
-      ]);
+      const keyPath = join(work, 'tls.key');
+      const certPath = join(work, 'tls.crt');
+      await generateKey(keyPath, this.#openssl);
+      await signCertificate({
+        caCertPath: this.caCertPath,
+        caKeyPath: join(this.dir, 'ca.key'),
+        keyPath,
+        subject: '/CN=localhost',
+        extensions: servingExtensions(this.subjectAltNames),
+        certPath,
+        openssl: this.#openssl,
+      });
       const [certPem, keyPem] = await Promise.all([
-        readFile(path('tls.crt'), 'utf8'),
-        readFile(path('tls.key'), 'utf8'),
+        readFile(certPath, 'utf8'),
+        readFile(keyPath, 'utf8'),
       ]);
       // Same directory, same file system: each rename replaces its target atomically.
-      await rename(path('tls.key'), this.keyPath);
-      await rename(path('tls.crt'), this.certPath);
+      await rename(keyPath, this.keyPath);
+      await rename(certPath, this.certPath);
       this.#certPem = certPem;
       this.#keyPem = keyPem;
     } finally {
@@ -224,11 +179,4 @@ async function runOpenssl(openssl: string, cwd: string, args: string[]): Promise
       { step: 'webhook pki', logTail: (error as { stderr?: string }).stderr ?? '', cause: error },
     );
   }
-}
-
-function randomSerial(): string {
-  // 16 random bytes, the first below 0x80 so the serial stays positive.
-  const bytes = randomBytes(16);
-  bytes[0] = (bytes[0] ?? 0) & 0x7f || 1;
-  return bytes.toString('hex');
 }
