@@ -19,8 +19,15 @@ export type {
 } from './control-plane.js';
 export { FaultProxy } from './fault-proxy.js';
 export type { FaultProxyMode } from './fault-proxy.js';
-export { AUDIT_POLICY, permissionOf, readAuditLog, waitForAuditRecords } from './audit-log.js';
-export type { AuditFilter, AuditRecord } from './audit-log.js';
+export {
+  AUDIT_POLICY,
+  AuditLogReader,
+  permissionOf,
+  readAuditLog,
+  readAuditLogFrom,
+  waitForAuditRecords,
+} from './audit-log.js';
+export type { AuditFilter, AuditLogRead, AuditLogReaderOptions, AuditRecord } from './audit-log.js';
 export { ControlPlaneError } from './errors.js';
 export type { ControlPlaneErrorCode } from './errors.js';
 export { kubeRequest } from './kube-request.js';
