@@ -20,17 +20,29 @@ const appAndToolConstraints = [
   },
 ];
 
-/** Tests may also use tools (the real control plane from tools/testenv). */
-const testConstraints = [
-  ...layerConstraints.map((constraint) => ({
+/**
+ * @k/envtest (`type:testing`) sits above @k/clientset and beside @k/runtime: it hands out ready
+ * clientsets, so the layers below it cannot test with it (that would be a cycle in the task graph).
+ */
+const testingConstraint = {
+  sourceTag: 'type:testing',
+  onlyDependOnLibsWithTags: [...layers.filter((l) => l !== 'runtime').map((l) => `layer:${l}`), 'type:tool'],
+};
+
+/** Sources whose tests may use @k/envtest: the runtime, apps and tools (never a lower layer). */
+const mayTestWithEnvtest = new Set(['layer:runtime', 'type:app', 'type:tool', 'type:testing']);
+
+/** Tests may also use tools (the real control plane from tools/testenv) and, above clientset, @k/envtest. */
+const testConstraints = [...layerConstraints, ...appAndToolConstraints, testingConstraint].map(
+  (constraint) => ({
     ...constraint,
-    onlyDependOnLibsWithTags: [...constraint.onlyDependOnLibsWithTags, 'type:tool'],
-  })),
-  ...appAndToolConstraints.map((constraint) => ({
-    ...constraint,
-    onlyDependOnLibsWithTags: [...constraint.onlyDependOnLibsWithTags, 'type:tool'],
-  })),
-];
+    onlyDependOnLibsWithTags: [
+      ...constraint.onlyDependOnLibsWithTags,
+      'type:tool',
+      ...(mayTestWithEnvtest.has(constraint.sourceTag) ? ['type:testing'] : []),
+    ],
+  }),
+);
 
 /** Lower layers that higher ones load on first use (to keep import cost low) and also import statically. */
 const lazyLoadedLayers = [
@@ -78,7 +90,7 @@ export default tseslint.config(
         {
           allow: [],
           checkDynamicDependenciesExceptions: lazyLoadedLayers,
-          depConstraints: [...layerConstraints, ...appAndToolConstraints],
+          depConstraints: [...layerConstraints, ...appAndToolConstraints, testingConstraint],
         },
       ],
     },
@@ -125,9 +137,10 @@ export default tseslint.config(
             '@k/clientset',
             '@k/runtime',
             '@k/codegen',
+            '@k/envtest',
           ],
           checkDynamicDependenciesExceptions: lazyLoadedLayers,
-          depConstraints: [...layerConstraints, ...appAndToolConstraints],
+          depConstraints: [...layerConstraints, ...appAndToolConstraints, testingConstraint],
         },
       ],
     },
