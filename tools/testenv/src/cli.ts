@@ -1,45 +1,83 @@
-import { fork } from 'node:child_process';
+import { fork, spawn } from 'node:child_process';
 import { existsSync, openSync, closeSync, readFileSync } from 'node:fs';
 import { rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { constants, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
+import { assetsDirectory, resolveBinaries, type ResolveBinariesOptions } from './binary-sources.js';
 import { isProcessAlive } from './build-lock.js';
 import { ensureBinaries } from './build.js';
+import { resolveCacheRoot } from './cache-layout.js';
 import { readControlPlaneState } from './connection.js';
-import { DEFAULT_NODES, startControlPlane } from './control-plane.js';
+import { startControlPlane, type ControlPlane } from './control-plane.js';
 import { ControlPlaneError } from './errors.js';
 import { kubeRequest } from './kube-request.js';
-import { stderrProgress } from './progress.js';
-import { KUBECONFIG_ENV } from './test-namespace.js';
+import { stderrProgressAs, type ProgressSink } from './progress.js';
 
-const USAGE = `usage: k-testenv <command> [options]
+/**
+ * CliIdentity is what makes one CLI of this implementation: `k-testenv` (the default) or
+ * `k-envtest`. It names the tool in messages and progress lines, the script `up` forks, the cache
+ * and the prefix of its environment variables (`<prefix>_KUBECONFIG`, `<prefix>_STATE`).
+ */
+export interface CliIdentity {
+  /** e.g. `k-testenv`; also the prefix of progress lines and of the default state file. */
+  readonly name: string;
+  /** The absolute path of the executable script that runs this CLI (`up` forks it with `serve`). */
+  readonly launcher: string;
+  readonly cacheRoot: string;
+  /** e.g. `K_TESTENV`. */
+  readonly envPrefix: string;
+  /**
+   * Where `up` and `run` take binaries from unless `--binaries` says otherwise (default `'cache'`):
+   * `'auto'` honours KUBEBUILDER_ASSETS and TEST_ASSET_*, as the library's default does.
+   */
+  readonly binaries?: 'auto' | 'cache' | undefined;
+}
+
+/** k-testenv's identity: this repository's private CLI, its cache and `K_TESTENV_*` variables. */
+function testenvIdentity(): CliIdentity {
+  return {
+    name: 'k-testenv',
+    launcher: fileURLToPath(new URL('../bin/k-testenv.mjs', import.meta.url)),
+    cacheRoot: resolveCacheRoot(),
+    envPrefix: 'K_TESTENV',
+  };
+}
+
+function usage(cli: CliIdentity): string {
+  const { name, envPrefix } = cli;
+  return `usage: ${name} <command> [options]
 
 commands:
-  build [--force]   build (or verify) kube-apiserver, kube-controller-manager, kube-scheduler, etcd
-                    and kwok in the cache
-  up                start a control plane in the background and print its kubeconfig path
-  down              stop the control plane started by \`up\`
-  status            say whether the \`up\` control plane is running
+  build [--force]        build (or verify) kube-apiserver, kube-controller-manager, kube-scheduler,
+                         etcd and kwok in the cache; prints the bin directory
+  up                     start a control plane in the background and print its kubeconfig path
+  down                   stop the control plane started by \`up\`
+  status                 say whether the \`up\` control plane is running (exit 3 when down)
+  run [options] -- CMD…  start a control plane, run CMD with ${envPrefix}_KUBECONFIG and KUBECONFIG
+                         set, stop the plane and exit with CMD's code (128+n when a signal ended it)
+  assets                 print a directory in setup-envtest's layout (kube-apiserver, etcd,
+                         kubectl) for KUBEBUILDER_ASSETS, linked to the cache
 
-options:
-  --state-file=PATH          where \`up\` records the running control plane (default: $K_TESTENV_STATE
-                             or <tmpdir>/k-testenv-up-<uid>.json)
-  --apiserver-flag=FLAG      extra kube-apiserver flag for \`up\` (repeatable)
-  --controller-manager-flag=FLAG  extra kube-controller-manager flag for \`up\` (repeatable)
-  --no-controller-manager    \`up\` without kube-controller-manager
-  --no-scheduler             \`up\` without kube-scheduler
-  --nodes=N                  fake nodes kwok simulates for \`up\` (default 2; 0 = no kwok)
+options (up, run):
+  --binaries=auto|cache|DIR  where the binaries come from (default ${cli.binaries ?? 'cache'}; auto: KUBEBUILDER_ASSETS,
+                             TEST_ASSET_*, then the cache)
+  --apiserver-flag=FLAG      extra kube-apiserver flag (repeatable)
+  --controller-manager-flag=FLAG  extra kube-controller-manager flag (repeatable)
+  --no-controller-manager    without kube-controller-manager
+  --no-scheduler             without kube-scheduler
+  --nodes=N                  fake nodes kwok simulates (default 2 when there is kwok; 0 = no kwok)
+  --state-file=PATH          where \`up\` records the running control plane (default:
+                             $${envPrefix}_STATE or <tmpdir>/${name}-up-<uid>.json)
 
 environment:
-  K_TESTENV_CACHE            cache root (default $XDG_CACHE_HOME/k-testenv or ~/.cache/k-testenv)
-  K_TESTENV_KUBECONFIG       tests reuse the control plane of this kubeconfig instead of starting one
+  ${envPrefix}_CACHE         cache root (now ${cli.cacheRoot})
+  ${envPrefix}_KUBECONFIG    tests reuse the control plane of this kubeconfig instead of starting one
 `;
+}
 
-const LAUNCHER = fileURLToPath(new URL('../bin/k-testenv.mjs', import.meta.url));
-
-/** UpState is what `k-testenv up` records in its state file. */
+/** UpState is what `up` records in its state file. */
 interface UpState {
   readonly servePid: number;
   readonly kubeconfigPath: string;
@@ -50,14 +88,19 @@ interface UpState {
 interface ParsedArguments {
   readonly command: string | undefined;
   readonly flags: Map<string, string[]>;
+  /** What follows `--` (or the first argument after `run` that is not a flag). */
+  readonly rest: readonly string[];
 }
 
 function parseArguments(argv: readonly string[]): ParsedArguments {
   const flags = new Map<string, string[]>();
   let command: string | undefined;
-  for (const argument of argv) {
+  for (let index = 0; index < argv.length; index++) {
+    const argument = argv[index] as string;
     const match = /^--([^=]+)(?:=(.*))?$/.exec(argument);
-    if (match) {
+    if (argument === '--' || (command === 'run' && !match)) {
+      return { command, flags, rest: argv.slice(argument === '--' ? index + 1 : index) };
+    } else if (match) {
       const values = flags.get(match[1] as string) ?? [];
       values.push(match[2] ?? 'true');
       flags.set(match[1] as string, values);
@@ -67,13 +110,13 @@ function parseArguments(argv: readonly string[]): ParsedArguments {
       throw new ControlPlaneError('INVALID_OPTIONS', `unexpected argument ${argument}`);
     }
   }
-  return { command, flags };
+  return { command, flags, rest: [] };
 }
 
-/** nodeCount reads `--nodes=N` (default {@link DEFAULT_NODES}). */
-function nodeCount(flags: Map<string, string[]>): number {
+/** nodeCount reads `--nodes=N` (undefined: the default for the binaries). */
+function nodeCount(flags: Map<string, string[]>): number | undefined {
   const value = flags.get('nodes')?.at(-1);
-  if (value === undefined) return DEFAULT_NODES;
+  if (value === undefined) return undefined;
   const count = Number(value);
   if (!Number.isInteger(count) || count < 0)
     throw new ControlPlaneError('INVALID_OPTIONS', `--nodes needs a count, got ${value}`);
@@ -81,8 +124,14 @@ function nodeCount(flags: Map<string, string[]>): number {
 }
 
 /** defaultStateFile is where `up` records its control plane unless told otherwise. */
-export function defaultStateFile(env: NodeJS.ProcessEnv = process.env): string {
-  return env.K_TESTENV_STATE ?? join(tmpdir(), `k-testenv-up-${process.getuid?.() ?? 'user'}.json`);
+export function defaultStateFile(
+  env: NodeJS.ProcessEnv = process.env,
+  cli: Pick<CliIdentity, 'name' | 'envPrefix'> = { name: 'k-testenv', envPrefix: 'K_TESTENV' },
+): string {
+  return (
+    env[`${cli.envPrefix}_STATE`] ??
+    join(tmpdir(), `${cli.name}-up-${process.getuid?.() ?? 'user'}.json`)
+  );
 }
 
 function readUpState(path: string): UpState | undefined {
@@ -93,60 +142,120 @@ function readUpState(path: string): UpState | undefined {
   }
 }
 
+/** Context is one invocation: who we are, its flags and where progress goes. */
+interface Context {
+  readonly cli: CliIdentity;
+  readonly flags: Map<string, string[]>;
+  readonly progress: ProgressSink;
+}
+
 /**
- * main runs the k-testenv CLI with `argv` (without node and script) and resolves with the exit code.
- * Errors are printed on stderr; a ControlPlaneError's code is printed with them.
+ * main runs the CLI with `argv` (without node and script) and resolves with the exit code; `cli`
+ * says which CLI (default k-testenv). Errors are printed on stderr; a ControlPlaneError's code is
+ * printed with them. `run` resolves with the command's exit code.
  */
-export async function main(argv: readonly string[]): Promise<number> {
+export async function main(
+  argv: readonly string[],
+  cli: CliIdentity = testenvIdentity(),
+): Promise<number> {
   try {
-    const { command, flags } = parseArguments(argv);
-    const stateFile = flags.get('state-file')?.[0] ?? defaultStateFile();
+    const { command, flags, rest } = parseArguments(argv);
+    const context: Context = { cli, flags, progress: stderrProgressAs(cli.name) };
+    const stateFile = flags.get('state-file')?.[0] ?? defaultStateFile(process.env, cli);
     switch (command) {
       case 'build': {
         const binaries = await ensureBinaries({
-          onProgress: stderrProgress,
+          onProgress: context.progress,
+          cacheRoot: cli.cacheRoot,
           force: flags.has('force'),
         });
         process.stdout.write(`${join(binaries.entryDir, 'bin')}\n`);
         return 0;
       }
       case 'up':
-        return await up(stateFile, flags);
+        return await up(context, stateFile);
       case 'serve':
-        return await serve(stateFile, flags);
+        return await serve(context, stateFile);
       case 'down':
-        return await down(stateFile);
+        return await down(context, stateFile);
       case 'status':
         return await status(stateFile);
+      case 'run':
+        return await run(context, rest);
+      case 'assets':
+        process.stdout.write(
+          `${await assetsDirectory({ cacheRoot: cli.cacheRoot, onProgress: context.progress })}\n`,
+        );
+        return 0;
       case undefined:
       case 'help':
-        process.stdout.write(USAGE);
+        process.stdout.write(usage(cli));
         return command === undefined ? 2 : 0;
       default:
-        process.stderr.write(`k-testenv: unknown command ${command}\n${USAGE}`);
+        process.stderr.write(`${cli.name}: unknown command ${command}\n${usage(cli)}`);
         return 2;
     }
   } catch (error) {
     if (ControlPlaneError.isInstance(error)) {
-      process.stderr.write(`k-testenv: ${error.message} [${error.code}]\n`);
+      process.stderr.write(`${cli.name}: ${error.message} [${error.code}]\n`);
     } else {
-      process.stderr.write(`k-testenv: ${(error as Error).stack ?? String(error)}\n`);
+      process.stderr.write(`${cli.name}: ${(error as Error).stack ?? String(error)}\n`);
     }
     return 1;
   }
 }
 
-async function up(stateFile: string, flags: Map<string, string[]>): Promise<number> {
+/** binariesOption reads `--binaries` (default the identity's, else 'cache'). */
+function binariesOption({ cli, flags }: Context): ResolveBinariesOptions['binaries'] {
+  const value = flags.get('binaries')?.at(-1) ?? cli.binaries ?? 'cache';
+  return value === 'auto' || value === 'cache' ? value : { directory: value };
+}
+
+/**
+ * startFromFlags resolves the binaries (building only when `build`) and starts a control plane
+ * with the options of the flags.
+ */
+async function startFromFlags(context: Context, build: boolean): Promise<ControlPlane> {
+  const { flags, cli, progress } = context;
+  const nodes = nodeCount(flags);
+  const binaries = await resolveBinaries({
+    binaries: binariesOption(context),
+    build,
+    cacheRoot: cli.cacheRoot,
+    kwok: nodes !== 0,
+    onProgress: progress,
+    buildCommand: `npx ${cli.name} build`,
+  });
+  return startControlPlane({
+    binaries,
+    onProgress: progress,
+    controllerManager: flags.has('no-controller-manager') ? false : undefined,
+    scheduler: flags.has('no-scheduler') ? false : undefined,
+    nodes,
+    extraApiServerFlags: flags.get('apiserver-flag') ?? [],
+    extraControllerManagerFlags: flags.get('controller-manager-flag') ?? [],
+  });
+}
+
+async function up(context: Context, stateFile: string): Promise<number> {
+  const { cli, flags } = context;
   const existing = readUpState(stateFile);
   if (existing && isProcessAlive(existing.servePid)) {
     process.stderr.write(
-      `[k-testenv] already up (pid ${existing.servePid}) at ${existing.server}\n`,
+      `[${cli.name}] already up (pid ${existing.servePid}) at ${existing.server}\n`,
     );
     process.stdout.write(`${existing.kubeconfigPath}\n`);
     return 0;
   }
   // Build in the foreground, so progress shows here and `serve` only verifies.
-  await ensureBinaries({ onProgress: stderrProgress, kwok: nodeCount(flags) > 0 });
+  const nodes = nodeCount(flags);
+  await resolveBinaries({
+    binaries: binariesOption(context),
+    cacheRoot: cli.cacheRoot,
+    kwok: nodes !== 0,
+    onProgress: context.progress,
+    buildCommand: `npx ${cli.name} build`,
+  });
   const logPath = stateFile.replace(/\.json$/, '') + '.log';
   const log = openSync(logPath, 'w');
   const serveArguments = [
@@ -157,7 +266,7 @@ async function up(stateFile: string, flags: Map<string, string[]>): Promise<numb
       .flatMap(([key, values]) => values.map((value) => `--${key}=${value}`)),
   ];
   // Its own session: the control plane must outlive this command and the terminal's signals.
-  const child = fork(LAUNCHER, serveArguments, {
+  const child = fork(cli.launcher, serveArguments, {
     detached: true,
     execArgv: [],
     stdio: ['ignore', log, log, 'ipc'],
@@ -177,29 +286,21 @@ async function up(stateFile: string, flags: Map<string, string[]>): Promise<numb
   if (child.connected) child.disconnect();
   child.unref();
   if (!message.ok || !message.kubeconfigPath) {
-    process.stderr.write(`k-testenv: up failed: ${message.error ?? 'unknown error'}\n`);
+    process.stderr.write(`${cli.name}: up failed: ${message.error ?? 'unknown error'}\n`);
     return 1;
   }
   process.stderr.write(
-    `[k-testenv] up; stop with \`k-testenv down\`. For tests: export ${KUBECONFIG_ENV}=${message.kubeconfigPath}\n`,
+    `[${cli.name}] up; stop with \`${cli.name} down\`. For tests: export ${cli.envPrefix}_KUBECONFIG=${message.kubeconfigPath}\n`,
   );
   process.stdout.write(`${message.kubeconfigPath}\n`);
   return 0;
 }
 
-async function serve(stateFile: string, flags: Map<string, string[]>): Promise<number> {
+async function serve(context: Context, stateFile: string): Promise<number> {
   const report = (value: object) => process.send?.(value);
   let controlPlane;
   try {
-    controlPlane = await startControlPlane({
-      onProgress: stderrProgress,
-      build: false,
-      controllerManager: !flags.has('no-controller-manager'),
-      scheduler: !flags.has('no-scheduler'),
-      nodes: nodeCount(flags),
-      extraApiServerFlags: flags.get('apiserver-flag') ?? [],
-      extraControllerManagerFlags: flags.get('controller-manager-flag') ?? [],
-    });
+    controlPlane = await startFromFlags(context, false);
   } catch (error) {
     report({ ok: false, error: (error as Error).message });
     throw error;
@@ -219,16 +320,65 @@ async function serve(stateFile: string, flags: Map<string, string[]>): Promise<n
     // Keep the event loop alive while the control plane runs.
     setInterval(() => {}, 1 << 30);
   });
-  process.stderr.write('[k-testenv] stopping\n');
+  process.stderr.write(`[${context.cli.name}] stopping\n`);
   await controlPlane.stop();
   await rm(stateFile, { force: true });
   process.exit(0);
 }
 
-async function down(stateFile: string): Promise<number> {
+/** The signals `run` passes on to its command (and then waits for the command to end). */
+const FORWARDED_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+
+/**
+ * run starts a control plane, runs `command` with `<prefix>_KUBECONFIG`, `KUBECONFIG` and
+ * `<prefix>_RUN_DIR` set, passes SIGINT, SIGTERM and SIGHUP on to it, stops the plane when it ends
+ * and resolves with its exit code (128 + the signal's number when a signal ended it; 127 when it
+ * could not be started). A signal while the plane starts ends this process as usual; the plane's
+ * watchdog then removes what was started.
+ */
+async function run(context: Context, command: readonly string[]): Promise<number> {
+  const { cli } = context;
+  const [executable, ...args] = command;
+  if (!executable)
+    throw new ControlPlaneError('INVALID_OPTIONS', `usage: ${cli.name} run [options] -- COMMAND…`);
+  const plane = await startFromFlags(context, true);
+  let child: ReturnType<typeof spawn> | undefined;
+  // Installed until the plane is stopped: a second Ctrl-C must not cut the stop short.
+  const forward = (signal: NodeJS.Signals) => {
+    if (child?.exitCode === null && child.signalCode === null) child.kill(signal);
+  };
+  for (const signal of FORWARDED_SIGNALS) process.on(signal, forward);
+  try {
+    child = spawn(executable, args, {
+      stdio: 'inherit',
+      env: {
+        ...process.env,
+        [`${cli.envPrefix}_KUBECONFIG`]: plane.kubeconfigPath,
+        [`${cli.envPrefix}_RUN_DIR`]: plane.runDir,
+        KUBECONFIG: plane.kubeconfigPath,
+      },
+    });
+    const started = child;
+    return await new Promise<number>((resolve) => {
+      started.once('error', (error) => {
+        process.stderr.write(`${cli.name}: cannot run ${executable}: ${error.message}\n`);
+        resolve(127);
+      });
+      started.once('exit', (code, signal) =>
+        resolve(signal ? 128 + (constants.signals[signal] ?? 0) : (code ?? 1)),
+      );
+    });
+  } finally {
+    await plane.stop();
+    for (const signal of FORWARDED_SIGNALS) process.off(signal, forward);
+  }
+}
+
+async function down(context: Context, stateFile: string): Promise<number> {
+  const name = context.cli.name;
   const state = readUpState(stateFile);
   if (!state) {
-    process.stderr.write(`[k-testenv] nothing is up (no ${stateFile})\n`);
+    process.stderr.write(`[${name}] nothing is up (no ${stateFile})\n`);
     return 0;
   }
   if (isProcessAlive(state.servePid)) {
@@ -239,7 +389,7 @@ async function down(stateFile: string): Promise<number> {
     if (isProcessAlive(state.servePid)) process.kill(state.servePid, 'SIGKILL');
   }
   await rm(stateFile, { force: true });
-  process.stderr.write(`[k-testenv] down\n`);
+  process.stderr.write(`[${name}] down\n`);
   return 0;
 }
 

@@ -1,9 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { ensureBinaries, type Binaries } from './build.js';
+import type { ControlPlaneBinaries } from './binary-sources.js';
+import { ensureBinaries } from './build.js';
 import {
   toConnection,
   writeControlPlaneState,
@@ -59,14 +60,19 @@ export interface StartControlPlaneOptions {
   readonly extraSchedulerFlags?: readonly string[];
   /** Appended to etcd's flags. */
   readonly extraEtcdFlags?: readonly string[];
-  /** Start kube-controller-manager (default true). */
+  /**
+   * Start kube-controller-manager (default: when the binaries have it, which the cache's always
+   * do). Asking for it when `binaries` lack it is COMPONENT_UNAVAILABLE. Without it, kube-apiserver
+   * runs without garbage collection and without the ServiceAccount admission plugin.
+   */
   readonly controllerManager?: boolean;
-  /** Start kube-scheduler (default true). */
+  /** Start kube-scheduler (default: when the binaries have it); as `controllerManager`. */
   readonly scheduler?: boolean;
   /**
-   * How many fake nodes kwok simulates (default 2): scheduled Pods become Running and Ready, Jobs
-   * complete, deletions finish, and the kubelet API (exec, logs, …) answers as the kwok CRDs in
-   * the cluster say. 0 starts no kwok (Pods stay Pending).
+   * How many fake nodes kwok simulates (default 2, or 0 when `binaries` have no kwok): scheduled
+   * Pods become Running and Ready, Jobs complete, deletions finish, and the kubelet API (exec,
+   * logs, …) answers as the kwok CRDs in the cluster say. 0 starts no kwok (Pods stay Pending).
+   * Nodes without kwok in `binaries` are COMPONENT_UNAVAILABLE.
    */
   readonly nodes?: number;
   /** Appended to kwok's flags. */
@@ -77,8 +83,11 @@ export interface StartControlPlaneOptions {
   readonly onProgress?: ProgressSink;
   /** Force ports instead of free ones; a taken port then fails with PORT_IN_USE (no retry). */
   readonly ports?: Partial<ControlPlanePorts>;
-  /** Use these binaries instead of the cache (they are not verified). */
-  readonly binaries?: Binaries;
+  /**
+   * Use these binaries instead of the cache (they are not verified here; {@link resolveBinaries}
+   * checks them). The components they lack are off by default and unavailable.
+   */
+  readonly binaries?: ControlPlaneBinaries;
   /** Build into the cache when it has no valid entry (default true). */
   readonly build?: boolean;
   /** Cache root (default K_TESTENV_CACHE or the user cache dir). */
@@ -148,7 +157,9 @@ export async function startControlPlane(
   options: StartControlPlaneOptions = {},
 ): Promise<ControlPlane> {
   const progress = options.onProgress ?? silentProgress;
-  const binariesPromise = options.binaries
+  // Refuse a component the given binaries lack before anything starts.
+  if (options.binaries) componentPlan(options, options.binaries);
+  const binariesPromise: Promise<ControlPlaneBinaries> = options.binaries
     ? Promise.resolve(options.binaries)
     : ensureBinaries({
         build: options.build,
@@ -175,6 +186,44 @@ export async function startControlPlane(
 
 /** DEFAULT_NODES is how many fake nodes a control plane has unless told otherwise. */
 export const DEFAULT_NODES = 2;
+
+/** ComponentPlan is which optional components a start runs. */
+interface ComponentPlan {
+  readonly controllerManager: boolean;
+  readonly scheduler: boolean;
+  readonly nodes: number;
+}
+
+/**
+ * componentPlan applies the defaults (a component runs when the binaries have it; 2 nodes when
+ * there is kwok) and refuses a component the binaries lack with COMPONENT_UNAVAILABLE.
+ */
+function componentPlan(
+  options: StartControlPlaneOptions,
+  binaries: ControlPlaneBinaries,
+): ComponentPlan {
+  const nodes = options.nodes ?? (binaries.kwok ? DEFAULT_NODES : 0);
+  if (!Number.isInteger(nodes) || nodes < 0)
+    throw new ControlPlaneError('INVALID_OPTIONS', `nodes must be a count, got ${nodes}`);
+  const where = binaries.directory ?? dirname(binaries.kubeApiServer);
+  const unavailable = (component: string, option: string) =>
+    new ControlPlaneError(
+      'COMPONENT_UNAVAILABLE',
+      `${component} was asked for, but the binaries in ${where} have no ${component}; ` +
+        `set ${option}, or use the built binaries (the cache has every component)`,
+      { step: 'resolve binaries' },
+    );
+  if (options.controllerManager && !binaries.kubeControllerManager)
+    throw unavailable('kube-controller-manager', 'controllerManager: false');
+  if (options.scheduler && !binaries.kubeScheduler)
+    throw unavailable('kube-scheduler', 'scheduler: false');
+  if (nodes > 0 && !binaries.kwok) throw unavailable(`kwok (for nodes: ${nodes})`, 'nodes: 0');
+  return {
+    controllerManager: options.controllerManager ?? binaries.kubeControllerManager !== undefined,
+    scheduler: options.scheduler ?? binaries.kubeScheduler !== undefined,
+    nodes,
+  };
+}
 
 /** ComponentSpec is how to start one component and how to tell it is ready. */
 interface ComponentSpec {
@@ -225,7 +274,7 @@ class Run {
   }
 
   async startWithPortRetries(
-    binaries: Binaries,
+    binaries: ControlPlaneBinaries,
     pki: Pki,
     options: StartControlPlaneOptions,
   ): Promise<ControlPlane> {
@@ -264,23 +313,14 @@ class Run {
   }
 
   async startOnce(
-    binaries: Binaries,
+    binaries: ControlPlaneBinaries,
     pki: Pki,
     ports: ControlPlanePorts,
     options: StartControlPlaneOptions,
   ): Promise<ControlPlane> {
     const deadline = Date.now() + (options.timeoutMs ?? 120_000);
     const runDir = this.runDir;
-    const controllerManager = options.controllerManager ?? true;
-    const scheduler = options.scheduler ?? true;
-    const nodeCount = options.nodes ?? DEFAULT_NODES;
-    if (!Number.isInteger(nodeCount) || nodeCount < 0)
-      throw new ControlPlaneError('INVALID_OPTIONS', `nodes must be a count, got ${nodeCount}`);
-    if (nodeCount > 0 && !binaries.kwok)
-      throw new ControlPlaneError(
-        'INVALID_OPTIONS',
-        'nodes need the kwok binaries (ensureBinaries with kwok)',
-      );
+    const { controllerManager, scheduler, nodes: nodeCount } = componentPlan(options, binaries);
     const etcdUrl = `http://127.0.0.1:${ports.etcd}`;
     await this.startComponent(
       {
@@ -381,7 +421,7 @@ class Run {
         })
       ).status === 200;
     const controllers: Promise<unknown>[] = [];
-    if (controllerManager) {
+    if (controllerManager && binaries.kubeControllerManager) {
       const healthy = healthz(ports.controllerManager);
       controllers.push(
         this.startComponent(
@@ -409,7 +449,7 @@ class Run {
         ),
       );
     }
-    if (scheduler) {
+    if (scheduler && binaries.kubeScheduler) {
       controllers.push(
         this.startComponent(
           {

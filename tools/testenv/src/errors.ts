@@ -11,8 +11,15 @@ export type ControlPlaneErrorCode =
   | 'BUILD_FAILED'
   /** Another process held the build lock for longer than the wait allowed. */
   | 'BUILD_LOCK_TIMEOUT'
-  /** No finished build is in the cache and building was not allowed. */
+  /**
+   * No usable binaries: nothing in the directory, variables or cache that were looked in, and no
+   * build (not allowed, or no Go); or a named file is missing or not executable.
+   */
   | 'BINARIES_MISSING'
+  /** A component was asked for that the binaries lack (e.g. kube-controller-manager in a directory). */
+  | 'COMPONENT_UNAVAILABLE'
+  /** The binaries are of a Kubernetes release older than the flags the control plane passes need. */
+  | 'UNSUPPORTED_VERSION'
   /** The cache entry's stamp does not match its binaries (half-written or modified). */
   | 'CACHE_CORRUPT'
   /** Generating certificates or keys with openssl failed. */

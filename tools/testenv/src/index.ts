@@ -1,4 +1,19 @@
+export {
+  assetsDirectory,
+  MINIMUM_KUBERNETES_VERSION,
+  readKubernetesVersion,
+  resolveBinaries,
+} from './binary-sources.js';
+export type {
+  AssetsDirectoryOptions,
+  BinarySource,
+  ControlPlaneBinaries,
+  ResolveBinariesOptions,
+  ResolvedBinaries,
+} from './binary-sources.js';
 export { ensureBinaries } from './build.js';
+export { main as runCli } from './cli.js';
+export type { CliIdentity } from './cli.js';
 export type { Binaries, EnsureBinariesOptions } from './build.js';
 export { verifyCacheEntry } from './cache-entry.js';
 export type { BuildStamp } from './cache-entry.js';
@@ -51,7 +66,7 @@ export type {
 } from './pki.js';
 export { WEBHOOK_SANS, WebhookPki, webhookSubjectAltNames } from './webhook-pki.js';
 export type { WebhookPkiOptions } from './webhook-pki.js';
-export { formatProgress, stderrProgress, silentProgress } from './progress.js';
+export { formatProgress, stderrProgress, stderrProgressAs, silentProgress } from './progress.js';
 export type { ProgressEvent, ProgressSink } from './progress.js';
 export { KUBERNETES_VERSION } from './release.js';
 export {

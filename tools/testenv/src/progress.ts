@@ -21,17 +21,25 @@ export function formatDuration(ms: number): string {
   return `${minutes}m${String(seconds).padStart(2, '0')}s`;
 }
 
-/** formatProgress renders an event as one line, e.g. `[k-testenv] go mod tidy: done (3.1s)`. */
-export function formatProgress(event: ProgressEvent): string {
+/**
+ * formatProgress renders an event as one line prefixed with the tool's `name`, e.g.
+ * `[k-testenv] go mod tidy: done (3.1s)`.
+ */
+export function formatProgress(event: ProgressEvent, name = 'k-testenv'): string {
   const suffix =
     event.kind === 'start' || event.kind === 'info' ? '' : ` (${formatDuration(event.elapsedMs)})`;
-  return `[k-testenv] ${event.step}: ${event.message}${suffix}`;
+  return `[${name}] ${event.step}: ${event.message}${suffix}`;
+}
+
+/** stderrProgressAs is a {@link ProgressSink} that writes each event as a `[name]` line on stderr. */
+export function stderrProgressAs(name: string): ProgressSink {
+  return (event) => {
+    process.stderr.write(`${formatProgress(event, name)}\n`);
+  };
 }
 
 /** stderrProgress is a {@link ProgressSink} that writes each event as a line on stderr. */
-export const stderrProgress: ProgressSink = (event) => {
-  process.stderr.write(`${formatProgress(event)}\n`);
-};
+export const stderrProgress: ProgressSink = stderrProgressAs('k-testenv');
 
 /** silentProgress is a {@link ProgressSink} that drops everything. */
 export const silentProgress: ProgressSink = () => {};
