@@ -24,6 +24,7 @@ import {
   WatchDecodeError,
   WebSocketError,
 } from '@k/rest';
+import { EnvtestError } from '@k/envtest';
 import { RuntimeError, TerminalError } from '@k/runtime';
 import { InformerError } from '@k/runtime/informer';
 import { ExecPluginError, OidcError, TransportError } from '@k/transport';
@@ -80,6 +81,7 @@ const samples: [
   [new RuntimeError('ERR_RUNTIME_CONFIGURATION', 'm'), [RuntimeError]],
   [new InformerError('ERR_RUNTIME_INFORMER_WATCH', 'pods', 'm'), [InformerError, RuntimeError]],
   [new TerminalError('m'), [TerminalError, RuntimeError]],
+  [new EnvtestError('ERR_ENVTEST_NOT_RUNNING', 'm'), [EnvtestError]],
 ];
 
 const classes = [...new Set(samples.flatMap(([, own]) => own))];
@@ -99,6 +101,7 @@ const PREFIX: ReadonlyMap<unknown, string> = new Map<unknown, string>([
   [RuntimeError, 'ERR_RUNTIME_'],
   [InformerError, 'ERR_RUNTIME_'],
   [TerminalError, 'ERR_RUNTIME_'],
+  [EnvtestError, 'ERR_ENVTEST_'],
 ]);
 
 describe('error identity across the packages', () => {

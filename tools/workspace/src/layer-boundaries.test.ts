@@ -75,6 +75,25 @@ describe('layer boundaries', { timeout: 30_000 }, () => {
     expect(await lintAs('packages/transport/src/boundary-probe.ts', code)).toHaveLength(1);
     expect(await lintAs('packages/transport/e2e/boundary-probe.e2e.test.ts', code)).toEqual([]);
   });
+
+  it('lets the runtime, apps and tools test with @k/envtest, and no lower layer', async () => {
+    const code = "export { startEnvironment } from '@k/envtest';\n";
+    // @k/envtest depends on @k/clientset: a lower layer's test importing it would be a cycle.
+    expect(await lintAs('packages/clientset/e2e/boundary-probe.e2e.test.ts', code)).toHaveLength(1);
+    expect(await lintAs('packages/runtime/e2e/boundary-probe.e2e.test.ts', code)).toEqual([]);
+    expect(await lintAs('apps/demo-operator/e2e/boundary-probe.e2e.test.ts', code)).toEqual([]);
+    expect(await lintAs('packages/runtime/src/boundary-probe.ts', code)).toEqual([
+      'A project tagged with "layer:runtime" can only depend on libs tagged with "layer:config", "layer:transport", "layer:rest", "layer:clientset", "layer:runtime"',
+    ]);
+  });
+
+  it('keeps @k/envtest off @k/runtime, so the runtime can test with it', async () => {
+    const messages = await lintAs(
+      'packages/envtest/src/boundary-probe.ts',
+      "export { Manager } from '@k/runtime';\n",
+    );
+    expect(messages).toHaveLength(1);
+  });
 });
 
 describe('package manifests', () => {

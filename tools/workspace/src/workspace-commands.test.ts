@@ -18,6 +18,7 @@ const run = promisify(execFile);
 const COMMANDS: Record<string, string> = {
   'k-config': 'packages/config',
   'k-gen': 'packages/codegen',
+  'k-envtest': 'packages/envtest',
   'k-testenv': 'tools/testenv',
   'demo-operator': 'apps/demo-operator',
 };
