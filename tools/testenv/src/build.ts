@@ -34,7 +34,10 @@ export interface EnsureBinariesOptions {
   readonly build?: boolean;
   /** Rebuild even when a valid entry exists. */
   readonly force?: boolean;
-  /** Hash the binaries against the stamp (default true); false only checks presence and sizes. */
+  /**
+   * Hash the binaries against the stamp: default only when they changed since the last hashing
+   * (see verifyCacheEntry); true always; false only checks presence and sizes.
+   */
   readonly verifyChecksums?: boolean;
   readonly onProgress?: ProgressSink;
   /** Wait for another process's build at most this long, ms (default 90 min). */
@@ -131,7 +134,7 @@ export async function ensureCacheEntry(
       ...goEnvironment,
     }),
   );
-  const verifyChecksums = options.verifyChecksums ?? true;
+  const verifyChecksums = options.verifyChecksums;
 
   if (!options.force) {
     const existing = await tryVerify(layout, recipe.files, verifyChecksums);
@@ -181,7 +184,7 @@ export async function ensureCacheEntry(
 async function tryVerify(
   layout: CacheEntryLayout,
   files: readonly string[],
-  verifyChecksums: boolean,
+  verifyChecksums: boolean | undefined,
 ): Promise<{ stamp?: BuildStamp; error?: ControlPlaneError }> {
   if (!existsSync(layout.entryDir)) return {};
   try {

@@ -73,6 +73,8 @@ export interface CacheEntryLayout {
   readonly entryDir: string;
   readonly binDir: string;
   readonly stampPath: string;
+  /** The memo of the last verification that hashed every file (see verifyCacheEntry). */
+  readonly verifiedPath: string;
   readonly lockPath: string;
 }
 
@@ -85,6 +87,7 @@ export function cacheEntryLayout(root: string, key: string): CacheEntryLayout {
     entryDir,
     binDir: join(entryDir, 'bin'),
     stampPath: join(entryDir, 'stamp.json'),
+    verifiedPath: join(entryDir, 'verified.json'),
     lockPath: join(root, `${key}.lock`),
   };
 }

@@ -168,6 +168,8 @@ export async function main(
           onProgress: context.progress,
           cacheRoot: cli.cacheRoot,
           force: flags.has('force'),
+          // The moment to read every byte again (and renew the memo the starts rely on).
+          verifyChecksums: true,
         });
         process.stdout.write(`${join(binaries.entryDir, 'bin')}\n`);
         return 0;
