@@ -173,10 +173,10 @@ export async function startControlPlane(
   const run = new Run(runDir, progress, options.stopGraceMs ?? 10_000);
   try {
     run.watchdog = await Watchdog.start(runDir);
-    const [binaries, pki] = await Promise.all([
-      binariesPromise,
-      run.step('certificates', () => generatePki(join(runDir, 'pki'))),
-    ]);
+    // etcd needs no certificates: it starts while openssl makes them.
+    const pki = run.step('certificates', () => generatePki(join(runDir, 'pki')));
+    pki.catch(() => {});
+    const [binaries] = await Promise.all([binariesPromise, mkdir(join(runDir, 'logs'))]);
     return await run.startWithPortRetries(binaries, pki, options);
   } catch (error) {
     await run.stop();
@@ -275,10 +275,9 @@ class Run {
 
   async startWithPortRetries(
     binaries: ControlPlaneBinaries,
-    pki: Pki,
+    pki: Promise<Pki>,
     options: StartControlPlaneOptions,
   ): Promise<ControlPlane> {
-    await mkdir(join(this.runDir, 'logs'));
     const forced = options.ports ?? {};
     const attempts = Object.keys(forced).length > 0 ? 1 : Math.max(1, options.portAttempts ?? 3);
     for (let attempt = 1; ; attempt++) {
@@ -314,7 +313,7 @@ class Run {
 
   async startOnce(
     binaries: ControlPlaneBinaries,
-    pki: Pki,
+    pkiPromise: Promise<Pki>,
     ports: ControlPlanePorts,
     options: StartControlPlaneOptions,
   ): Promise<ControlPlane> {
@@ -335,6 +334,7 @@ class Run {
       deadline,
     );
 
+    const pki = await pkiPromise;
     const server = `https://127.0.0.1:${ports.apiServer}`;
     const testerToken = randomBytes(24).toString('hex');
     const tokensPath = join(runDir, 'tokens.csv');
