@@ -57,21 +57,35 @@ setInterval(() => {
 // Every control-plane process has a path inside the run directory in its arguments; the trailing
 // slash keeps /tmp/k-testenv-abc from matching /tmp/k-testenv-abcd.
 const marker = `${runDir.replace(/\/+$/, '')}/`;
+// Processes started for the run carry the run directory in their environment: vitest's workers
+// (the global setup sets it before they start) and the command of `k-envtest run`. Only these
+// exact entries count: a kubeconfig variable also names the run dir, but users export it in
+// shells and editors that must survive.
+const runDirEntries = ['K_ENVTEST_RUN_DIR', 'K_TESTENV_RUN_DIR'].map(
+  (name) => `${name}=${runDir.replace(/\/+$/, '')}`,
+);
+
+/** startedForTheRun is true when the environment a process started with names the run dir. */
+function startedForTheRun(pid) {
+  const entries = readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0');
+  return entries.some((entry) => runDirEntries.includes(entry));
+}
 
 /**
- * A process is ours if it is alive and its command line names a path in the run directory, or it
- * works inside it (a `go mod tidy` of a build).
+ * A process is ours if it is alive and its command line names a path in the run directory, it
+ * works inside it (a `go mod tidy` of a build), or it was started for the run.
  */
 function isOurs(pid) {
   try {
     if (readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(marker)) return true;
-    return `${readlinkSync(`/proc/${pid}/cwd`)}/`.startsWith(marker);
+    if (`${readlinkSync(`/proc/${pid}/cwd`)}/`.startsWith(marker)) return true;
+    return startedForTheRun(pid);
   } catch {
     return false;
   }
 }
 
-/** Every process whose command line mentions the run directory (catches a pid never reported). */
+/** Every process that is ours by {@link isOurs} (catches a pid never reported). */
 function scanOurs() {
   const found = [];
   for (const entry of readdirSync('/proc')) {

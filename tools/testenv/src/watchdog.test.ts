@@ -63,6 +63,39 @@ describe('watchdog', { timeout: 20_000 }, () => {
     expect(await waitUntil(() => !isProcessAlive(started.watchdog), 2_000)).toBe(true);
   });
 
+  it('also ends processes started for the run (K_ENVTEST_RUN_DIR or K_TESTENV_RUN_DIR naming the run dir), never one that only has its kubeconfig', async () => {
+    const runDir = await mkdtemp(join(tmpdir(), 'k-testenv-watchdog-'));
+    // Started by this test, not by the parent: the watchdog finds them by their environment alone
+    // (like vitest's workers or the command of `k-envtest run`), not by arguments or directory.
+    const withEnvironment = (env: Record<string, string>) =>
+      spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], {
+        stdio: 'ignore',
+        env: { ...process.env, ...env },
+      });
+    const runners = [
+      withEnvironment({ K_ENVTEST_RUN_DIR: runDir }),
+      withEnvironment({ K_TESTENV_RUN_DIR: runDir }),
+    ];
+    const bystanders = [
+      withEnvironment({ K_ENVTEST_KUBECONFIG: join(runDir, 'kubeconfig') }),
+      withEnvironment({ K_ENVTEST_RUN_DIR: `${runDir}-other` }),
+      withEnvironment({ OTHER_RUN_DIR: runDir }),
+    ];
+    try {
+      const started = await startParent(runDir, 'hang');
+      started.parent.kill('SIGKILL');
+      expect(await waitUntil(() => !started.children.some(isRunning), 10_000)).toBe(true);
+      expect(await waitUntil(() => !runners.some((child) => isRunning(child.pid!)), 2_000)).toBe(
+        true,
+      );
+      expect(await waitUntil(() => !existsSync(runDir), 2_000)).toBe(true);
+      expect(bystanders.map((child) => isRunning(child.pid!))).toEqual([true, true, true]);
+    } finally {
+      for (const child of [...runners, ...bystanders]) child.kill('SIGKILL');
+      await rm(runDir, { recursive: true, force: true });
+    }
+  });
+
   it('does nothing after disarm, when the parent stopped everything itself', async () => {
     const runDir = await mkdtemp(join(tmpdir(), 'k-testenv-watchdog-'));
     const started = await startParent(runDir, 'disarm');
