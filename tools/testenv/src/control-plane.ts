@@ -29,7 +29,7 @@ import { planeKubeconfig, writeKubeconfig } from './kubeconfig.js';
 import { AUDIT_POLICY } from './audit-log.js';
 import { FaultProxy } from './fault-proxy.js';
 import { startManagedProcess, type ManagedProcess } from './managed-process.js';
-import { waitUntilReady } from './wait-until-ready.js';
+import { waitUntilAccepting, waitUntilReady } from './wait-until-ready.js';
 import { generatePki, type Pki } from './pki.js';
 import { silentProgress, type ProgressSink } from './progress.js';
 import { Watchdog } from './watchdog-client.js';
@@ -258,19 +258,35 @@ class Run {
 
   /** startComponent spawns `spec` and waits until it is ready (or fails, see waitUntilReady). */
   async startComponent(spec: ComponentSpec, deadline: number): Promise<ManagedProcess> {
+    const { child, ready } = await this.launchComponent(spec, deadline);
+    await ready;
+    return child;
+  }
+
+  /**
+   * launchComponent spawns `spec` and returns the process at once, with its readiness (or failure,
+   * see waitUntilReady) as a promise: the step `start <name>` ends when it is ready.
+   */
+  async launchComponent(
+    spec: ComponentSpec,
+    deadline: number,
+  ): Promise<{ child: ManagedProcess; ready: Promise<void> }> {
     this.specs.set(spec.name, spec);
-    return this.step(`start ${spec.name}`, async () => {
-      const child = await startManagedProcess(
-        spec.name,
-        spec.command,
-        spec.args,
-        join(this.runDir, 'logs', `${spec.name}.log`),
-      );
-      this.processes.push(child);
-      this.watchdog?.watch(child.pid);
-      await waitUntilReady(child, deadline, spec.ready, spec.diagnose);
-      return child;
-    });
+    const step = `start ${spec.name}`;
+    const startedAt = Date.now();
+    this.progress({ kind: 'start', step, elapsedMs: 0, message: 'started' });
+    const child = await startManagedProcess(
+      spec.name,
+      spec.command,
+      spec.args,
+      join(this.runDir, 'logs', `${spec.name}.log`),
+    );
+    this.processes.push(child);
+    this.watchdog?.watch(child.pid);
+    const ready = waitUntilReady(child, deadline, spec.ready, spec.diagnose).then(() =>
+      this.progress({ kind: 'end', step, elapsedMs: Date.now() - startedAt, message: 'done' }),
+    );
+    return { child, ready };
   }
 
   async startWithPortRetries(
@@ -321,7 +337,7 @@ class Run {
     const runDir = this.runDir;
     const { controllerManager, scheduler, nodes: nodeCount } = componentPlan(options, binaries);
     const etcdUrl = `http://127.0.0.1:${ports.etcd}`;
-    await this.startComponent(
+    const etcd = await this.launchComponent(
       {
         name: 'etcd',
         command: binaries.etcd,
@@ -333,6 +349,10 @@ class Run {
       },
       deadline,
     );
+    etcd.ready.catch(() => {});
+    // kube-apiserver retries etcd by itself, so it starts once etcd's port accepts connections
+    // rather than after etcd is healthy: their start-ups overlap. etcd's failure still ends the start.
+    await Promise.race([etcd.ready, waitUntilAccepting(ports.etcd, etcd.child, deadline)]);
 
     const pki = await pkiPromise;
     const server = `https://127.0.0.1:${ports.apiServer}`;
@@ -358,7 +378,7 @@ class Run {
       caPem: pki.caPem,
       credentials: users.admin as KubeRequestCredentials,
     };
-    await this.startComponent(
+    const apiServerReady = this.startComponent(
       {
         name: 'kube-apiserver',
         command: binaries.kubeApiServer,
@@ -388,6 +408,7 @@ class Run {
       },
       deadline,
     );
+    await Promise.all([etcd.ready, apiServerReady]);
 
     await this.step('provision users', async () => {
       const response = await kubeRequest({

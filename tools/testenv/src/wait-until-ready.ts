@@ -1,9 +1,36 @@
+import { connect } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ControlPlaneError } from './errors.js';
 import type { ManagedProcess } from './managed-process.js';
 
+/** POLL_MS is how often readiness is probed: short, as every start waits on these probes in turn. */
+const POLL_MS = 50;
+
 /**
- * waitUntilReady polls `probe` every 150 ms until it is true, the process exits (PROCESS_EXITED,
+ * waitUntilAccepting resolves once something accepts TCP connections on 127.0.0.1:`port`, or as soon
+ * as `child` exits or the deadline passes (its readiness wait then reports why).
+ */
+export async function waitUntilAccepting(
+  port: number,
+  child: ManagedProcess,
+  deadline: number,
+): Promise<void> {
+  while (!child.exit && Date.now() < deadline) {
+    const accepted = await new Promise<boolean>((resolve) => {
+      const socket = connect({ host: '127.0.0.1', port });
+      socket.once('connect', () => {
+        socket.destroy();
+        resolve(true);
+      });
+      socket.once('error', () => resolve(false));
+    });
+    if (accepted) return;
+    await Promise.race([sleep(POLL_MS / 2), child.exited]);
+  }
+}
+
+/**
+ * waitUntilReady polls `probe` every 50 ms until it is true, the process exits (PROCESS_EXITED,
  * or PORT_IN_USE when its log says so) or the deadline passes (READY_TIMEOUT, with `diagnose()`'s
  * findings). Errors include the tail of the process's log. A probe that throws counts as not ready.
  */
@@ -58,6 +85,6 @@ export async function waitUntilReady(
         },
       );
     }
-    await Promise.race([sleep(150), child.exited]);
+    await Promise.race([sleep(POLL_MS), child.exited]);
   }
 }
