@@ -59,7 +59,7 @@ describe('stuckReport', () => {
       },
     });
     expect(report.split('\n')).toEqual([
-      'namespace test-1234abcd was still there 3000 ms after its deletion began',
+      'namespace test-1234abcd was still there after 3000 ms of waiting for its deletion',
       'objects left in it (2):',
       '  configmaps/held (deletionTimestamp 2026-12-07T16:30:00Z; finalizers example.com/hold)',
       '  widgets.example.com/w (no deletionTimestamp; no finalizers)',

@@ -170,7 +170,7 @@ export function stuckReport(options: {
 }): string {
   const { namespace, remaining } = options;
   const lines = [
-    `namespace ${namespace} was still there ${options.timeoutMs} ms after its deletion began`,
+    `namespace ${namespace} was still there after ${options.timeoutMs} ms of waiting for its deletion`,
   ];
   if (remaining.length > 0) {
     lines.push(

@@ -157,7 +157,8 @@ async function bindUser(
   suffix: string,
   options: TestUserOptions,
 ): Promise<PolicyRule | undefined> {
-  const objectName = `k-envtest-${safeName(user)}-${suffix}`;
+  // A default name is unique already; a given one gets the suffix (two tests may both say "viewer").
+  const objectName = options.name === undefined ? user : `k-envtest-${safeName(user)}-${suffix}`;
   const { namespace } = options;
   const subjects = [{ kind: 'User', apiGroup: RBAC_GROUP, name: user }];
   const rbac = clientset.rbacV1;
