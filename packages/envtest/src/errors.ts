@@ -79,12 +79,51 @@ const ENGINE_CODES: ReadonlySet<string> = new Set([
   'INVALID_OPTIONS',
 ]);
 
+/** PEM blocks of private keys (any kind) and bearer credentials, which no message may carry. */
+const PRIVATE_KEY_BLOCK =
+  /-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z ]*PRIVATE KEY-----|$)/g;
+const BEARER = /\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]+/gi;
+const TOKEN_FIELD = /\b(token|password|secret)(["']?\s*[:=]\s*["']?)[^\s"',}]+/gi;
+/** The engine's commands are k-envtest's for users: `k-testenv up` reads `k-envtest up`. */
+const ENGINE_COMMAND = /\bk-testenv(?= (?:build|up|down|status|run|assets|serve)\b)/g;
+
 /**
- * toEnvtestError turns an error of the bundled control-plane engine into an {@link EnvtestError}
- * (its code prefixed `ERR_ENVTEST_`, the original kept as `cause`); anything else is returned as
- * it is.
+ * redactSecrets removes private keys, bearer and basic credentials, `token=`/`password:`-style
+ * values and each of `secrets` (exact strings, e.g. the plane's tokens) from `text`.
  */
-export function toEnvtestError(error: unknown): unknown {
+export function redactSecrets(text: string, secrets: readonly string[] = []): string {
+  let redacted = text
+    .replace(PRIVATE_KEY_BLOCK, '[redacted private key]')
+    .replace(BEARER, '$1 [redacted]')
+    .replace(TOKEN_FIELD, '$1$2[redacted]');
+  for (const secret of secrets) {
+    if (secret.length >= 8) redacted = redacted.split(secret).join('[redacted]');
+  }
+  return redacted;
+}
+
+/**
+ * scrubInPlace redacts the secrets of an error kept as `cause`: reports print causes too.
+ */
+function scrubInPlace(error: Error & { logTail?: string | undefined }, secrets: readonly string[]) {
+  for (const field of ['message', 'stack', 'logTail'] as const) {
+    const value = error[field];
+    if (typeof value !== 'string') continue;
+    const redacted = redactSecrets(value, secrets);
+    if (redacted !== value) {
+      Object.defineProperty(error, field, { value: redacted, configurable: true, writable: true });
+    }
+  }
+}
+
+/**
+ * toEnvtestError turns an error of the bundled control-plane engine into an {@link EnvtestError}:
+ * its code prefixed `ERR_ENVTEST_`, its message with the engine's command names given as
+ * k-envtest's and with secrets (private keys, bearer tokens, each of `secrets`) removed, and the
+ * original kept as `cause`. An EnvtestError and anything that is not an engine error are returned
+ * as they are.
+ */
+export function toEnvtestError(error: unknown, secrets: readonly string[] = []): unknown {
   if (typeof error !== 'object' || error === null || !(error instanceof Error)) return error;
   if (EnvtestError.isInstance(error)) return error;
   const { code, step, logTail } = error as Error & {
@@ -95,9 +134,11 @@ export function toEnvtestError(error: unknown): unknown {
   if (error.name !== 'ControlPlaneError' || typeof code !== 'string' || !ENGINE_CODES.has(code)) {
     return error;
   }
-  return new EnvtestError(`ERR_ENVTEST_${code}` as EnvtestErrorCode, error.message, {
+  const clean = (text: string) => redactSecrets(text, secrets).replace(ENGINE_COMMAND, 'k-envtest');
+  scrubInPlace(error, secrets);
+  return new EnvtestError(`ERR_ENVTEST_${code}` as EnvtestErrorCode, clean(error.message), {
     cause: error,
     step,
-    logTail,
+    logTail: logTail === undefined ? undefined : clean(logTail),
   });
 }
