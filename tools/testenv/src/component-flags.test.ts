@@ -141,6 +141,16 @@ describe('component flags', () => {
     expect(flag(flags, 'authorization-mode')).toBe('AlwaysAllow');
     expect(etcdFlags('/run', ports, ['--log-level=debug']).at(-1)).toBe('--log-level=debug');
     expect(controllerManagerFlags('/run', ports, pki, '/k', ['--v=4']).at(-1)).toBe('--v=4');
+    // A later flag wins, so the tuned client limits can still be overridden.
+    expect(controllerManagerFlags('/run', ports, pki, '/k', ['--kube-api-qps=5']).at(-1)).toBe(
+      '--kube-api-qps=5',
+    );
     expect(schedulerFlags('/run', ports, '/k', ['--v=4']).at(-1)).toBe('--v=4');
+  });
+
+  it('lets kube-controller-manager talk to kube-apiserver unthrottled (namespace deletion)', () => {
+    const flags = controllerManagerFlags('/run', ports, pki, '/run/kubeconfig');
+    expect(flags).toContain('--kube-api-qps=1000');
+    expect(flags).toContain('--kube-api-burst=2000');
   });
 });
