@@ -1,41 +1,27 @@
-import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Clientset } from '@k/clientset';
 import { isNotFound } from '@k/rest';
-import { readControlPlaneState, startControlPlane, type ControlPlane } from '@k/testenv';
+import { resolveCacheRoot } from '@k/testenv';
 import { controlPlane } from '@k/testenv/vitest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EnvtestError } from '../src/errors.js';
-import { closeAll, type EnvironmentContext } from '../src/internal/context.js';
-import { createTestNamespace, TEST_NAMESPACE_LABEL } from '../src/namespaces.js';
-import { EnvironmentUser } from '../src/test-user.js';
-import type { ComponentName, TestNamespaceOptions } from '../src/types.js';
+import {
+  connectEnvironment,
+  EnvtestError,
+  startEnvironment,
+  type Environment,
+  type EnvironmentOptions,
+  type OwnedEnvironment,
+} from '../src/index.js';
+import { TEST_NAMESPACE_LABEL } from '../src/namespaces.js';
 
-// Until startEnvironment/connectEnvironment exist, the handle is built here from the engine's
-// state file the way connectEnvironment builds it.
-function connect(kubeconfigPath: string) {
-  const state = readControlPlaneState(kubeconfigPath);
-  const context: EnvironmentContext = {
-    state,
-    runDir: state.runDir,
-    usersDir: path.join(state.runDir, 'envtest-users'),
-    components: state.processes.map((process) => process.name as ComponentName),
-    owned: false,
-    closeables: [],
-  };
-  const admin = new EnvironmentUser(context, {
-    name: 'admin',
-    groups: ['system:masters'],
-    credentials: state.users.admin,
-  });
-  return {
-    components: context.components,
-    admin,
-    createTestNamespace: (options?: TestNamespaceOptions) =>
-      createTestNamespace(context, admin, options),
-    close: () => closeAll(context.closeables),
-  };
-}
+// This repository's cache is the engine's (K_TESTENV_CACHE or ~/.cache/k-testenv).
+const APISERVER_ONLY: EnvironmentOptions = {
+  binaries: 'cache',
+  cacheRoot: resolveCacheRoot(),
+  nodes: 0,
+  controllerManager: false,
+  scheduler: false,
+};
 
 const HOLD = 'example.com/hold';
 
@@ -61,10 +47,10 @@ async function gone(clientset: Clientset, namespace: string): Promise<boolean> {
 }
 
 describe('on the shared plane (kube-controller-manager runs)', () => {
-  let env: ReturnType<typeof connect>;
+  let env: Environment;
   let admin: Clientset;
   beforeAll(async () => {
-    env = connect(controlPlane().kubeconfigPath);
+    env = connectEnvironment(controlPlane().kubeconfigPath);
     admin = await env.admin.clientset();
   });
   afterAll(() => env.close());
@@ -138,18 +124,13 @@ describe('on the shared plane (kube-controller-manager runs)', () => {
 });
 
 describe('on a plane without kube-controller-manager', () => {
-  let plane: ControlPlane;
-  let env: ReturnType<typeof connect>;
+  let env: OwnedEnvironment;
   let admin: Clientset;
   beforeAll(async () => {
-    plane = await startControlPlane({ nodes: 0, controllerManager: false, scheduler: false });
-    env = connect(plane.kubeconfigPath);
+    env = await startEnvironment(APISERVER_ONLY);
     admin = await env.admin.clientset();
   });
-  afterAll(async () => {
-    await env?.close();
-    await plane?.stop();
-  });
+  afterAll(() => env?.stop());
 
   it('does not wait for a default ServiceAccount nobody makes', async () => {
     expect(env.components).not.toContain('kube-controller-manager');

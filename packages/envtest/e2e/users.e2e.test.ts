@@ -1,72 +1,24 @@
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import path from 'node:path';
 import { promisify } from 'node:util';
 import { isForbidden, isNotFound } from '@k/rest';
-import { readControlPlaneState } from '@k/testenv';
 import { controlPlane } from '@k/testenv/vitest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EnvironmentAuditLog } from '../src/audit.js';
-import { closeAll, type EnvironmentContext } from '../src/internal/context.js';
-import { createTestNamespace } from '../src/namespaces.js';
-import { EnvironmentUser } from '../src/test-user.js';
-import type {
-  ComponentName,
-  ServiceAccountUserOptions,
-  TestNamespace,
-  TestNamespaceOptions,
-  TestUser,
-  TestUserOptions,
-} from '../src/types.js';
-import { createServiceAccountUser, createUser } from '../src/users.js';
+import {
+  connectEnvironment,
+  type Environment,
+  type TestNamespace,
+  type TestUser,
+} from '../src/index.js';
 
 const execFileAsync = promisify(execFile);
 
-// Against the run's shared plane. Until startEnvironment/connectEnvironment exist, the handle is
-// built here from the engine's state file the way connectEnvironment builds it.
-function connect(kubeconfigPath: string) {
-  const state = readControlPlaneState(kubeconfigPath);
-  const context: EnvironmentContext = {
-    state,
-    runDir: state.runDir,
-    usersDir: path.join(state.runDir, 'envtest-users'),
-    components: state.processes.map((process) => process.name as ComponentName),
-    owned: false,
-    closeables: [],
-  };
-  const admin = new EnvironmentUser(context, {
-    name: 'admin',
-    groups: ['system:masters'],
-    credentials: state.users.admin,
-  });
-  return {
-    state,
-    admin,
-    unprivileged: new EnvironmentUser(context, {
-      name: 'alice',
-      groups: ['k-testenv:unprivileged'],
-      credentials: state.users.alice,
-    }),
-    editor: new EnvironmentUser(context, {
-      name: 'tester',
-      groups: ['k-testenv:testers'],
-      credentials: state.users.tester,
-    }),
-    user: (options?: TestUserOptions) => createUser(context, admin, options),
-    serviceAccountUser: (options: ServiceAccountUserOptions) =>
-      createServiceAccountUser(context, admin, options),
-    createTestNamespace: (options?: TestNamespaceOptions) =>
-      createTestNamespace(context, admin, options),
-    audit: new EnvironmentAuditLog(state.auditLogPath),
-    close: () => closeAll(context.closeables),
-  };
-}
-
-let env: ReturnType<typeof connect>;
+// Against the run's shared plane.
+let env: Environment;
 let namespace: TestNamespace;
 let other: TestNamespace;
 beforeAll(async () => {
-  env = connect(controlPlane().kubeconfigPath);
+  env = connectEnvironment(controlPlane().kubeconfigPath);
   [namespace, other] = await Promise.all([
     env.createTestNamespace({ prefix: 'users' }),
     env.createTestNamespace({ prefix: 'users-other' }),
@@ -98,9 +50,7 @@ async function whoami(user: TestUser): Promise<string> {
 describe('the built-in users', () => {
   it('admin lists the nodes', async () => {
     const nodes = await (await env.admin.clientset()).coreV1.nodes().list();
-    expect(nodes.items.map((node) => node.metadata?.name).sort()).toEqual(
-      [...(env.state.nodes ?? [])].sort(),
-    );
+    expect(nodes.items.map((node) => node.metadata?.name).sort()).toEqual([...env.nodes].sort());
   });
 
   it('unprivileged is alice, refused with a 403 that names her', async () => {
@@ -240,7 +190,7 @@ describe('every user', () => {
 
 describe('close()', () => {
   it('closes the clientsets the handle made and deletes the cluster-scoped RBAC of its users', async () => {
-    const handle = connect(controlPlane().kubeconfigPath);
+    const handle = connectEnvironment(controlPlane().kubeconfigPath);
     const user = await handle.user({
       rules: [{ apiGroups: [''], resources: ['namespaces'], verbs: ['get'] }],
     });
@@ -277,12 +227,9 @@ describe('errors', () => {
   it('never carry a token or a private key', async () => {
     const account = await env.serviceAccountUser({ namespace: namespace.name, name: 'secretive' });
     const made = await env.user();
-    const secrets = [
-      env.state.users.tester.token,
-      'token' in account.credentials ? account.credentials.token : '',
-      'keyPem' in made.credentials ? made.credentials.keyPem : '',
-      env.state.users.admin.keyPem,
-    ];
+    const secret = (user: TestUser) =>
+      'token' in user.credentials ? user.credentials.token : user.credentials.keyPem;
+    const secrets = [env.editor, account, made, env.admin, env.unprivileged].map(secret);
     // Each secret's distinctive part (a PEM's header is no secret), at least 16 characters.
     const needles = secrets.map((secret) => {
       const body = secret.replace(/-----[A-Z ]+-----/g, '').replace(/\s+/g, '');
