@@ -1,4 +1,5 @@
 import { existsSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
+import type { CustomResourceDefinition } from '@k/clientset/apiextensions/v1';
 import { ApiError } from '@k/rest/errors';
 import { resolveCacheRoot } from '@k/testenv';
 import { describe, expect, it } from 'vitest';
@@ -110,12 +111,37 @@ describe('startEnvironment', () => {
     expect((error as Error).message).not.toMatch(/k-testenv (up|build)/);
   });
 
-  it('is disposed by `await using`', async () => {
+  it('installs `crds` before it resolves, and is disposed by `await using`', async () => {
+    const group = 'start.envtest.example.com';
+    const thing = {
+      apiVersion: 'apiextensions.k8s.io/v1',
+      kind: 'CustomResourceDefinition',
+      metadata: { name: `things.${group}` },
+      spec: {
+        group,
+        scope: 'Namespaced',
+        names: { kind: 'Thing', plural: 'things' },
+        versions: [
+          {
+            name: 'v1',
+            served: true,
+            storage: true,
+            schema: { openAPIV3Schema: { type: 'object' } },
+          },
+        ],
+      },
+    } satisfies CustomResourceDefinition;
     let runDir: string;
     {
-      await using environment = await startEnvironment(APISERVER_ONLY);
+      await using environment = await startEnvironment({
+        ...APISERVER_ONLY,
+        crds: { objects: [thing] },
+      });
       runDir = environment.runDir;
       expect(existsSync(runDir)).toBe(true);
+      await environment.apply([
+        { apiVersion: `${group}/v1`, kind: 'Thing', metadata: { name: 'a' } },
+      ]);
     }
     await expectGone(runDir);
   });

@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { readControlPlaneState, startControlPlane, type ControlPlaneState } from '@k/testenv';
 import { ENVTEST_KUBECONFIG_ENV } from './constants.js';
+import { applyCrds, readCrds } from './crds.js';
 import { EnvtestError, toEnvtestError } from './errors.js';
 import { aggregateClusterRoles } from './internal/aggregate-cluster-roles.js';
 import { findBinaries } from './internal/binaries.js';
@@ -48,6 +49,8 @@ function contextOf(state: ControlPlaneState, owned: boolean): EnvironmentContext
  */
 export async function startEnvironment(options?: EnvironmentOptions): Promise<OwnedEnvironment> {
   const resolved = resolveEnvironmentOptions(options);
+  // CRD files are read and checked before anything starts: a typo fails in milliseconds.
+  const crds = resolved.crds === undefined ? undefined : await readCrds(resolved.crds);
   let environment: OwnedEnvironmentHandle;
   try {
     const binaries = await findBinaries(resolved);
@@ -84,7 +87,7 @@ export async function startEnvironment(options?: EnvironmentOptions): Promise<Ow
         aggregateClusterRoles(await environment.admin.clientset()),
       );
     }
-    if (resolved.crds !== undefined) await environment.installCrds(resolved.crds);
+    if (crds !== undefined) await applyCrds(environment.admin, crds, resolved.crds?.timeoutMs);
   } catch (error) {
     await environment.stop().catch(() => undefined);
     throw error;

@@ -1,7 +1,13 @@
 import type { ControlPlane } from '@k/testenv';
 import { applyAs } from '../apply.js';
+import { EnvironmentAuditLog } from '../audit.js';
+import { installCrds } from '../crds.js';
+import { ownedFaults, startFaultProxy, type OwnedFaults } from '../faults.js';
 import { toEnvtestError } from '../errors.js';
+import { createTestNamespace } from '../namespaces.js';
 import { EnvironmentUser } from '../test-user.js';
+import { createServiceAccountUser, createUser } from '../users.js';
+import { createEnvironmentWebhookServing, installWebhooks } from '../webhooks.js';
 import type {
   ApplyOptions,
   AuditLog,
@@ -25,19 +31,6 @@ import type {
 } from '../types.js';
 import { closeAll, type EnvironmentContext } from './context.js';
 
-function notAvailable(what: string): Error {
-  return new Error(`${what} is not available in this build of @k/envtest yet (issue 27)`);
-}
-
-const UNAVAILABLE_AUDIT: AuditLog = {
-  get path(): string {
-    throw notAvailable('audit');
-  },
-  mark: () => Promise.reject(notAvailable('audit.mark')),
-  records: () => Promise.reject(notAvailable('audit.records')),
-  waitFor: () => Promise.reject(notAvailable('audit.waitFor')),
-};
-
 /**
  * EnvironmentHandle is an {@link Environment}: a view of a running plane with the built-in users
  * and what this handle made. `close()` closes exactly that; the plane keeps running.
@@ -52,7 +45,7 @@ export class EnvironmentHandle implements Environment {
   readonly admin: TestUser;
   readonly unprivileged: TestUser;
   readonly editor: TestUser;
-  readonly audit: AuditLog = UNAVAILABLE_AUDIT;
+  readonly audit: AuditLog;
   protected readonly context: EnvironmentContext;
 
   constructor(context: EnvironmentContext) {
@@ -64,6 +57,7 @@ export class EnvironmentHandle implements Environment {
     this.kubernetesVersion = state.kubernetesVersion;
     this.components = context.components;
     this.nodes = [...(state.nodes ?? [])];
+    this.audit = new EnvironmentAuditLog(state.auditLogPath);
     this.admin = new EnvironmentUser(context, {
       name: 'admin',
       groups: ['system:masters'],
@@ -81,20 +75,20 @@ export class EnvironmentHandle implements Environment {
     });
   }
 
-  user(_options?: TestUserOptions): Promise<TestUser> {
-    return Promise.reject(notAvailable('user()'));
+  user(options?: TestUserOptions): Promise<TestUser> {
+    return createUser(this.context, this.admin, options);
   }
 
-  serviceAccountUser(_options: ServiceAccountUserOptions): Promise<TestUser> {
-    return Promise.reject(notAvailable('serviceAccountUser()'));
+  serviceAccountUser(options: ServiceAccountUserOptions): Promise<TestUser> {
+    return createServiceAccountUser(this.context, this.admin, options);
   }
 
-  createTestNamespace(_options?: TestNamespaceOptions): Promise<TestNamespace> {
-    return Promise.reject(notAvailable('createTestNamespace()'));
+  createTestNamespace(options?: TestNamespaceOptions): Promise<TestNamespace> {
+    return createTestNamespace(this.context, this.admin, options);
   }
 
-  installCrds(_source: CrdSource): Promise<InstalledCrds> {
-    return Promise.reject(notAvailable('installCrds()'));
+  installCrds(source: CrdSource): Promise<InstalledCrds> {
+    return installCrds(this.context, this.admin, source);
   }
 
   apply(manifests: string | readonly object[], options?: ApplyOptions): Promise<void> {
@@ -102,15 +96,15 @@ export class EnvironmentHandle implements Environment {
   }
 
   faultProxy(): Promise<EnvironmentFaultProxy> {
-    return Promise.reject(notAvailable('faultProxy()'));
+    return startFaultProxy(this.context, this.admin);
   }
 
-  webhookServing(_options?: WebhookServingOptions): Promise<WebhookServing> {
-    return Promise.reject(notAvailable('webhookServing()'));
+  webhookServing(options?: WebhookServingOptions): Promise<WebhookServing> {
+    return createEnvironmentWebhookServing(this.context, options);
   }
 
-  installWebhooks(_options: InstallWebhooksOptions): Promise<InstalledWebhooks> {
-    return Promise.reject(notAvailable('installWebhooks()'));
+  installWebhooks(options: InstallWebhooksOptions): Promise<InstalledWebhooks> {
+    return installWebhooks(this.context, this.admin, options);
   }
 
   close(): Promise<void> {
@@ -130,11 +124,13 @@ export class OwnedEnvironmentHandle extends EnvironmentHandle implements OwnedEn
   readonly runDir: string;
   readonly binaries: EnvironmentBinaries;
   readonly #plane: ControlPlane;
+  readonly #faults: OwnedFaults;
   #stopping: Promise<void> | undefined;
 
   constructor(context: EnvironmentContext, plane: ControlPlane, binaries: EnvironmentBinaries) {
     super(context);
     this.#plane = plane;
+    this.#faults = ownedFaults(plane, context.components);
     this.runDir = plane.runDir;
     this.binaries = binaries;
   }
@@ -145,19 +141,19 @@ export class OwnedEnvironmentHandle extends EnvironmentHandle implements OwnedEn
   }
 
   restart(component: ComponentName): Promise<void> {
-    return engineCall(() => this.#plane.restart(component));
+    return this.#faults.restart(component);
   }
 
   stopComponent(component: ComponentName): Promise<void> {
-    return engineCall(() => this.#plane.stopComponent(component));
+    return this.#faults.stopComponent(component);
   }
 
   startComponent(component: ComponentName): Promise<void> {
-    return engineCall(() => this.#plane.startComponent(component));
+    return this.#faults.startComponent(component);
   }
 
   compactEtcd(): Promise<number> {
-    return engineCall(() => this.#plane.compactEtcd());
+    return this.#faults.compactEtcd();
   }
 
   stop(): Promise<void> {
