@@ -1,8 +1,8 @@
 /**
  * The greeting operator's e2e test under vitest, on the control plane of
  * `@k/envtest/vitest/global-setup` (vitest.config.ts). The operator runs in this process as a
- * user bound to exactly its RBAC in a namespace of this file's own, so a missing rule fails here
- * and other files on the same plane are not disturbed. Nothing relies on kube-controller-manager:
+ * user bound to exactly its RBAC, so a missing rule fails here, and reconciles a namespace of this
+ * file's own, so other files on the same plane are not disturbed. Nothing relies on kube-controller-manager:
  * it passes on built binaries and on a `KUBEBUILDER_ASSETS` directory of kube-apiserver and etcd.
  */
 import { fileURLToPath } from 'node:url';
@@ -10,7 +10,11 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { eventually, type TestNamespace, type TestUser } from '@k/envtest';
 import { useEnvironment } from '@k/envtest/vitest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createGreetingsClient, type GreetingsClient } from './generated/greeting-v1.js';
+import {
+  createGreetingsClient,
+  type Greeting,
+  type GreetingsClient,
+} from './generated/greeting-v1.js';
 import {
   configMapName,
   FINALIZER,
@@ -23,6 +27,11 @@ const CRD = fileURLToPath(new URL('greeting-crd.yaml', import.meta.url));
 
 const env = useEnvironment();
 
+/** greeting is a new Greeting (custom resources need their apiVersion and kind in a create). */
+function greeting(name: string, message: string): Greeting {
+  return { apiVersion: 'k.example/v1', kind: 'Greeting', metadata: { name }, spec: { message } };
+}
+
 describe('the greeting operator', () => {
   let namespace: TestNamespace;
   let operatorUser: TestUser;
@@ -32,7 +41,9 @@ describe('the greeting operator', () => {
   beforeAll(async () => {
     await env.installCrds({ paths: [CRD] }); // served when it resolves; again on a shared plane: no change
     namespace = await env.createTestNamespace({ prefix: 'greetings' });
-    operatorUser = await env.user({ namespace: namespace.name, rules: GREETING_OPERATOR_RULES });
+    // A ClusterRole, not a Role in the namespace: the namespace's deletion deletes its Roles too,
+    // and the operator must keep its rights until it has removed its finalizers.
+    operatorUser = await env.user({ rules: GREETING_OPERATOR_RULES });
     operator = await startGreetingOperator({
       kubeconfig: operatorUser.kubeconfigPath,
       namespace: namespace.name,
@@ -48,7 +59,7 @@ describe('the greeting operator', () => {
   });
 
   it('publishes a Greeting as a ConfigMap and reports it in the status', async () => {
-    await greetings.create({ metadata: { name: 'hello' }, spec: { message: 'Hello, world' } });
+    await greetings.create(greeting('hello', 'Hello, world'));
     const configMaps = (await env.admin.clientset()).coreV1.configMaps(namespace.name);
 
     const configMap = await eventually(() => configMaps.get('hello-greeting'));
@@ -61,10 +72,7 @@ describe('the greeting operator', () => {
   });
 
   it('follows a changed message, then writes nothing while nothing changes', async () => {
-    const created = await greetings.create({
-      metadata: { name: 'changes' },
-      spec: { message: 'one' },
-    });
+    const created = await greetings.create(greeting('changes', 'one'));
     const configMaps = (await env.admin.clientset()).coreV1.configMaps(namespace.name);
     await eventually(async () =>
       expect((await greetings.get('changes')).status?.observedGeneration).toBe(1),
@@ -85,7 +93,7 @@ describe('the greeting operator', () => {
   });
 
   it('deletes the ConfigMap with its Greeting, without a garbage collector', async () => {
-    await greetings.create({ metadata: { name: 'bye' }, spec: { message: 'Goodbye' } });
+    await greetings.create(greeting('bye', 'Goodbye'));
     const configMaps = (await env.admin.clientset()).coreV1.configMaps(namespace.name);
     await eventually(() => configMaps.get('bye-greeting'));
 

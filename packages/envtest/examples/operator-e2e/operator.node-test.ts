@@ -9,7 +9,11 @@ import { fileURLToPath } from 'node:url';
 import { isNotFound } from '@k/clientset';
 import { eventually, type TestNamespace } from '@k/envtest';
 import { useEnvironment } from '@k/envtest/node-test';
-import { createGreetingsClient, type GreetingsClient } from './generated/greeting-v1.js';
+import {
+  createGreetingsClient,
+  type Greeting,
+  type GreetingsClient,
+} from './generated/greeting-v1.js';
 import {
   FINALIZER,
   GREETING_OPERATOR_RULES,
@@ -20,6 +24,11 @@ import {
 const CRD = fileURLToPath(new URL('greeting-crd.yaml', import.meta.url));
 
 const env = useEnvironment();
+
+/** greeting is a new Greeting (custom resources need their apiVersion and kind in a create). */
+function greeting(name: string, message: string): Greeting {
+  return { apiVersion: 'k.example/v1', kind: 'Greeting', metadata: { name }, spec: { message } };
+}
 
 /** gone resolves when `read` fails with 404 Not Found, and fails while it succeeds. */
 async function gone(read: () => Promise<unknown>): Promise<void> {
@@ -34,10 +43,8 @@ void describe('the greeting operator', () => {
   before(async () => {
     await env.installCrds({ paths: [CRD] });
     namespace = await env.createTestNamespace({ prefix: 'greetings' });
-    const operatorUser = await env.user({
-      namespace: namespace.name,
-      rules: GREETING_OPERATOR_RULES,
-    });
+    // A ClusterRole: a Role in the namespace would go with it before the finalizers are removed.
+    const operatorUser = await env.user({ rules: GREETING_OPERATOR_RULES });
     operator = await startGreetingOperator({
       kubeconfig: operatorUser.kubeconfigPath,
       namespace: namespace.name,
@@ -52,7 +59,7 @@ void describe('the greeting operator', () => {
   });
 
   void it('publishes a Greeting as a ConfigMap and reports it in the status', async () => {
-    await greetings.create({ metadata: { name: 'hello' }, spec: { message: 'Hello, world' } });
+    await greetings.create(greeting('hello', 'Hello, world'));
     const configMaps = (await env.admin.clientset()).coreV1.configMaps(namespace.name);
 
     const configMap = await eventually(() => configMaps.get('hello-greeting'));
@@ -65,7 +72,7 @@ void describe('the greeting operator', () => {
   });
 
   void it('deletes the ConfigMap with its Greeting, without a garbage collector', async () => {
-    await greetings.create({ metadata: { name: 'bye' }, spec: { message: 'Goodbye' } });
+    await greetings.create(greeting('bye', 'Goodbye'));
     const configMaps = (await env.admin.clientset()).coreV1.configMaps(namespace.name);
     await eventually(() => configMaps.get('bye-greeting'));
 

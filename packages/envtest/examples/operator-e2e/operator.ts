@@ -10,7 +10,7 @@
  * tests beside it (operator.e2e.test.ts for vitest, operator.node-test.ts for node:test) prove.
  *
  * It reconciles one namespace, so tests on a shared control plane do not see each other's
- * Greetings, and needs only GREETING_OPERATOR_RULES there.
+ * Greetings, and needs only GREETING_OPERATOR_RULES.
  */
 import { ignoreNotFound } from '@k/clientset';
 import type { PolicyRule } from '@k/clientset/rbac/v1';
@@ -23,9 +23,11 @@ export const FINALIZER = 'k.example/greeting-configmap';
 const APPLY = { fieldManager: 'greeting-operator', force: true };
 
 /**
- * GREETING_OPERATOR_RULES are the permissions it needs in its namespace: its informer lists and
+ * GREETING_OPERATOR_RULES are the permissions it needs for its namespace: its informer lists and
  * watches Greetings, the finalizer is a JSON patch (read again after a lost race), the status an
  * apply of the status subresource, and the ConfigMap an apply (which may create it) or a delete.
+ * Grant them by a ClusterRole, or a Role that outlives the namespace's deletion: while the namespace
+ * goes, the operator still removes its finalizers.
  */
 export const GREETING_OPERATOR_RULES: readonly PolicyRule[] = [
   { apiGroups: ['k.example'], resources: ['greetings'], verbs: ['get', 'list', 'watch', 'patch'] },
