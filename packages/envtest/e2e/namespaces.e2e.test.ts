@@ -193,6 +193,22 @@ describe('on a plane without kube-controller-manager', () => {
     await namespace.delete({ timeoutMs: 10_000 });
     expect(await gone(admin, namespace.name)).toBe(true);
   });
+
+  it('gives users and ServiceAccount users there too', async () => {
+    const namespace = await env.createTestNamespace({ prefix: 'no-kcm-users' });
+    const viewer = await env.user({ clusterRole: 'view', namespace: namespace.name });
+    await (await viewer.clientset()).coreV1.configMaps(namespace.name).list();
+    const account = await env.serviceAccountUser({ namespace: namespace.name, name: 'operator' });
+    const review = await (
+      await account.clientset()
+    ).authenticationV1
+      .selfSubjectReviews()
+      .create({ apiVersion: 'authentication.k8s.io/v1', kind: 'SelfSubjectReview' });
+    expect(review.status?.userInfo?.username).toBe(
+      `system:serviceaccount:${namespace.name}:operator`,
+    );
+    await namespace.delete();
+  });
 });
 
 const WIDGET_CRD = `apiVersion: apiextensions.k8s.io/v1

@@ -64,16 +64,25 @@ export function resourceName(resource: {
   return resource.group === '' ? resource.plural : `${resource.plural}.${resource.group}`;
 }
 
+/** Remaining is what {@link listRemaining} found. */
+export interface Remaining {
+  readonly objects: ReadonlyMap<ResourceDescriptor, readonly RemainingObject[]>;
+  /** complete is false when a list failed for another reason than the resource being gone. */
+  readonly complete: boolean;
+}
+
 /**
  * listRemaining lists what is left of `namespace` in `resources` (at most {@link LIST_LIMIT} per
- * resource). A resource whose list fails (gone meanwhile, forbidden) counts as empty.
+ * resource). A resource that is gone meanwhile (404, 405) counts as empty; any other failure makes
+ * the answer incomplete, so nobody finalizes a namespace that may still hold objects.
  */
 export async function listRemaining(
   clientset: Clientset,
   namespace: string,
   resources: readonly ResourceDescriptor[],
-): Promise<Map<ResourceDescriptor, RemainingObject[]>> {
-  const remaining = new Map<ResourceDescriptor, RemainingObject[]>();
+): Promise<Remaining> {
+  const objects = new Map<ResourceDescriptor, RemainingObject[]>();
+  let complete = true;
   await Promise.all(
     resources.map(async (resource) => {
       let items: UnstructuredObject[];
@@ -81,11 +90,12 @@ export async function listRemaining(
         items = (
           await clientset.dynamic.resource(gvr(resource), namespace).list({ limit: LIST_LIMIT })
         ).items;
-      } catch {
+      } catch (error) {
+        if (!isGone(error)) complete = false;
         return;
       }
       if (items.length === 0) return;
-      remaining.set(
+      objects.set(
         resource,
         items.map((item) => ({
           resource: resourceName(resource),
@@ -96,7 +106,12 @@ export async function listRemaining(
       );
     }),
   );
-  return remaining;
+  return { objects, complete };
+}
+
+/** isGone: the resource or object no longer exists (404), or the verb is not served (405). */
+function isGone(error: unknown): boolean {
+  return isNotFound(error) || (ApiError.isInstance(error) && error.statusCode === 405);
 }
 
 /**
@@ -114,11 +129,8 @@ export async function deleteRemaining(
       const live = objects.filter((object) => object.deletionTimestamp === undefined);
       if (live.length === 0) return;
       const client = clientset.dynamic.resource(gvr(resource), namespace);
-      // Gone meanwhile, or the verb is not served after all (405).
       const ignoreGone = (error: unknown) => {
-        if (!isNotFound(error) && !(ApiError.isInstance(error) && error.statusCode === 405)) {
-          throw error;
-        }
+        if (!isGone(error)) throw error;
       };
       if (resource.verbs?.includes('deletecollection')) {
         await client.deleteCollection().catch(ignoreGone);

@@ -78,7 +78,9 @@ export async function createTestNamespace(
 
 /**
  * EnvironmentTestNamespace is a namespace {@link createTestNamespace} made. `delete()` may be
- * called any number of times: the DELETE is sent once, each call with `wait` waits.
+ * called any number of times: the DELETE is sent once, each call with `wait` waits. Without
+ * kube-controller-manager only a waiting call empties the namespace: `delete({ wait: false })`
+ * leaves it Terminating until a later `delete()` waits.
  */
 class EnvironmentTestNamespace implements TestNamespace {
   readonly name: string;
@@ -130,8 +132,11 @@ class EnvironmentTestNamespace implements TestNamespace {
       if (current === undefined) return;
       if (!this.#controllerManager) {
         const remaining = await listRemaining(this.#clientset, this.name, resources);
-        if (remaining.size === 0) await finalizeNamespace(this.#clientset, this.name);
-        else await deleteRemaining(this.#clientset, this.name, remaining);
+        if (remaining.objects.size > 0) {
+          await deleteRemaining(this.#clientset, this.name, remaining.objects);
+        } else if (remaining.complete) {
+          await finalizeNamespace(this.#clientset, this.name);
+        }
       }
       if (Date.now() > deadline) {
         const stuck = await this.#stuck(timeoutMs);
@@ -165,7 +170,7 @@ class EnvironmentTestNamespace implements TestNamespace {
         namespace: this.name,
         timeoutMs,
         object,
-        remaining: [...remaining.values()]
+        remaining: [...remaining.objects.values()]
           .flat()
           .sort((a, b) => `${a.resource}/${a.name}`.localeCompare(`${b.resource}/${b.name}`)),
         controllerManager: this.#controllerManager,
