@@ -44,8 +44,17 @@ import { createServer } from 'node:net';
 import { cpus, homedir, loadavg, tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { ensureBinaries, type ProgressEvent, type StartControlPlaneOptions } from '@k/testenv';
-import type * as Testenv from '@k/testenv';
+import {
+  ensureBinaries,
+  kubeRequest as checkoutKubeRequest,
+  resolveCacheRoot,
+  startControlPlane as checkoutStartControlPlane,
+  type ProgressEvent,
+  type StartControlPlaneOptions,
+} from '@k/testenv';
+// The benchmark measures @k/envtest itself; the type:tool boundary lets only tests use it.
+// eslint-disable-next-line @nx/enforce-module-boundaries
+import type { EnvironmentOptions } from '@k/envtest';
 import { format, loadAverage, median } from './figures.js';
 
 const here = (name: string): string => fileURLToPath(new URL(name, import.meta.url));
@@ -61,6 +70,13 @@ type Variant =
       readonly options: StartControlPlaneOptions;
       /** The engine's `src/index.ts` (a git ref's copy), or undefined for the checkout's `@k/testenv`. */
       readonly source?: string | undefined;
+    }
+  | {
+      readonly name: string;
+      readonly key: string;
+      readonly kind: 'envtest';
+      /** The options, given the setup-envtest directory and the engine's cache root. */
+      readonly options: (assetsDir: string, cacheRoot: string) => EnvironmentOptions;
     }
   | { readonly name: string; readonly key: string; readonly kind: 'controller-runtime' };
 
@@ -83,12 +99,38 @@ const BASE_VARIANTS: readonly Variant[] = [
     kind: 'testenv',
     options: { nodes: 0, controllerManager: false, scheduler: false },
   },
+  // @k/envtest from the checkout (so never with BENCH_TESTENV_REFS' other refs): the cache's
+  // binaries (the engine's cache root, where they are built), and the setup-envtest directory.
+  {
+    name: "@k/envtest `startEnvironment({ binaries: 'cache' })`: full (controller-manager, scheduler, kwok with 2 nodes)",
+    key: 'envtest-full',
+    kind: 'envtest',
+    options: (_assetsDir, cacheRoot) => ({ binaries: 'cache', cacheRoot, build: false }),
+  },
+  {
+    name: "@k/envtest `startEnvironment({ binaries: 'cache', nodes: 0 })` (controller-manager, scheduler)",
+    key: 'envtest-nodes-0',
+    kind: 'envtest',
+    options: (_assetsDir, cacheRoot) => ({ binaries: 'cache', cacheRoot, build: false, nodes: 0 }),
+  },
+  {
+    name: '@k/envtest `startEnvironment({ binaries: { directory } })`: the setup-envtest directory (etcd + kube-apiserver)',
+    key: 'envtest-directory',
+    kind: 'envtest',
+    options: (assetsDir) => ({ binaries: { directory: assetsDir }, build: false }),
+  },
   {
     name: 'controller-runtime v0.25.3 `envtest.Environment{BinaryAssetsDirectory}` (etcd + kube-apiserver)',
     key: 'controller-runtime',
     kind: 'controller-runtime',
   },
 ];
+
+/** EngineEntry is what a child uses of an engine's `src/index.ts` (the checkout's or a ref's copy). */
+interface EngineEntry {
+  readonly startControlPlane: typeof checkoutStartControlPlane;
+  readonly kubeRequest: typeof checkoutKubeRequest;
+}
 
 /** TIMELINE_OPTIONS start the planes whose `/readyz?verbose` is watched. */
 const TIMELINE_OPTIONS: StartControlPlaneOptions = { nodes: 0 };
@@ -115,9 +157,11 @@ interface ChildFigures {
 // The child: one start and stop, measured from inside.
 
 async function child(key: string, source: string | undefined, watchReadyz: boolean): Promise<void> {
-  const { startControlPlane, kubeRequest } = (await (source
-    ? import(pathToFileURL(source).href)
-    : import('@k/testenv'))) as typeof Testenv;
+  const envtestVariant = BASE_VARIANTS.find((candidate) => candidate.key === key);
+  if (envtestVariant?.kind === 'envtest') return envtestChild(envtestVariant.options);
+  const { startControlPlane, kubeRequest } = source
+    ? ((await import(pathToFileURL(source).href)) as EngineEntry)
+    : { startControlPlane: checkoutStartControlPlane, kubeRequest: checkoutKubeRequest };
   const beforeCallMs = performance.now();
   const variant = BASE_VARIANTS.find((candidate) => candidate.key === key);
   const options = watchReadyz
@@ -158,6 +202,29 @@ async function child(key: string, source: string | undefined, watchReadyz: boole
   process.stdout.write(`${JSON.stringify(figures)}\n`);
 }
 
+/** envtestChild starts and stops one @k/envtest environment, measured as {@link child} does. */
+async function envtestChild(
+  options: (assetsDir: string, cacheRoot: string) => EnvironmentOptions,
+): Promise<void> {
+  // eslint-disable-next-line @nx/enforce-module-boundaries -- measured here, see the import above
+  const { startEnvironment } = await import('@k/envtest');
+  const beforeCallMs = performance.now();
+  const events: StepEvent[] = [];
+  let startedAt = 0;
+  const onProgress = (event: ProgressEvent): void => {
+    events.push({ kind: event.kind, step: event.step, atMs: performance.now() - startedAt });
+  };
+  const given = options(process.env.BENCH_ASSETS_DIR ?? '', resolveCacheRoot());
+  startedAt = performance.now();
+  const environment = await startEnvironment({ ...given, onProgress });
+  const readyMs = performance.now() - startedAt;
+  const stoppingAt = performance.now();
+  await environment.stop();
+  const stopMs = performance.now() - stoppingAt;
+  const figures: ChildFigures = { beforeCallMs, readyMs, stopMs, events };
+  process.stdout.write(`${JSON.stringify(figures)}\n`);
+}
+
 /** freePort is a loopback port that was free a moment ago. */
 function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -180,7 +247,7 @@ function freePort(): Promise<number> {
  * first answer of any kind, and `(ready)`).
  */
 async function watchReadyzChecks(
-  kubeRequest: (typeof Testenv)['kubeRequest'],
+  kubeRequest: EngineEntry['kubeRequest'],
   runDirParent: string,
   port: number,
 ): Promise<Record<string, number>> {
@@ -307,11 +374,16 @@ function runSample(variant: Variant, goBinary: string, assetsDir: string): Promi
   const env = { ...process.env };
   delete env.KUBEBUILDER_ASSETS;
   delete env.K_TESTENV_KUBECONFIG;
+  delete env.K_ENVTEST_KUBECONFIG;
+  env.BENCH_ASSETS_DIR = assetsDir;
   if (variant.kind === 'controller-runtime')
     return runProcess(goBinary, ['-assets', assetsDir], env);
   return runProcess(
     process.execPath,
-    childArguments(variant.key.split('@')[0], variant.source),
+    childArguments(
+      variant.key.split('@')[0],
+      variant.kind === 'testenv' ? variant.source : undefined,
+    ),
     env,
   );
 }
@@ -354,22 +426,26 @@ function testenvSources(
   });
 }
 
-/** expandVariants makes one testenv variant per engine source, the controller-runtime one once. */
+/**
+ * expandVariants makes one testenv variant per engine source, the @k/envtest ones when the
+ * checkout is among the sources (they run on its engine), the controller-runtime one once.
+ */
 function expandVariants(sources: readonly { label: string; source?: string }[]): Variant[] {
-  return BASE_VARIANTS.flatMap((variant): Variant[] =>
-    variant.kind === 'testenv'
-      ? sources.map(({ label, source }) =>
-          label
-            ? {
-                ...variant,
-                name: variant.name.replace(/^testenv/, `testenv at ${label}`),
-                key: `${variant.key}@${label}`,
-                source,
-              }
-            : variant,
-        )
-      : [variant],
-  );
+  const checkout = sources.some(({ label }) => label === '');
+  return BASE_VARIANTS.flatMap((variant): Variant[] => {
+    if (variant.kind === 'envtest') return checkout ? [variant] : [];
+    if (variant.kind !== 'testenv') return [variant];
+    return sources.map(({ label, source }) =>
+      label
+        ? {
+            ...variant,
+            name: variant.name.replace(/^testenv/, `testenv at ${label}`),
+            key: `${variant.key}@${label}`,
+            source,
+          }
+        : variant,
+    );
+  });
 }
 
 /** percentile is the nearest-rank `p` percentile of `values` (p90 of 10 is the 9th smallest). */
@@ -508,10 +584,10 @@ async function main(): Promise<void> {
       '',
       '## Step split (progress events)',
       '',
-      "From the `onProgress` events of `startControlPlane`: when each step starts after the call and how long it takes, p50 over the samples. Before `start etcd`, the cache entry is verified (sha256 of every file) beside the watchdog's start and the PKI (`certificates`); the controllers' steps run side by side. `start <component>` runs from its spawn until its readiness check passes (polled every 150 ms).",
+      "From the `onProgress` events of `startControlPlane` (`startEnvironment` passes the engine's on): when each step starts after the call and how long it takes, p50 over the samples. `start <component>` runs from its spawn until its readiness check passes; the controllers' steps run side by side. What runs outside a step shows as a gap: at e514d95 the cache entry was verified (sha256 of every file) beside the PKI (`certificates`) before `start etcd`, and readiness was polled every 150 ms.",
       '',
       ...variants
-        .filter((variant) => variant.kind === 'testenv')
+        .filter((variant) => variant.kind !== 'controller-runtime')
         .flatMap((variant) => [
           `### ${variant.name}`,
           '',
