@@ -1,23 +1,18 @@
 import { execFile } from 'node:child_process';
-import { readFile } from 'node:fs/promises';
 import { X509Certificate } from 'node:crypto';
 import { connect as tlsConnect } from 'node:tls';
+import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { ApiError, parseManifests, type Clientset } from '@k/clientset';
+import { ApiError, type Clientset } from '@k/clientset';
 import type {
-  ValidatingWebhookConfiguration,
   MutatingWebhookConfiguration,
+  ValidatingWebhookConfiguration,
 } from '@k/clientset/admissionregistration/v1';
-import type { CustomResourceDefinition } from '@k/clientset/apiextensions/v1';
 import { kubeRequest, readControlPlaneState } from '@k/testenv';
-import { controlPlane } from '@k/testenv/vitest';
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { EnvironmentContext } from '../src/internal/context.js';
-import { closeAll } from '../src/internal/context.js';
-import { EnvironmentUser } from '../src/test-user.js';
-import type { InstalledWebhooks, WebhookServing } from '../src/types.js';
-import { rewriteCrdConversion } from '../src/webhook-rewrite.js';
-import { createEnvironmentWebhookServing, installWebhooks } from '../src/webhooks.js';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { eventually } from '../src/index.js';
+import type { InstalledCrds, InstalledWebhooks, WebhookServing } from '../src/types.js';
+import { useEnvironment, useTestNamespace } from '../src/vitest/index.js';
 import {
   allow,
   deny,
@@ -30,43 +25,19 @@ import {
 const execFileAsync = promisify(execFile);
 
 // kube-apiserver of the run's shared plane calls a node:https server of this test on 127.0.0.1.
-// Every webhook here matches only this file's namespaces (namespaceSelector), so the other files
-// on the shared plane never reach it.
-
-let context: EnvironmentContext;
-let admin: EnvironmentUser;
+// Every webhook here matches only the test's own namespace (namespaceSelector), so the other
+// files on the shared plane never reach it.
+const env = useEnvironment();
+const testNamespace = useTestNamespace({ prefix: 'envtest-webhooks' });
 let clientset: Clientset;
 let namespace: string;
 
 beforeAll(async () => {
-  const state = readControlPlaneState(controlPlane().kubeconfigPath);
-  context = {
-    state,
-    runDir: state.runDir,
-    usersDir: `${state.runDir}/envtest-users`,
-    components: ['etcd', 'kube-apiserver', 'kube-controller-manager'],
-    owned: false,
-    closeables: [],
-  };
-  admin = new EnvironmentUser(context, {
-    name: 'admin',
-    groups: ['system:masters'],
-    credentials: state.users.admin,
-  });
-  clientset = await admin.clientset({ userAgent: 'envtest-webhooks-e2e' });
-  namespace = `envtest-webhooks-${process.pid}-${Date.now().toString(36)}`;
-  await clientset.coreV1.namespaces().create({ metadata: { name: namespace } });
+  clientset = await env.admin.clientset({ userAgent: 'envtest-webhooks-e2e' });
 });
-afterAll(async () => {
-  await clientset?.coreV1
-    .namespaces()
-    .delete(namespace)
-    .catch(() => undefined);
-  await closeAll(context?.closeables ?? []);
+beforeEach(() => {
+  namespace = testNamespace.name;
 });
-
-const eventually = <T>(check: () => Promise<T>) =>
-  vi.waitFor(check, { timeout: 10_000, interval: 100 });
 
 /** onlyThisNamespace limits a webhook to this file's namespace. */
 const onlyThisNamespace = () => ({
@@ -112,7 +83,7 @@ let server: WebhookServer;
 const installed: InstalledWebhooks[] = [];
 
 beforeAll(async () => {
-  serving = await createEnvironmentWebhookServing(context);
+  serving = await env.webhookServing();
   server = await startWebhookServer({
     certPath: serving.certPath,
     keyPath: serving.keyPath,
@@ -150,7 +121,7 @@ const configMap = (name: string) => ({ metadata: { name }, data: { key: 'value' 
 describe('admission webhooks on the real kube-apiserver', () => {
   it('a validating webhook denies a create, with its reason in the ApiError and in kubectl stderr', async () => {
     installed.push(
-      await installWebhooks(context, admin, {
+      await env.installWebhooks({
         serving,
         validating: [validatingConfiguration('deny', '/validate')],
       }),
@@ -174,7 +145,7 @@ describe('admission webhooks on the real kube-apiserver', () => {
     await clientset.coreV1.configMaps(namespace).create(configMap('allowed'));
     const kubectl = await execFileAsync('kubectl', [
       '--kubeconfig',
-      admin.kubeconfigPath,
+      env.admin.kubeconfigPath,
       'create',
       'configmap',
       'denied-by-kubectl',
@@ -193,7 +164,7 @@ describe('admission webhooks on the real kube-apiserver', () => {
     const mutating: MutatingWebhookConfiguration = {
       ...validatingConfiguration('mutate', '/mutate'),
     } as MutatingWebhookConfiguration;
-    installed.push(await installWebhooks(context, admin, { serving, mutating: [mutating] }));
+    installed.push(await env.installWebhooks({ serving, mutating: [mutating] }));
     const stored = await eventually(async () => {
       const name = `mutated-${Date.now().toString(36)}`;
       await clientset.coreV1.configMaps(namespace).create(configMap(name));
@@ -206,7 +177,7 @@ describe('admission webhooks on the real kube-apiserver', () => {
 
   it('a dry-run create reaches the handler with dryRun: true and stores nothing', async () => {
     installed.push(
-      await installWebhooks(context, admin, {
+      await env.installWebhooks({
         serving,
         validating: [validatingConfiguration('record', '/record')],
       }),
@@ -232,7 +203,7 @@ describe('admission webhooks on the real kube-apiserver', () => {
   });
 
   it('failurePolicy Fail with the server closed refuses the create: kube-apiserver really calls it', async () => {
-    const own = await createEnvironmentWebhookServing(context);
+    const own = await env.webhookServing();
     const ownServer = await startWebhookServer({
       certPath: own.certPath,
       keyPath: own.keyPath,
@@ -240,7 +211,7 @@ describe('admission webhooks on the real kube-apiserver', () => {
       handlers: { '/validate': { admission: () => allow() } },
     });
     installed.push(
-      await installWebhooks(context, admin, {
+      await env.installWebhooks({
         serving: own,
         validating: [validatingConfiguration('closed', '/validate')],
       }),
@@ -273,6 +244,7 @@ describe('conversion webhook', () => {
   const group = 'webhooks.envtest.example.com';
   let conversionServer: WebhookServer;
   let conversionServing: WebhookServing;
+  let crds: InstalledCrds | undefined;
 
   const convert = (request: ConversionRequest) =>
     request.objects.map((object) => {
@@ -294,22 +266,21 @@ describe('conversion webhook', () => {
     });
 
   beforeAll(async () => {
-    conversionServing = await createEnvironmentWebhookServing(context);
+    conversionServing = await env.webhookServing();
     conversionServer = await startWebhookServer({
       certPath: conversionServing.certPath,
       keyPath: conversionServing.keyPath,
       port: conversionServing.port,
       handlers: { '/convert': { conversion: convert } },
     });
-    const [crd] = (await parseManifests(
-      await readFile(new URL('fixtures/multi-version-crd.yaml', import.meta.url), 'utf8'),
-    )) as unknown as CustomResourceDefinition[];
-    const rewritten = rewriteCrdConversion(crd!, conversionServing);
-    await clientset.apiextensionsV1
-      .customResourceDefinitions()
-      .apply(rewritten as never, { fieldManager: 'k-envtest', force: true });
+    // kubebuilder's service reference, pointed at this server by crds.conversion.
+    crds = await env.installCrds({
+      paths: [fileURLToPath(new URL('fixtures/multi-version-crd.yaml', import.meta.url))],
+      conversion: { serving: conversionServing },
+    });
   });
   afterAll(async () => {
+    await crds?.uninstall();
     await conversionServer?.close();
   });
 
@@ -349,6 +320,9 @@ describe('conversion webhook', () => {
     const crd = await clientset.apiextensionsV1.customResourceDefinitions().get(`gadgets.${group}`);
     expect(crd.status?.storedVersions).toEqual(['v1alpha1']);
     expect(crd.spec.conversion?.webhook?.clientConfig?.url).toBe(conversionServing.url('/convert'));
+    // While the server still runs: the namespace's deletion would need it to list them.
+    await alpha.delete('stored-alpha');
+    await beta.delete('written-beta');
   });
 });
 
@@ -357,7 +331,7 @@ async function etcdObject(
   key: string,
 ): Promise<Record<string, unknown> & { apiVersion?: string; spec?: unknown }> {
   const response = await kubeRequest({
-    server: `http://127.0.0.1:${context.state.ports.etcd}`,
+    server: `http://127.0.0.1:${readControlPlaneState(env.kubeconfigPath).ports.etcd}`,
     path: '/v3/kv/range',
     method: 'POST',
     body: { key: Buffer.from(key).toString('base64') },
@@ -369,7 +343,7 @@ async function etcdObject(
 
 describe('certificate rotation', () => {
   it('rotate() under a reloading server drops none of 50 creates', async () => {
-    const rotating = await createEnvironmentWebhookServing(context);
+    const rotating = await env.webhookServing();
     const reloading = await startWebhookServer({
       certPath: rotating.certPath,
       keyPath: rotating.keyPath,
@@ -380,7 +354,7 @@ describe('certificate rotation', () => {
     });
     try {
       installed.push(
-        await installWebhooks(context, admin, {
+        await env.installWebhooks({
           serving: rotating,
           validating: [
             validatingConfiguration('rotate', '/validate', {
