@@ -129,6 +129,27 @@ describe('resolveBinaries', () => {
     expect((await resolveBinaries(isolated({}, { cacheRoot, kwok: false }))).source).toBe('cache');
   });
 
+  it('names the given build command when the cache entry is corrupt', async () => {
+    const go = await readGoEnvironment();
+    const recipe = kubernetesRecipe(KUBERNETES_VERSION);
+    const cacheRoot = join(scratch, 'corrupt-cache');
+    const layout = await fakeCacheEntry(
+      cacheRoot,
+      cacheKey({ name: recipe.name, version: recipe.version, recipe: recipe.recipe, ...go }),
+    );
+    await writeFile(join(layout.binDir, 'etcd'), 'corrupted');
+    const error = await failure(
+      resolveBinaries(
+        isolated(
+          {},
+          { binaries: 'cache', cacheRoot, kwok: false, buildCommand: 'npx k-envtest build' },
+        ),
+      ),
+    );
+    expect(error.code).toBe('CACHE_CORRUPT');
+    expect(error.message).toContain('run `k-envtest build` to rebuild it');
+  });
+
   it('builds when the cache is empty and building is allowed (here with a go that cannot download)', async () => {
     const goDir = join(scratch, 'fake-go');
     await mkdir(goDir);

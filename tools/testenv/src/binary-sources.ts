@@ -289,6 +289,7 @@ async function fromCache(
     kwok: options.kwok ?? true,
     onProgress: options.onProgress ?? silentProgress,
     go: findGo(env),
+    buildCommand: (options.buildCommand ?? 'npx k-testenv build').replace(/^npx /, ''),
   };
   const build = options.build !== false;
   try {

@@ -46,6 +46,8 @@ export interface EnsureBinariesOptions {
   readonly kwok?: boolean;
   /** kwok release (default {@link KWOK_VERSION}). */
   readonly kwokVersion?: string;
+  /** The command messages tell to run to build (default `k-testenv build`). */
+  readonly buildCommand?: string;
 }
 
 /** Binaries are the verified executables of the Kubernetes cache entry, and kwok's when asked for. */
@@ -137,13 +139,13 @@ export async function ensureCacheEntry(
   const verifyChecksums = options.verifyChecksums;
 
   if (!options.force) {
-    const existing = await tryVerify(layout, recipe.files, verifyChecksums);
+    const existing = await tryVerify(layout, recipe.files, verifyChecksums, options.buildCommand);
     if (existing.stamp) return { layout, stamp: existing.stamp };
     if (options.build === false) {
       if (existing.error) throw existing.error;
       throw new ControlPlaneError(
         'BINARIES_MISSING',
-        `no build of ${recipe.title} in ${layout.entryDir}; run \`k-testenv build\` (a cold build takes a long time)`,
+        `no build of ${recipe.title} in ${layout.entryDir}; run \`${options.buildCommand ?? 'k-testenv build'}\` (a cold build takes a long time)`,
         { step: 'verify cache' },
       );
     }
@@ -185,10 +187,11 @@ async function tryVerify(
   layout: CacheEntryLayout,
   files: readonly string[],
   verifyChecksums: boolean | undefined,
+  buildCommand?: string,
 ): Promise<{ stamp?: BuildStamp; error?: ControlPlaneError }> {
   if (!existsSync(layout.entryDir)) return {};
   try {
-    return { stamp: await verifyCacheEntry(layout, files, verifyChecksums) };
+    return { stamp: await verifyCacheEntry(layout, files, verifyChecksums, buildCommand) };
   } catch (error) {
     if (ControlPlaneError.isInstance(error)) return { error };
     throw error;

@@ -59,17 +59,19 @@ interface FileIdentity {
  * that hashed everything: the entry's `verified.json` memo holds the stamp's digest and each
  * file's size, mtime and inode, and when all of these are unchanged the files are not read again
  * (a rewrite changes the mtime, a replacement the inode, a new stamp its digest). `true` always
- * hashes (and renews the memo); `false` only checks presence and sizes.
+ * hashes (and renews the memo); `false` only checks presence and sizes. `buildCommand` is what
+ * the error tells to run.
  */
 export async function verifyCacheEntry(
   layout: CacheEntryLayout,
   files: readonly string[],
   verifyChecksums?: boolean,
+  buildCommand = 'k-testenv build',
 ): Promise<BuildStamp> {
   const corrupt = (detail: string) =>
     new ControlPlaneError(
       'CACHE_CORRUPT',
-      `cache entry ${layout.entryDir} is not a finished build: ${detail}; run \`k-testenv build\` to rebuild it`,
+      `cache entry ${layout.entryDir} is not a finished build: ${detail}; run \`${buildCommand}\` to rebuild it`,
       { step: 'verify cache' },
     );
   let stampText: string;

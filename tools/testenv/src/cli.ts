@@ -167,6 +167,7 @@ export async function main(
         const binaries = await ensureBinaries({
           onProgress: context.progress,
           cacheRoot: cli.cacheRoot,
+          buildCommand: `${cli.name} build`,
           force: flags.has('force'),
           // The moment to read every byte again (and renew the memo the starts rely on).
           verifyChecksums: true,
