@@ -1,41 +1,13 @@
 import { ConnectionError, type Clientset } from '@k/clientset';
-import { readControlPlaneState, startControlPlane, type ControlPlane } from '@k/testenv';
 import { controlPlane } from '@k/testenv/vitest';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EnvtestError } from '../src/errors.js';
-import { ownedFaults, startFaultProxy, type OwnedFaults } from '../src/faults.js';
-import { closeAll, type EnvironmentContext } from '../src/internal/context.js';
-import { EnvironmentUser } from '../src/test-user.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { connectEnvironment, EnvtestError } from '../src/index.js';
 import type { EnvironmentFaultProxy } from '../src/types.js';
+import { useEnvironment } from '../src/vitest/index.js';
 
 // Faults disturb everything on a plane, so this file starts its own: no nodes, no controllers,
 // only etcd and kube-apiserver matter here.
-let plane: ControlPlane;
-let context: EnvironmentContext;
-let admin: EnvironmentUser;
-let faults: OwnedFaults;
-beforeAll(async () => {
-  plane = await startControlPlane({ nodes: 0, controllerManager: false, scheduler: false });
-  const state = readControlPlaneState(plane.kubeconfigPath);
-  context = {
-    state,
-    runDir: state.runDir,
-    usersDir: `${state.runDir}/envtest-users`,
-    components: ['etcd', 'kube-apiserver'],
-    owned: true,
-    closeables: [],
-  };
-  admin = new EnvironmentUser(context, {
-    name: 'admin',
-    groups: ['system:masters'],
-    credentials: state.users.admin,
-  });
-  faults = ownedFaults(plane, context.components);
-});
-afterAll(async () => {
-  await closeAll(context?.closeables ?? []);
-  await plane?.stop();
-});
+const env = useEnvironment({ own: true, nodes: 0, controllerManager: false, scheduler: false });
 
 /** outcome settles `promise` within `ms`: its value, or 'pending' while it has not settled. */
 function outcome<T>(promise: Promise<T>, ms: number): Promise<T | 'pending'> {
@@ -47,44 +19,44 @@ function outcome<T>(promise: Promise<T>, ms: number): Promise<T | 'pending'> {
 
 describe('faults of an owned environment', () => {
   it("restart('kube-apiserver'): the same clientset works again and the data is kept", async () => {
-    const clientset = await admin.clientset();
+    const clientset = await env.admin.clientset();
     await clientset.coreV1.configMaps('default').create({ metadata: { name: 'survivor' } });
-    const before = plane.processes.find((child) => child.name === 'kube-apiserver')!.pid;
-    await faults.restart('kube-apiserver');
-    expect(plane.processes.find((child) => child.name === 'kube-apiserver')!.pid).not.toBe(before);
+    const before = env.processes.find((child) => child.name === 'kube-apiserver')!.pid;
+    await env.restart('kube-apiserver');
+    expect(env.processes.find((child) => child.name === 'kube-apiserver')!.pid).not.toBe(before);
     const read = await clientset.coreV1.configMaps('default').get('survivor');
     expect(read.metadata?.name).toBe('survivor');
   });
 
   it('stopComponent refuses connections until startComponent', async () => {
-    const clientset = await admin.clientset({ userAgent: 'envtest-faults-stop' });
-    await faults.stopComponent('kube-apiserver');
+    const clientset = await env.admin.clientset({ userAgent: 'envtest-faults-stop' });
+    await env.stopComponent('kube-apiserver');
     const error = await clientset.coreV1
       .namespaces()
       .get('default', { maxRetries: 0 })
       .catch((caught: unknown) => caught);
     expect(ConnectionError.isInstance(error)).toBe(true);
-    await faults.startComponent('kube-apiserver');
+    await env.startComponent('kube-apiserver');
     expect((await clientset.coreV1.namespaces().get('default')).metadata?.name).toBe('default');
   });
 
   it('compactEtcd returns the revision it compacted to', async () => {
-    const clientset = await admin.clientset();
+    const clientset = await env.admin.clientset();
     const created = await clientset.coreV1
       .configMaps('default')
       .create({ metadata: { name: 'before-compaction' } });
-    const revision = await faults.compactEtcd();
+    const revision = await env.compactEtcd();
     expect(Number.isInteger(revision)).toBe(true);
     expect(revision).toBeGreaterThanOrEqual(Number(created.metadata?.resourceVersion));
   });
 
   it('names a component the plane does not run, and refuses what is no component', async () => {
-    const missing = await faults.restart('kwok').catch((caught: unknown) => caught);
+    const missing = await env.restart('kwok').catch((caught: unknown) => caught);
     expect(EnvtestError.isInstance(missing) && missing.code).toBe(
       'ERR_ENVTEST_COMPONENT_UNAVAILABLE',
     );
     expect((missing as Error).message).toContain('does not run kwok');
-    const unknown = await faults
+    const unknown = await env
       .stopComponent('kube-proxy' as never)
       .catch((caught: unknown) => caught);
     expect(EnvtestError.isInstance(unknown) && unknown.code).toBe('ERR_ENVTEST_INVALID_OPTIONS');
@@ -95,20 +67,15 @@ describe('faultProxy', () => {
   let proxy: EnvironmentFaultProxy;
   let through: Clientset;
   beforeAll(async () => {
-    proxy = await startFaultProxy(context, admin);
+    proxy = await env.faultProxy();
     through = await proxy.clientset();
   });
 
   it('passes requests through to the plane, for each user', async () => {
-    expect(proxy.server).not.toBe(context.state.server);
+    expect(proxy.server).not.toBe(env.server);
     expect((await through.coreV1.namespaces().get('default')).metadata?.name).toBe('default');
-    const alice = new EnvironmentUser(context, {
-      name: 'alice',
-      groups: [],
-      credentials: context.state.users.alice,
-    });
     const forbidden = await (
-      await proxy.clientset(alice)
+      await proxy.clientset(env.unprivileged)
     ).coreV1
       .namespaces()
       .get('default')
@@ -157,27 +124,16 @@ describe('faultProxy', () => {
 
 describe('faultProxy in front of a plane another process owns', () => {
   it('works on a connected handle of the shared plane, and close() closes it', async () => {
-    const state = readControlPlaneState(controlPlane().kubeconfigPath);
-    const shared: EnvironmentContext = {
-      state,
-      runDir: state.runDir,
-      usersDir: `${state.runDir}/envtest-users`,
-      components: ['etcd', 'kube-apiserver'],
-      owned: false,
-      closeables: [],
-    };
-    const sharedAdmin = new EnvironmentUser(shared, {
-      name: 'admin',
-      groups: ['system:masters'],
-      credentials: state.users.admin,
-    });
-    const proxy = await startFaultProxy(shared, sharedAdmin);
+    // The run's plane, which the global setup owns: connectEnvironment gives no faults but this.
+    const shared = connectEnvironment(controlPlane().kubeconfigPath);
+    expect(shared.server).not.toBe(env.server);
+    const proxy = await shared.faultProxy();
     const clientset = await proxy.clientset();
-    expect(new URL(proxy.server).port).not.toBe(new URL(state.server).port);
+    expect(new URL(proxy.server).port).not.toBe(new URL(shared.server).port);
     expect((await clientset.coreV1.namespaces().get('default')).metadata?.name).toBe('default');
     proxy.cut();
     expect((await clientset.coreV1.namespaces().get('default')).metadata?.name).toBe('default');
-    await closeAll(shared.closeables);
+    await shared.close();
     await expect(proxy.clientset()).rejects.toMatchObject({ code: 'ERR_ENVTEST_NOT_RUNNING' });
     const refused = await fetch(`${proxy.server.replace('https', 'http')}/`).catch(
       (caught: unknown) => caught,
