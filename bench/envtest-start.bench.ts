@@ -52,8 +52,6 @@ import {
   type ProgressEvent,
   type StartControlPlaneOptions,
 } from '@k/testenv';
-// The benchmark measures @k/envtest itself; the type:tool boundary lets only tests use it.
-// eslint-disable-next-line @nx/enforce-module-boundaries
 import type { EnvironmentOptions } from '@k/envtest';
 import { format, loadAverage, median } from './figures.js';
 
@@ -206,7 +204,6 @@ async function child(key: string, source: string | undefined, watchReadyz: boole
 async function envtestChild(
   options: (assetsDir: string, cacheRoot: string) => EnvironmentOptions,
 ): Promise<void> {
-  // eslint-disable-next-line @nx/enforce-module-boundaries -- measured here, see the import above
   const { startEnvironment } = await import('@k/envtest');
   const beforeCallMs = performance.now();
   const events: StepEvent[] = [];

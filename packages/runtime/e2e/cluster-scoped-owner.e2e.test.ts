@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Clientset, UnstructuredObject } from '@k/clientset';
 import type { ConfigMap } from '@k/clientset/core/v1';
-import { useTestNamespace } from '@k/testenv/vitest';
+import { useTestNamespace } from '@k/envtest/vitest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ControllerBuilder, type ReconcileContext } from '../src/index.js';
 import { requestKey } from '../src/controller/request.js';

@@ -1,6 +1,6 @@
 import type { Clientset } from '@k/clientset';
 import type { ConfigMap } from '@k/clientset/core/v1';
-import { useTestNamespace } from '@k/testenv/vitest';
+import { useTestNamespace } from '@k/envtest/vitest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { COMBINED_PREFIX } from '../src/events/event-correlator.js';
 import { EventRecorder } from '../src/events.js';

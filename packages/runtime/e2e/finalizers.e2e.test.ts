@@ -1,7 +1,7 @@
 import { ignoreNotFound, type Clientset } from '@k/clientset';
 import type { ConfigMap } from '@k/clientset/core/v1';
 import { isInvalid, isNotFound } from '@k/rest';
-import { useTestNamespace } from '@k/testenv/vitest';
+import { useTestNamespace } from '@k/envtest/vitest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   addFinalizerOnServer,

@@ -1,14 +1,31 @@
 import { inferClientset, type Clientset, type KubernetesObject, type Watch } from '@k/clientset';
+import { eventually as eventuallyWithin } from '@k/envtest';
+import { environment } from '@k/envtest/vitest';
 import type { ModuleKind } from '@k/test-utils';
-import { controlPlane } from '@k/testenv/vitest';
 import ts from 'typescript';
 import type { ListerWatcher } from '../src/informer.js';
 
-export { eventually, inParallel } from '@k/test-utils';
+export { inParallel } from '@k/test-utils';
 
-/** clientsetFor builds a clientset for the run's control plane, unthrottled so suites stay fast. */
+/**
+ * clientsetFor builds a new clientset (the caller closes it) for a user of the run's control plane
+ * kubeconfig (`admin`, `alice` or `tester`), unthrottled so suites stay fast.
+ */
 export function clientsetFor(context = 'admin'): Promise<Clientset> {
-  return inferClientset({ kubeconfig: controlPlane().kubeconfigPath, context, throttle: 'off' });
+  return inferClientset({ kubeconfig: environment().kubeconfigPath, context, throttle: 'off' });
+}
+
+/**
+ * eventually is @k/envtest's `eventually` with the timeout and interval as arguments: it retries
+ * `check` every `intervalMs` until it stops throwing and rethrows its last error after
+ * `timeoutMs` (default 30 s: these tests wait on controllers and informers of a shared plane).
+ */
+export function eventually<T>(
+  check: () => T | Promise<T>,
+  timeoutMs = 30_000,
+  intervalMs = 200,
+): Promise<T> {
+  return eventuallyWithin(check, { timeoutMs, intervalMs });
 }
 
 /** CountingSource wraps a real client and records every list and watch the informer sends. */

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { type Clientset, type DynamicResourceClient, type UnstructuredObject } from '@k/clientset';
-import { useTestNamespace } from '@k/testenv/vitest';
+import { useTestNamespace } from '@k/envtest/vitest';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ControllerBuilder } from '../src/index.js';
 import { Informer, type InformerError } from '../src/informer.js';

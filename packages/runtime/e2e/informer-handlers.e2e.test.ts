@@ -1,6 +1,6 @@
 import type { Clientset } from '@k/clientset';
 import type { ConfigMap } from '@k/clientset/core/v1';
-import { useTestNamespace } from '@k/testenv/vitest';
+import { useTestNamespace } from '@k/envtest/vitest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Informer, objectKey } from '../src/informer.js';
 import { clientsetFor, eventually, inParallel } from './helpers.js';

@@ -1,6 +1,6 @@
 import { isForbidden, type Clientset } from '@k/clientset';
 import type { ConfigMap } from '@k/clientset/core/v1';
-import { useTestNamespace } from '@k/testenv/vitest';
+import { environment, useTestNamespace } from '@k/envtest/vitest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   DeletedFinalStateUnknown,
@@ -202,23 +202,14 @@ describe('an informer whose transform keeps managedFields', () => {
 
 describe('an informer that may list but not watch', () => {
   it('reports a typed forbidden error, backs off, never hot-loops, and says it is not ready', async () => {
-    const rbac = cs.rbacV1;
-    await rbac.roles(namespace.name).create({
-      apiVersion: 'rbac.authorization.k8s.io/v1',
-      kind: 'Role',
-      metadata: { name: 'list-only' },
+    // A user of its own whose Role in the namespace allows `list` of ConfigMaps and nothing else.
+    const listUser = await environment().user({
+      namespace: namespace.name,
       rules: [{ apiGroups: [''], resources: ['configmaps'], verbs: ['list'] }],
     });
-    await rbac.roleBindings(namespace.name).create({
-      apiVersion: 'rbac.authorization.k8s.io/v1',
-      kind: 'RoleBinding',
-      metadata: { name: 'alice-list-only' },
-      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'list-only' },
-      subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: 'alice' }],
-    });
-    const alice = await clientsetFor('alice');
-    await eventually(() => alice.coreV1.configMaps(namespace.name).list());
-    const source = new CountingSource(alice.coreV1.configMaps(namespace.name));
+    const listOnly = await listUser.clientset();
+    await eventually(() => listOnly.coreV1.configMaps(namespace.name).list());
+    const source = new CountingSource(listOnly.coreV1.configMaps(namespace.name));
     const informer = new Informer<ConfigMap>(source, { watchList: false });
     const errors: InformerError[] = [];
     informer.addErrorHandler((error) => errors.push(error));
@@ -239,7 +230,6 @@ describe('an informer that may list but not watch', () => {
       expect(requests).toBeLessThanOrEqual(8);
     } finally {
       await informer.stop();
-      await alice.close();
     }
   });
 });

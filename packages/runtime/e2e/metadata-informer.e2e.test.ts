@@ -1,5 +1,5 @@
 import type { Clientset, PartialObjectMetadata } from '@k/clientset';
-import { useTestNamespace } from '@k/testenv/vitest';
+import { useTestNamespace } from '@k/envtest/vitest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Informer, InformerFactory, objectKey } from '../src/informer.js';
 import { clientsetFor, eventually, inParallel } from './helpers.js';
