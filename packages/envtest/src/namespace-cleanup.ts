@@ -5,7 +5,7 @@ import {
   type UnstructuredObject,
 } from '@k/clientset';
 import type { Namespace } from '@k/clientset/core/v1';
-import { ApiError, isNotFound } from '@k/rest';
+import { ApiError, isConflict, isNotFound } from '@k/rest';
 
 /** REPORT_LIMIT bounds how many remaining objects a stuck report names. */
 const REPORT_LIMIT = 20;
@@ -132,10 +132,15 @@ export async function deleteRemaining(
       const ignoreGone = (error: unknown) => {
         if (!isGone(error)) throw error;
       };
+      // Background, as the namespace controller deletes: dependents go too, whatever the
+      // resource's default (core ReplicationControllers orphan theirs).
+      const background = { propagationPolicy: 'Background' } as const;
       if (resource.verbs?.includes('deletecollection')) {
-        await client.deleteCollection().catch(ignoreGone);
+        await client.deleteCollection(background).catch(ignoreGone);
       } else {
-        await Promise.all(live.map((object) => client.delete(object.name).catch(ignoreGone)));
+        await Promise.all(
+          live.map((object) => client.delete(object.name, background).catch(ignoreGone)),
+        );
       }
     }),
   );
@@ -144,7 +149,8 @@ export async function deleteRemaining(
 /**
  * finalizeNamespace removes the `kubernetes` finalizer from a Terminating namespace
  * (`PUT /api/v1/namespaces/<name>/finalize` with no `spec.finalizers`), the namespace
- * controller's last step once the namespace is empty. A namespace already gone is fine.
+ * controller's last step once the namespace is empty. A namespace already gone, or changed
+ * meanwhile (409: kube-controller-manager finalized it first), is fine.
  */
 export async function finalizeNamespace(clientset: Clientset, namespace: string): Promise<void> {
   let current: Namespace;
@@ -163,7 +169,8 @@ export async function finalizeNamespace(clientset: Clientset, namespace: string)
       .body({ ...current, spec: { ...current.spec, finalizers: [] } })
       .execute();
   } catch (error) {
-    if (!isNotFound(error)) throw error;
+    // Gone, or finalized by kube-controller-manager meanwhile (the next round sees which).
+    if (!isNotFound(error) && !isConflict(error)) throw error;
   }
 }
 

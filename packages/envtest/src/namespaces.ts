@@ -1,7 +1,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Clientset } from '@k/clientset';
+import { inferClientset, type Clientset } from '@k/clientset';
 import type { Namespace } from '@k/clientset/core/v1';
 import { isNotFound } from '@k/rest';
+import { NO_WARNINGS } from '@k/rest/warnings';
 import { uniqueNamespaceName } from '@k/testenv';
 import { EnvtestError } from './errors.js';
 import type { EnvironmentContext } from './internal/context.js';
@@ -73,7 +74,43 @@ export async function createTestNamespace(
       await sleep(pause);
     }
   }
-  return new EnvironmentTestNamespace(clientset, name, controllerManager);
+  return new EnvironmentTestNamespace(
+    () => cleanupClientset(context, admin),
+    name,
+    controllerManager,
+  );
+}
+
+const cleanupClientsets = new WeakMap<EnvironmentContext, Promise<Clientset>>();
+
+/**
+ * cleanupClientset is the admin clientset namespace deletion uses, one per handle (closed by its
+ * `close()`): it lists every namespaced resource, deprecated ones too (v1 Endpoints), whose
+ * `Warning` headers would otherwise land in the test's output at each deletion.
+ */
+function cleanupClientset(context: EnvironmentContext, admin: TestUser): Promise<Clientset> {
+  let made = cleanupClientsets.get(context);
+  if (made === undefined) {
+    const clientset = inferClientset({
+      kubeconfig: admin.kubeconfigPath,
+      inCluster: false,
+      throttle: 'off',
+      warningHandler: NO_WARNINGS,
+    });
+    made = clientset;
+    cleanupClientsets.set(context, clientset);
+    context.closeables.push({
+      what: 'the namespace cleanup clientset',
+      close: async () => {
+        cleanupClientsets.delete(context);
+        await clientset.then(
+          (opened) => opened.close(),
+          () => undefined,
+        );
+      },
+    });
+  }
+  return made;
 }
 
 /**
@@ -84,17 +121,19 @@ export async function createTestNamespace(
  */
 class EnvironmentTestNamespace implements TestNamespace {
   readonly name: string;
-  readonly #clientset: Clientset;
+  readonly #makeClientset: () => Promise<Clientset>;
   readonly #controllerManager: boolean;
+  #clientset!: Clientset;
   #deletion: Promise<void> | undefined;
 
-  constructor(clientset: Clientset, name: string, controllerManager: boolean) {
-    this.#clientset = clientset;
+  constructor(makeClientset: () => Promise<Clientset>, name: string, controllerManager: boolean) {
+    this.#makeClientset = makeClientset;
     this.name = name;
     this.#controllerManager = controllerManager;
   }
 
   async delete(options: TestNamespaceDeleteOptions = {}): Promise<void> {
+    this.#clientset = await this.#makeClientset();
     this.#deletion ??= this.#startDeletion();
     await this.#deletion;
     if (options.wait === false) return;
@@ -119,24 +158,25 @@ class EnvironmentTestNamespace implements TestNamespace {
   }
 
   /**
-   * waitUntilGone polls until the namespace is 404. Without kube-controller-manager nobody else
-   * empties it, so each round does the namespace controller's work: list what is left in every
-   * namespaced resource, delete what is not being deleted yet, and once nothing is left, finalize.
-   * Objects held by finalizers stay until their controller (or the test) removes them.
+   * waitUntilGone polls until the namespace is 404, doing the namespace controller's work each
+   * round: list what is left in every namespaced resource, delete what is not being deleted yet,
+   * and once nothing is left, finalize. Without kube-controller-manager nobody else would; with it,
+   * its namespace controller waits a fixed 5 s before it even starts (`namespaceDeletionGracePeriod`,
+   * for HA apiservers and etcd members a test plane does not have), which every test would pay.
+   * Both doing the same idempotent steps is safe. Objects held by finalizers stay until their
+   * controller (or the test) removes them.
    */
   async #waitUntilGone(timeoutMs: number): Promise<void> {
     const deadline = Date.now() + timeoutMs;
-    const resources = this.#controllerManager ? [] : await namespacedResources(this.#clientset);
+    const resources = await namespacedResources(this.#clientset);
     for (let pause = 20; ; pause = Math.min(pause * 2, MAX_POLL_MS)) {
       const current = await this.#get();
       if (current === undefined) return;
-      if (!this.#controllerManager) {
-        const remaining = await listRemaining(this.#clientset, this.name, resources);
-        if (remaining.objects.size > 0) {
-          await deleteRemaining(this.#clientset, this.name, remaining.objects);
-        } else if (remaining.complete) {
-          await finalizeNamespace(this.#clientset, this.name);
-        }
+      const remaining = await listRemaining(this.#clientset, this.name, resources);
+      if (remaining.objects.size > 0) {
+        await deleteRemaining(this.#clientset, this.name, remaining.objects);
+      } else if (remaining.complete) {
+        await finalizeNamespace(this.#clientset, this.name);
       }
       if (Date.now() > deadline) {
         const stuck = await this.#stuck(timeoutMs);
