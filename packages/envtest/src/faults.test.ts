@@ -5,7 +5,7 @@ import { ownedFaults, type EngineFaults } from './faults.js';
 import type { ComponentName } from './types.js';
 
 /** engine records the calls a fake engine plane gets; `failWith` makes every call throw it. */
-function engine(failWith?: unknown): EngineFaults & { calls: string[] } {
+function engine(failWith?: Error): EngineFaults & { calls: string[] } {
   const calls: string[] = [];
   const call = (name: string) => (component: ComponentName) => {
     calls.push(`${name} ${component}`);
