@@ -36,7 +36,7 @@ export type EnvtestErrorCode =
   | 'ERR_ENVTEST_CRD_INVALID'
   /** A CRD path does not exist. */
   | 'ERR_ENVTEST_CRD_PATH_MISSING'
-  /** An `eventually` check still failed at its deadline (the last error is the `cause`). */
+  /** An `eventually` check's first attempt was still running at the deadline (a failed attempt's own error is rethrown instead). */
   | 'ERR_ENVTEST_TIMEOUT';
 
 /**
