@@ -1,5 +1,8 @@
 import { execFile } from 'node:child_process';
 import { X509Certificate } from 'node:crypto';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { connect as tlsConnect } from 'node:tls';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
@@ -237,6 +240,89 @@ describe('admission webhooks on the real kube-apiserver', () => {
     );
     expect((error as ApiError).message).toMatch(/connection refused/);
     await own.close();
+  });
+});
+
+describe('installWebhooks from manifest files', () => {
+  it("reads kubebuilder's config/webhook/manifests.yaml from a directory and points its services at the server", async () => {
+    const directory = await mkdtemp(path.join(tmpdir(), 'envtest-webhook-manifests-'));
+    try {
+      const selector = `{ matchExpressions: [{ key: kubernetes.io/metadata.name, operator: In, values: [${namespace}] }] }`;
+      await writeFile(
+        path.join(directory, 'manifests.yaml'),
+        [
+          'apiVersion: admissionregistration.k8s.io/v1',
+          'kind: MutatingWebhookConfiguration',
+          'metadata:',
+          `  name: mutating-webhook-configuration-${namespace}`,
+          'webhooks:',
+          '- admissionReviewVersions: [v1]',
+          '  clientConfig:',
+          '    service: { name: webhook-service, namespace: system, path: /mutate }',
+          '  failurePolicy: Fail',
+          '  name: mconfigmap.envtest.example.com',
+          `  namespaceSelector: ${selector}`,
+          "  rules: [{ apiGroups: [''], apiVersions: [v1], operations: [CREATE], resources: [configmaps] }]",
+          '  sideEffects: None',
+          '---',
+          'apiVersion: admissionregistration.k8s.io/v1',
+          'kind: ValidatingWebhookConfiguration',
+          'metadata:',
+          `  name: validating-webhook-configuration-${namespace}`,
+          'webhooks:',
+          '- admissionReviewVersions: [v1]',
+          '  clientConfig:',
+          '    service: { name: webhook-service, namespace: system, path: /validate }',
+          '  failurePolicy: Fail',
+          '  name: vconfigmap.envtest.example.com',
+          `  namespaceSelector: ${selector}`,
+          "  rules: [{ apiGroups: [''], apiVersions: [v1], operations: [CREATE], resources: [configmaps] }]",
+          '  sideEffects: None',
+          '---',
+          'apiVersion: v1',
+          'kind: Service',
+          'metadata: { name: webhook-service, namespace: system }',
+          'spec: { ports: [{ port: 443, targetPort: 9443 }] }',
+          '',
+        ].join('\n'),
+      );
+      await writeFile(path.join(directory, 'kustomization.txt'), 'not a manifest: {');
+      const webhooks = await env.installWebhooks({ serving, paths: [directory] });
+      installed.push(webhooks);
+      expect(webhooks.names).toEqual([
+        `mutating-webhook-configuration-${namespace}`,
+        `validating-webhook-configuration-${namespace}`,
+      ]);
+      const validating = await clientset.admissionregistrationV1
+        .validatingWebhookConfigurations()
+        .get(`validating-webhook-configuration-${namespace}`);
+      expect(validating.webhooks?.[0]?.clientConfig).toEqual({
+        url: serving.url('/validate'),
+        caBundle: serving.caBundle,
+      });
+      const denied = await eventually(async () => {
+        const caught = await clientset.coreV1
+          .configMaps(namespace)
+          .create(configMap(`denied-${Date.now().toString(36)}`))
+          .then(
+            () => undefined,
+            (failure: unknown) => failure,
+          );
+        expect(caught).toBeInstanceOf(ApiError);
+        return caught as ApiError;
+      });
+      expect(denied.message).toContain('vconfigmap.envtest.example.com');
+      const stored = await clientset.coreV1.configMaps(namespace).create(configMap('mutated'));
+      expect(stored.metadata?.labels?.['mutated-by']).toBe('envtest-webhook');
+      await webhooks.uninstall();
+      await expect(
+        clientset.admissionregistrationV1
+          .validatingWebhookConfigurations()
+          .get(`validating-webhook-configuration-${namespace}`),
+      ).rejects.toMatchObject({ statusCode: 404 });
+    } finally {
+      await rm(directory, { recursive: true, force: true });
+    }
   });
 });
 
