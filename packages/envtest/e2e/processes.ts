@@ -45,8 +45,13 @@ export function childEnvironment(
 export interface Started {
   readonly child: ChildProcess;
   readonly output: () => { stdout: string; stderr: string };
-  /** exited resolves with the exit code, or 128 + n when signal n ended it. */
+  /**
+   * exited resolves with the exit code, or 128 + n when signal n ended it, once its output is
+   * closed too (a process it left holding the pipes delays this: see `ended`).
+   */
   readonly exited: Promise<{ code: number; stdout: string; stderr: string }>;
+  /** ended resolves when the process itself has exited. */
+  readonly ended: Promise<void>;
 }
 
 const SIGNAL_NUMBERS: Readonly<Record<string, number>> = { SIGINT: 2, SIGKILL: 9, SIGTERM: 15 };
@@ -80,7 +85,8 @@ export function start(
       });
     },
   );
-  return { child, output: () => ({ stdout, stderr }), exited };
+  const ended = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  return { child, output: () => ({ stdout, stderr }), exited, ended };
 }
 
 function readProc(pid: string, file: string): string | undefined {
