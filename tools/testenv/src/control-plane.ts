@@ -1,8 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { ControlPlaneBinaries } from './binary-sources.js';
 import { ensureBinaries } from './build.js';
 import {
@@ -11,20 +10,20 @@ import {
   type ControlPlaneConnection,
   type ControlPlaneUsers,
 } from './connection.js';
+import type { ComponentPorts } from './component-flags.js';
 import {
-  apiServerFlags,
-  controllerManagerFlags,
-  etcdFlags,
-  KWOK_NODE_ANNOTATION,
-  kwokFlags,
-  NODE_ADDRESS,
-  schedulerFlags,
-  type ComponentPorts,
-} from './component-flags.js';
+  apiServerSpec,
+  controllerManagerSpec,
+  createNodes,
+  etcdSpec,
+  installCrds,
+  kwokSpec,
+  schedulerSpec,
+  type ComponentSpec,
+} from './component-specs.js';
 import { ControlPlaneError } from './errors.js';
 import { freePorts } from './free-port.js';
 import { kubeRequest, type KubeRequestCredentials } from './kube-request.js';
-import { KWOK_CRD_KINDS, splitDocuments } from './kwok-build.js';
 import { planeKubeconfig, writeKubeconfig } from './kubeconfig.js';
 import { AUDIT_POLICY } from './audit-log.js';
 import { FaultProxy } from './fault-proxy.js';
@@ -225,15 +224,6 @@ function componentPlan(
   };
 }
 
-/** ComponentSpec is how to start one component and how to tell it is ready. */
-interface ComponentSpec {
-  readonly name: ComponentName;
-  readonly command: string;
-  readonly args: readonly string[];
-  readonly ready: () => Promise<boolean>;
-  readonly diagnose?: () => Promise<string>;
-}
-
 class Run {
   readonly processes: ManagedProcess[] = [];
   readonly specs = new Map<ComponentName, ComponentSpec>();
@@ -338,15 +328,7 @@ class Run {
     const { controllerManager, scheduler, nodes: nodeCount } = componentPlan(options, binaries);
     const etcdUrl = `http://127.0.0.1:${ports.etcd}`;
     const etcd = await this.launchComponent(
-      {
-        name: 'etcd',
-        command: binaries.etcd,
-        args: etcdFlags(runDir, ports, options.extraEtcdFlags),
-        ready: async () => {
-          const response = await kubeRequest({ server: etcdUrl, path: '/health', timeoutMs: 1000 });
-          return response.status === 200 && response.body.includes('"health":"true"');
-        },
-      },
+      etcdSpec(binaries, runDir, ports, options.extraEtcdFlags),
       deadline,
     );
     etcd.ready.catch(() => {});
@@ -379,33 +361,16 @@ class Run {
       credentials: users.admin as KubeRequestCredentials,
     };
     const apiServerReady = this.startComponent(
-      {
-        name: 'kube-apiserver',
-        command: binaries.kubeApiServer,
-        args: apiServerFlags({
-          runDir,
-          ports,
-          pki,
-          tokenFilePath: tokensPath,
-          controllerManager,
-          auditPolicyPath,
-          auditLogPath,
-          extra: options.extraApiServerFlags,
-        }),
-        ready: async () =>
-          (await kubeRequest({ ...asAdmin, path: '/readyz', timeoutMs: 2000 })).status === 200,
-        diagnose: async () => {
-          const response = await kubeRequest({ ...asAdmin, path: '/readyz?verbose' }).catch(
-            () => undefined,
-          );
-          return response
-            ? response.body
-                .split('\n')
-                .filter((line) => line.includes('failed'))
-                .join('\n')
-            : '';
-        },
-      },
+      apiServerSpec(binaries.kubeApiServer, asAdmin, {
+        runDir,
+        ports,
+        pki,
+        tokenFilePath: tokensPath,
+        controllerManager,
+        auditPolicyPath,
+        auditLogPath,
+        extra: options.extraApiServerFlags,
+      }),
       deadline,
     );
     await Promise.all([etcd.ready, apiServerReady]);
@@ -433,39 +398,15 @@ class Run {
     });
 
     // The controllers do not depend on each other: start them side by side.
-    const healthz = (port: number) => async () =>
-      (
-        await kubeRequest({
-          server: `https://127.0.0.1:${port}`,
-          path: '/healthz',
-          timeoutMs: 1000,
-        })
-      ).status === 200;
+    const controllerOptions = { runDir, ports, pki, kubeconfigPath, asAdmin };
     const controllers: Promise<unknown>[] = [];
     if (controllerManager && binaries.kubeControllerManager) {
-      const healthy = healthz(ports.controllerManager);
       controllers.push(
         this.startComponent(
-          {
-            name: 'kube-controller-manager',
-            command: binaries.kubeControllerManager,
-            args: controllerManagerFlags(
-              runDir,
-              ports,
-              pki,
-              kubeconfigPath,
-              options.extraControllerManagerFlags,
-            ),
-            // Healthy is not yet working: the `default` ServiceAccount proves the controllers run.
-            ready: async () =>
-              (await healthy()) &&
-              (
-                await kubeRequest({
-                  ...asAdmin,
-                  path: '/api/v1/namespaces/default/serviceaccounts/default',
-                })
-              ).status === 200,
-          },
+          controllerManagerSpec(binaries.kubeControllerManager, {
+            ...controllerOptions,
+            extra: options.extraControllerManagerFlags,
+          }),
           deadline,
         ),
       );
@@ -473,12 +414,10 @@ class Run {
     if (scheduler && binaries.kubeScheduler) {
       controllers.push(
         this.startComponent(
-          {
-            name: 'kube-scheduler',
-            command: binaries.kubeScheduler,
-            args: schedulerFlags(runDir, ports, kubeconfigPath, options.extraSchedulerFlags),
-            ready: healthz(ports.scheduler),
-          },
+          schedulerSpec(binaries.kubeScheduler, {
+            ...controllerOptions,
+            extra: options.extraSchedulerFlags,
+          }),
           deadline,
         ),
       );
@@ -495,27 +434,7 @@ class Run {
         (async () => {
           await this.step('create nodes', () => createNodes(asAdmin, nodes));
           await this.startComponent(
-            {
-              name: 'kwok',
-              command: kwok.kwok,
-              args: kwokFlags({
-                ports,
-                pki,
-                kubeconfigPath,
-                stagesPath: kwok.stages,
-                crdKinds: KWOK_CRD_KINDS,
-                extra: options.extraKwokFlags,
-              }),
-              ready: async () =>
-                (
-                  await kubeRequest({
-                    server: `https://${NODE_ADDRESS}:${ports.kubelet}`,
-                    path: '/healthz',
-                    caPem: pki.caPem,
-                    timeoutMs: 1000,
-                  })
-                ).status === 200 && (await nodesReady(asAdmin, nodes)),
-            },
+            kwokSpec(kwok, nodes, { ...controllerOptions, extra: options.extraKwokFlags }),
             deadline,
           );
         })(),
@@ -636,116 +555,6 @@ class Run {
     })();
     return this.#stopping;
   }
-}
-
-type AdminRequest = Pick<Parameters<typeof kubeRequest>[0], 'server' | 'caPem' | 'credentials'>;
-
-/**
- * installCrds creates the CustomResourceDefinitions of a multi-document YAML file (an existing one
- * is kept) and waits until each is Established, so a client that starts next finds them served.
- */
-async function installCrds(asAdmin: AdminRequest, path: string, deadline: number): Promise<void> {
-  const documents = splitDocuments(await readFile(path, 'utf8'));
-  const names = await Promise.all(
-    documents.map(async (document) => {
-      const response = await kubeRequest({
-        ...asAdmin,
-        path: '/apis/apiextensions.k8s.io/v1/customresourcedefinitions',
-        method: 'POST',
-        yamlBody: document,
-      });
-      const name = /^\s+name:\s*(\S+)/m.exec(document)?.[1];
-      if ((response.status !== 201 && response.status !== 409) || !name) {
-        throw new ControlPlaneError(
-          'PROVISION_FAILED',
-          `creating CustomResourceDefinition ${name ?? '?'} returned ${response.status}`,
-          { step: 'install kwok CRDs', logTail: response.body },
-        );
-      }
-      return name;
-    }),
-  );
-  for (const name of names) {
-    for (;;) {
-      const response = await kubeRequest({
-        ...asAdmin,
-        path: `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${name}`,
-      });
-      const conditions =
-        response.status === 200
-          ? ((JSON.parse(response.body) as { status?: { conditions?: Condition[] } }).status
-              ?.conditions ?? [])
-          : [];
-      if (conditions.some((entry) => entry.type === 'Established' && entry.status === 'True'))
-        break;
-      if (Date.now() > deadline) {
-        throw new ControlPlaneError(
-          'READY_TIMEOUT',
-          `CustomResourceDefinition ${name} was not Established in time`,
-          { step: 'install kwok CRDs', logTail: response.body },
-        );
-      }
-      await sleep(50);
-    }
-  }
-}
-
-interface Condition {
-  readonly type: string;
-  readonly status: string;
-}
-
-/** createNodes creates the fake Nodes kwok manages (by annotation), labeled like real ones. */
-async function createNodes(asAdmin: AdminRequest, names: readonly string[]): Promise<void> {
-  await Promise.all(
-    names.map(async (name) => {
-      const response = await kubeRequest({
-        ...asAdmin,
-        path: '/api/v1/nodes',
-        method: 'POST',
-        body: {
-          apiVersion: 'v1',
-          kind: 'Node',
-          metadata: {
-            name,
-            annotations: { [KWOK_NODE_ANNOTATION]: 'fake' },
-            labels: {
-              'kubernetes.io/hostname': name,
-              'kubernetes.io/os': 'linux',
-              'kubernetes.io/arch': 'amd64',
-              'k-testenv/node': 'kwok',
-            },
-          },
-        },
-      });
-      if (response.status !== 201) {
-        throw new ControlPlaneError(
-          'PROVISION_FAILED',
-          `creating Node ${name} returned ${response.status}`,
-          { step: 'create nodes', logTail: response.body },
-        );
-      }
-    }),
-  );
-}
-
-/** nodesReady is true when every named Node has the condition Ready=True. */
-async function nodesReady(asAdmin: AdminRequest, names: readonly string[]): Promise<boolean> {
-  const response = await kubeRequest({
-    ...asAdmin,
-    path: '/api/v1/nodes?labelSelector=k-testenv%2Fnode%3Dkwok',
-  });
-  if (response.status !== 200) return false;
-  const items = (
-    JSON.parse(response.body) as {
-      items: { metadata: { name: string }; status?: { conditions?: Condition[] } }[];
-    }
-  ).items;
-  return names.every((name) =>
-    items
-      .find((node) => node.metadata.name === name)
-      ?.status?.conditions?.some((entry) => entry.type === 'Ready' && entry.status === 'True'),
-  );
 }
 
 /**
