@@ -12,7 +12,7 @@ import {
   type EnvironmentOptions,
   type OwnedEnvironment,
 } from '../src/index.js';
-import { TEST_NAMESPACE_LABEL } from '../src/namespaces.js';
+import { CLEANUP_USER_AGENT, TEST_NAMESPACE_LABEL } from '../src/namespaces.js';
 
 // This repository's cache is the engine's (K_TESTENV_CACHE or ~/.cache/k-testenv).
 const APISERVER_ONLY: EnvironmentOptions = {
@@ -71,8 +71,22 @@ describe('on the shared plane (kube-controller-manager runs)', () => {
       kind: 'ConfigMap',
       metadata: { name: 'content' },
     });
+    const mark = await env.audit.mark();
     await namespace.delete();
     expect(await gone(admin, namespace.name)).toBe(true);
+    // envtest finalized it, not kube-controller-manager's namespace controller: that one waits
+    // 5 s before it even starts.
+    const finalized = await env.audit.waitFor(
+      {
+        since: mark,
+        resource: 'namespaces',
+        subresource: 'finalize',
+        name: namespace.name,
+        code: 200,
+      },
+      1,
+    );
+    expect(finalized.map((record) => record.userAgent)).toEqual([CLEANUP_USER_AGENT]);
     // Again: nothing left to do.
     await namespace.delete();
   });

@@ -81,6 +81,9 @@ export async function createTestNamespace(
   );
 }
 
+/** CLEANUP_USER_AGENT names namespace deletion's requests in the audit log. */
+export const CLEANUP_USER_AGENT = 'k-envtest/namespace-cleanup';
+
 const cleanupClientsets = new WeakMap<EnvironmentContext, Promise<Clientset>>();
 
 /**
@@ -96,6 +99,7 @@ function cleanupClientset(context: EnvironmentContext, admin: TestUser): Promise
       inCluster: false,
       throttle: 'off',
       warningHandler: NO_WARNINGS,
+      transport: { userAgent: CLEANUP_USER_AGENT },
     });
     made = clientset;
     cleanupClientsets.set(context, clientset);
