@@ -28,9 +28,8 @@ const DEFAULT_TOKEN_SECONDS = 3600;
  * Created RBAC objects have unique names: a default-named user's own name
  * (`k-envtest-user-<8 hex>`), else `k-envtest-<name>-<8 hex>`. Cluster-scoped objects are
  * deleted by the handle's `close()`; namespaced ones go with their namespace. It resolves once
- * kube-apiserver's authorizer allows the first bound rule (RBAC is served from a cache that lags a
- * write, measured here at up to about a second on a busy machine), so the user's first request is
- * not refused. Throws ERR_ENVTEST_INVALID_OPTIONS,
+ * kube-apiserver's authorizer allows the first bound rule (RBAC is served from an informer cache
+ * that may lag the write), so the user's first request is not refused. Throws ERR_ENVTEST_INVALID_OPTIONS,
  * ERR_ENVTEST_PKI_FAILED or ERR_ENVTEST_PROVISION_FAILED (the server's ApiError as `cause`).
  */
 export async function createUser(
