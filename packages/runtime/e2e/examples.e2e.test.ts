@@ -6,7 +6,7 @@ import {
   type ModuleKind,
   type RunningNodeProgram,
 } from '@k/test-utils';
-import { controlPlane, useTestNamespace } from '@k/testenv/vitest';
+import { environment, useTestNamespace } from '@k/envtest/vitest';
 import { afterEach, describe, expect, it } from 'vitest';
 import { clientsetFor, eventually, jsonLogLines, transpileFor } from './helpers.js';
 
@@ -34,7 +34,7 @@ async function startExample(kind: ModuleKind): Promise<RunningNodeProgram> {
     kind,
     {
       args: [
-        `--kubeconfig=${controlPlane().kubeconfigPath}`,
+        `--kubeconfig=${environment().kubeconfigPath}`,
         '--context=admin',
         `--target-namespace=${target.name}`,
         '--port=0',

@@ -1,5 +1,5 @@
 import { inferClientset, type Clientset, type KubernetesObject, type Watch } from '@k/clientset';
-import { eventually as eventuallyWithin } from '@k/envtest';
+import { eventually as eventuallyWithin, type AuditRecord } from '@k/envtest';
 import { environment } from '@k/envtest/vitest';
 import type { ModuleKind } from '@k/test-utils';
 import ts from 'typescript';
@@ -80,6 +80,11 @@ export class GatedSource<T extends KubernetesObject> extends CountingSource<T> {
     this.#current = await super.watch(options);
     return this.#current;
   }
+}
+
+/** permissionOf is what an audited request needed in RBAC terms: `verb resource[/subresource]`. */
+export function permissionOf(record: AuditRecord): string {
+  return `${record.verb} ${record.resource}${record.subresource ? `/${record.subresource}` : ''}`;
 }
 
 /** UNREACHABLE_KUBECONFIG points at a port nothing listens on, with a token that must never be printed. */

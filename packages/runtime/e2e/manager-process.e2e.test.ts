@@ -1,6 +1,6 @@
 import { MODULE_KINDS, runNodeProgram, startNodeProgram, type ModuleKind } from '@k/test-utils';
 import type { RunningNodeProgram } from '@k/test-utils';
-import { controlPlane, useTestNamespace } from '@k/testenv/vitest';
+import { environment, useTestNamespace } from '@k/envtest/vitest';
 import { afterEach, describe, expect, it } from 'vitest';
 import { retryOnConflict } from '@k/rest';
 import { clientsetFor, eventually, jsonLogLines, UNREACHABLE_KUBECONFIG } from './helpers.js';
@@ -76,7 +76,7 @@ async function replica(
   const program = await startNodeProgram({ imports: IMPORTS, main: PROGRAM }, kind, {
     env: {
       IDENTITY: identity,
-      KUBECONFIG_PATH: controlPlane().kubeconfigPath,
+      KUBECONFIG_PATH: environment().kubeconfigPath,
       CONTEXT: 'admin',
       NAMESPACE: namespace.name,
       LEADER_ELECTION: 'on',

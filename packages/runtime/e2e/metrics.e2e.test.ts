@@ -1,5 +1,5 @@
 import { inferClientset, type Clientset } from '@k/clientset';
-import { controlPlane, useTestNamespace } from '@k/testenv/vitest';
+import { environment, useTestNamespace } from '@k/envtest/vitest';
 import { describe, expect, it } from 'vitest';
 import { Manager, SILENT_LOGGER } from '../src/index.js';
 import { restClientInstrumentation } from '../src/metrics.js';
@@ -14,7 +14,7 @@ const namespace = useTestNamespace({ prefix: 'runtime-metrics' });
 
 function clientset(context: string, metrics: PrometheusMetrics): Promise<Clientset> {
   return inferClientset({
-    kubeconfig: controlPlane().kubeconfigPath,
+    kubeconfig: environment().kubeconfigPath,
     context,
     throttle: 'off',
     ...restClientInstrumentation({ metrics }),
@@ -37,7 +37,7 @@ describe('a Manager with Prometheus metrics', () => {
     const stop = new AbortController();
     // prom-client is installed: Manager.create makes the sink and instruments its clientset.
     const manager = await Manager.create({
-      clientsetOptions: { kubeconfig: controlPlane().kubeconfigPath, context: 'admin' },
+      clientsetOptions: { kubeconfig: environment().kubeconfigPath, context: 'admin' },
       logger: SILENT_LOGGER,
       probes: { port: 0, host: '127.0.0.1' },
       metricsServer: { port: 0 },
@@ -73,7 +73,7 @@ describe('a Manager with Prometheus metrics', () => {
       const body = await response.text();
       const controller = { controller: 'metrics-e2e' };
       const resource = { resource: `configmaps in namespace ${namespace.name}` };
-      const host = new URL(controlPlane().server).host;
+      const host = new URL(environment().server).host;
       expect(
         sample(body, 'controller_runtime_reconcile_total', { ...controller, result: 'success' }),
       ).toBeGreaterThanOrEqual(2);
