@@ -118,15 +118,17 @@ describe('@k/envtest/vitest under a child vitest run', () => {
     expect(stuck.message).toContain(String(stuckNamespace));
     expect(stuck.message).toContain('held');
 
-    const shared = run.reports.filter((entry) => entry.file !== 'own');
+    const shared = run.reports.filter((entry) => entry.file !== 'own' && entry.server);
     const servers = new Set(shared.map((entry) => entry.server));
     expect(servers.size, JSON.stringify(run.reports)).toBe(1);
     const own = run.reports.find((entry) => entry.file === 'own')!;
     expect(servers.has(own.server)).toBe(false);
     const namespaces = run.reports
-      .filter((entry) => entry.file === 'shared-a')
+      .filter((entry) => entry.file === 'shared-a' && entry.namespace)
       .map((entry) => entry.namespace);
     expect(new Set(namespaces).size).toBe(2);
+    // After the file, the clientsets it made are closed (shared-a checks in its last afterAll).
+    expect(run.reports).toContainEqual(expect.objectContaining({ file: 'shared-a', closed: true }));
     expect(run.stderr).toMatch(/\[k-envtest\] control plane ready in \d+ms/);
 
     const sharedRunDir = path.dirname(String(shared[0]!.kubeconfigPath));
@@ -143,9 +145,13 @@ describe('@k/envtest/vitest under a child vitest run', () => {
     expect(run.stderr).toContain(
       "[k-envtest] no control plane for the run: starting one for this file. Share one across files with globalSetup: ['@k/envtest/vitest/global-setup']",
     );
-    const kubeconfigs = new Set(run.reports.map((entry) => entry.kubeconfigPath));
+    const kubeconfigs = new Set(
+      run.reports.flatMap((entry) =>
+        typeof entry.kubeconfigPath === 'string' ? [entry.kubeconfigPath] : [],
+      ),
+    );
     expect(kubeconfigs.size).toBe(1);
-    await expectGone([path.dirname(String([...kubeconfigs][0]))]);
+    await expectGone([path.dirname([...kubeconfigs][0]!)]);
   }, 300_000);
 
   it('a SIGKILLed vitest leaves no worker and no plane process behind', async () => {
