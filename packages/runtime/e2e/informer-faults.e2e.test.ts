@@ -1,6 +1,7 @@
 import { inferClientset, type Clientset } from '@k/clientset';
 import type { ConfigMap, Event as CoreEvent } from '@k/clientset/core/v1';
-import { startControlPlane, type ControlPlane, type FaultProxy } from '@k/testenv';
+import type { EnvironmentFaultProxy } from '@k/envtest';
+import { useEnvironment } from '@k/envtest/vitest';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import {
   DeletedFinalStateUnknown,
@@ -16,15 +17,21 @@ import { CountingSource, GatedSource, eventually, inParallel } from './helpers.j
 // kube-apiserver restarted in place, a TCP proxy in front of it that cuts, stalls and refuses
 // connections, and an etcd compaction. The informer must recover by itself every time, with a
 // cache equal to the server's and every object's final state delivered to its handlers.
-let plane: ControlPlane;
-let proxy: FaultProxy;
+// etcd and kube-apiserver alone, from the cache (never a shell's KUBEBUILDER_ASSETS).
+const plane = useEnvironment({
+  own: true,
+  binaries: 'cache',
+  nodes: 0,
+  controllerManager: false,
+  scheduler: false,
+});
+let proxy: EnvironmentFaultProxy;
 let direct: Clientset;
 let proxied: Clientset;
 let namespaceIndex = 0;
 let namespace: string;
 
 beforeAll(async () => {
-  plane = await startControlPlane({ nodes: 0, controllerManager: false, scheduler: false });
   proxy = await plane.faultProxy();
   direct = await inferClientset({
     kubeconfig: plane.kubeconfigPath,
@@ -36,12 +43,12 @@ beforeAll(async () => {
     context: 'admin',
     throttle: 'off',
   });
-}, 180_000);
+});
 
+// The proxy and the plane are closed and stopped by useEnvironment after the file.
 afterAll(async () => {
   await proxied?.close();
   await direct?.close();
-  await plane?.stop();
 });
 
 beforeEach(async () => {

@@ -1,9 +1,5 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { startNodeProgram, type ModuleKind, type RunningNodeProgram } from '@k/test-utils';
-import { FaultProxy } from '@k/testenv';
-import { controlPlane, useTestNamespace } from '@k/testenv/vitest';
+import { environment, useTestNamespace } from '@k/envtest/vitest';
 import { afterEach, describe, expect, it } from 'vitest';
 import { clientsetFor } from './helpers.js';
 
@@ -58,7 +54,7 @@ async function candidate(
       env: {
         IDENTITY: identity,
         NAMESPACE: namespace.name,
-        KUBECONFIG_PATH: controlPlane().kubeconfigPath,
+        KUBECONFIG_PATH: environment().kubeconfigPath,
         ...env,
       },
       timeoutMs: 100_000,
@@ -133,8 +129,7 @@ describe('leader election between real processes', () => {
   // renewal must give up at the renew deadline as a whole, so the leader stops before the standby
   // may take the Lease. Lease 10 s, renew deadline 7 s, retry 1 s.
   it('a leader whose requests stall stops leading before another replica takes over', async () => {
-    const scratch = await mkdtemp(join(tmpdir(), 'k-leader-stall-'));
-    const proxy = await FaultProxy.inFrontOf(controlPlane(), join(scratch, 'kubeconfig'));
+    const proxy = await environment().faultProxy();
     const durations = { LEASE_MS: '10000', RENEW_MS: '7000', RETRY_MS: '1000', LOCK: 'stall-lock' };
     try {
       const a = await candidate('a', 'esm', {
@@ -156,7 +151,6 @@ describe('leader election between real processes', () => {
       expect(bLeads).toBeGreaterThan(aStopped);
     } finally {
       await proxy.close();
-      await rm(scratch, { recursive: true, force: true });
     }
   }, 90_000);
 });

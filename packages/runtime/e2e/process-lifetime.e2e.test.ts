@@ -1,5 +1,5 @@
 import { MODULE_KINDS, runNodeProgram, startNodeProgram, type ModuleKind } from '@k/test-utils';
-import { controlPlane, useTestNamespace } from '@k/testenv/vitest';
+import { environment, useTestNamespace } from '@k/envtest/vitest';
 import { describe, expect, it } from 'vitest';
 import { UNREACHABLE_KUBECONFIG, clientsetFor } from './helpers.js';
 
@@ -49,7 +49,7 @@ describe.each(MODULE_KINDS)('a controller program (%s)', (kind: ModuleKind) => {
       });
       const program = await startNodeProgram({ imports: IMPORTS, main: PROGRAM }, kind, {
         env: {
-          KUBECONFIG_PATH: controlPlane().kubeconfigPath,
+          KUBECONFIG_PATH: environment().kubeconfigPath,
           CONTEXT: 'admin',
           NAMESPACE: namespace.name,
         },

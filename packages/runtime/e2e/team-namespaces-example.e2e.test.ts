@@ -10,17 +10,15 @@ import {
   MODULE_KINDS,
   startNodeProgram,
   type ModuleKind,
-  singleContextKubeconfig,
   type RunningNodeProgram,
 } from '@k/test-utils';
-import { permissionOf, readAuditLog } from '@k/testenv';
-import { controlPlane, useTestNamespace } from '@k/testenv/vitest';
+import { environment, useTestNamespace } from '@k/envtest/vitest';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
   createTeamNamespacesClient,
   type TeamNamespace,
 } from '../examples/generated/team-namespace-v1.js';
-import { clientsetFor, eventually, jsonLogLines, transpileFor } from './helpers.js';
+import { clientsetFor, eventually, jsonLogLines, permissionOf, transpileFor } from './helpers.js';
 
 // examples/team-namespaces.ts and its k-gen'd client as a user's build emits them (plain .mjs
 // and .cjs), importing the built packages by name, run by `node` against the real control plane
@@ -136,22 +134,11 @@ async function installRbac(): Promise<string> {
 
 /** serviceAccountKubeconfig is a kubeconfig with a TokenRequest token of the ServiceAccount. */
 async function serviceAccountKubeconfig(): Promise<string> {
-  const request = await cs.rest
-    .post()
-    .namespace(namespace.name)
-    .resource('serviceaccounts')
-    .name('team-namespaces')
-    .subresource('token')
-    .body({
-      apiVersion: 'authentication.k8s.io/v1',
-      kind: 'TokenRequest',
-      spec: { expirationSeconds: 3600 },
-    })
-    .execute<{ status: { token: string } }>();
-  const { server, caPem } = controlPlane();
-  return singleContextKubeconfig({ server, caPem }, 'team-namespaces', {
-    token: request.status.token,
+  const serviceAccount = await environment().serviceAccountUser({
+    namespace: namespace.name,
+    name: 'team-namespaces',
   });
+  return readFile(serviceAccount.kubeconfigPath, 'utf8');
 }
 
 async function startExample(kind: ModuleKind): Promise<RunningNodeProgram> {
@@ -308,7 +295,7 @@ describe.each(MODULE_KINDS)('examples/team-namespaces.ts (%s)', (kind) => {
     expect(lines.filter((line) => line.level === 'error')).toEqual([]);
 
     // Everything it did, it did with exactly the permissions of team-namespaces-rbac.yaml.
-    const records = await readAuditLog(controlPlane().auditLogPath, { user });
+    const records = await environment().audit.records({ user });
     expect(records.filter((record) => record.code === 403)).toEqual([]);
     const used = new Set(records.map(permissionOf));
     for (const permission of [
