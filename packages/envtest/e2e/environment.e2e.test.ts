@@ -1,7 +1,7 @@
 import { existsSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import type { CustomResourceDefinition } from '@k/clientset/apiextensions/v1';
 import { ApiError } from '@k/rest/errors';
-import { resolveCacheRoot } from '@k/testenv';
+import { assetsDirectory, resolveCacheRoot } from '@k/testenv';
 import { describe, expect, it } from 'vitest';
 import {
   connectEnvironment,
@@ -144,6 +144,39 @@ describe('startEnvironment', () => {
       ]);
     }
     await expectGone(runDir);
+  });
+});
+
+describe('startEnvironment from a setup-envtest directory', () => {
+  it('runs what the directory has, lets editor edit without kube-controller-manager, and refuses what it lacks before starting', async () => {
+    // kube-apiserver, etcd and kubectl, as `setup-envtest use -p path` lays them out.
+    const directory = await assetsDirectory({ cacheRoot: resolveCacheRoot() });
+    const refused = await startEnvironment({
+      binaries: { directory },
+      controllerManager: true,
+    }).then(
+      async (started) => {
+        await started.stop();
+        return undefined;
+      },
+      (error: unknown) => error,
+    );
+    expect(EnvtestError.isInstance(refused) && refused.code).toBe(
+      'ERR_ENVTEST_COMPONENT_UNAVAILABLE',
+    );
+    expect((refused as Error).message).toContain(directory);
+
+    await using environment = await startEnvironment({ binaries: { directory } });
+    expect(environment.binaries).toMatchObject({ source: 'directory', directory });
+    expect(environment.components).toEqual(['etcd', 'kube-apiserver']);
+    expect(environment.nodes).toEqual([]);
+    // ClusterRole edit is aggregated by a kube-controller-manager controller; envtest fills it.
+    const editor = await environment.editor.clientset();
+    await editor.coreV1.configMaps('default').create({ metadata: { name: 'edited' } });
+    const unprivileged = await environment.unprivileged.clientset();
+    await expect(unprivileged.coreV1.configMaps('default').list()).rejects.toMatchObject({
+      statusCode: 403,
+    });
   });
 });
 
