@@ -379,14 +379,14 @@ describe('conversion webhook', () => {
       { group, version: 'v1beta1', resource: 'gadgets' },
       namespace,
     );
-    await eventually(() =>
-      alpha.create({
-        apiVersion: `${group}/v1alpha1`,
-        kind: 'Gadget',
-        metadata: { name: 'stored-alpha' },
-        spec: { size: '3' },
-      }),
-    );
+    // In the storage version: no conversion needed, and installCrds waited until it is served.
+    await alpha.create({
+      apiVersion: `${group}/v1alpha1`,
+      kind: 'Gadget',
+      metadata: { name: 'stored-alpha' },
+      spec: { size: '3' },
+    });
+    // kube-apiserver builds the CRD's conversion client when it serves the new spec.
     const read = await eventually(() => beta.get('stored-alpha'));
     expect(read.apiVersion).toBe(`${group}/v1beta1`);
     expect(read.spec).toEqual({ replicas: 3 });
