@@ -1,16 +1,13 @@
 import { readFileSync } from 'node:fs';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { isForbidden, parseManifests, type Clientset, type UnstructuredObject } from '@k/clientset';
 import type { Deployment } from '@k/clientset/apps/v1';
 import type { Pod } from '@k/clientset/core/v1';
-import { permissionOf, readAuditLog } from '@k/testenv';
-import { controlPlane, useTestNamespace } from '@k/testenv/vitest';
+import { environment, useTestNamespace } from '@k/envtest/vitest';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createWebAppsClient, type WebApp } from '../src/generated/web-app-v1alpha1.js';
 import { OPERATOR_BIN, startChild, type Child } from './child-process.js';
-import { APP_ROOT, clientsetFor, eventually, installCrd, webApp } from './helpers.js';
+import { APP_ROOT, clientsetFor, eventually, installCrd, permissionOf, webApp } from './helpers.js';
 
 const FIELD_MANAGER = 'demo-operator-e2e';
 const manifest = (file: string) => readFileSync(path.join(APP_ROOT, 'deploy', file), 'utf8');
@@ -148,39 +145,11 @@ async function installRbac(narrow: (rules: Rule[]) => Rule[] = (rules) => rules)
 
 /** operatorAsServiceAccount runs the operator process with a kubeconfig holding a TokenRequest token of the ServiceAccount. */
 async function operatorAsServiceAccount(leading = true): Promise<Child> {
-  const request = await cs.rest
-    .post()
-    .namespace(namespace.name)
-    .resource('serviceaccounts')
-    .name('demo-operator')
-    .subresource('token')
-    .body({
-      apiVersion: 'authentication.k8s.io/v1',
-      kind: 'TokenRequest',
-      spec: { expirationSeconds: 3600 },
-    })
-    .execute<{ status: { token: string } }>();
-  const directory = await mkdtemp(path.join(tmpdir(), 'demo-operator-sa-'));
-  cleanups.push(() => rm(directory, { recursive: true, force: true }));
-  const kubeconfig = path.join(directory, 'kubeconfig');
-  const { server, caPem } = controlPlane();
-  await writeFile(
-    kubeconfig,
-    JSON.stringify({
-      apiVersion: 'v1',
-      kind: 'Config',
-      clusters: [
-        {
-          name: 'e2e',
-          cluster: { server, 'certificate-authority-data': Buffer.from(caPem).toString('base64') },
-        },
-      ],
-      users: [{ name: 'demo-operator', user: { token: request.status.token } }],
-      contexts: [{ name: 'demo-operator', context: { cluster: 'e2e', user: 'demo-operator' } }],
-      'current-context': 'demo-operator',
-    }),
-    { mode: 0o600 },
-  );
+  const serviceAccount = await environment().serviceAccountUser({
+    namespace: namespace.name,
+    name: 'demo-operator',
+  });
+  const kubeconfig = serviceAccount.kubeconfigPath;
   const child = startChild(OPERATOR_BIN, [
     `--kubeconfig=${kubeconfig}`,
     `--namespace=${namespace.name}`,
@@ -230,7 +199,7 @@ describe('the operator under its ServiceAccount (a TokenRequest token)', () => {
     await webapps.delete('rbac');
     await eventually(async () => expect((await webapps.list()).items).toEqual([]));
 
-    const records = await readAuditLog(controlPlane().auditLogPath, { user });
+    const records = await environment().audit.records({ user });
     expect(records.filter((record) => record.code === 403)).toEqual([]);
     const used = new Set(records.map(permissionOf));
     for (const permission of [
@@ -276,7 +245,7 @@ describe('the operator under its ServiceAccount (a TokenRequest token)', () => {
       );
     });
     await cs.appsV1.deployments(namespace.name).get('narrow'); // what it may do, it did
-    const refused = await readAuditLog(controlPlane().auditLogPath, {
+    const refused = await environment().audit.records({
       user,
       resource: 'services',
       verb: 'create',
@@ -311,7 +280,7 @@ describe('the operator under its ServiceAccount (a TokenRequest token)', () => {
     });
     expect(
       (
-        await readAuditLog(controlPlane().auditLogPath, {
+        await environment().audit.records({
           user,
           resource: 'services',
           verb: 'list',

@@ -2,8 +2,8 @@ import 'reflect-metadata';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { inferClientset, type Clientset } from '@k/clientset';
-import { eventually as retryUntil } from '@k/test-utils';
-import { controlPlane } from '@k/testenv/vitest';
+import { eventually as retryUntil, type AuditRecord } from '@k/envtest';
+import { environment } from '@k/envtest/vitest';
 import { createWebAppsClient, type WebApp } from '../src/generated/web-app-v1alpha1.js';
 import { inferConfig } from '@k/config';
 import { CLIENTSET } from '@k/clientset/di';
@@ -23,7 +23,7 @@ const CRD_YAML = readFileSync(path.join(APP_ROOT, 'deploy/crd.yaml'), 'utf8');
 /** clientsetFor connects to the run's control plane as a user of its kubeconfig, unthrottled. */
 export function clientsetFor(context = 'admin', userAgent?: string): Promise<Clientset> {
   return inferClientset({
-    kubeconfig: controlPlane().kubeconfigPath,
+    kubeconfig: environment().kubeconfigPath,
     context,
     throttle: 'off',
     ...(userAgent ? { transport: { userAgent } } : {}),
@@ -37,7 +37,12 @@ export async function installCrd(cs: Clientset): Promise<void> {
 
 /** eventually retries `check` until it stops throwing, for up to a minute (a rollout on kwok's nodes). */
 export function eventually<T>(check: () => T | Promise<T>, timeoutMs = 60_000): Promise<T> {
-  return retryUntil(check, timeoutMs);
+  return retryUntil(check, { timeoutMs, intervalMs: 200 });
+}
+
+/** permissionOf is what an audited request needed in RBAC terms: `verb resource[/subresource]`. */
+export function permissionOf(record: AuditRecord): string {
+  return `${record.verb} ${record.resource}${record.subresource ? `/${record.subresource}` : ''}`;
 }
 
 /** webApp is a WebApp named `name` running `image`. */
@@ -68,7 +73,7 @@ export interface RunningOperator {
 export async function startOperator(
   namespace: string,
   flags: readonly string[] = [],
-  kubeconfigPath: string = controlPlane().kubeconfigPath,
+  kubeconfigPath: string = environment().kubeconfigPath,
 ): Promise<RunningOperator> {
   const config = await inferConfig({
     explicitPath: kubeconfigPath,

@@ -1,6 +1,5 @@
 import type { Clientset } from '@k/clientset';
-import { readAuditLog } from '@k/testenv';
-import { controlPlane, useTestNamespace } from '@k/testenv/vitest';
+import { environment, useTestNamespace } from '@k/envtest/vitest';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createWebAppsClient } from '../src/generated/web-app-v1alpha1.js';
 import { LEASE_NAME } from '../src/names.js';
@@ -26,7 +25,7 @@ afterAll(async () => {
 
 function replica(identity: string): Child {
   const child = startChild(OPERATOR_BIN, [
-    `--kubeconfig=${controlPlane().kubeconfigPath}`,
+    `--kubeconfig=${environment().kubeconfigPath}`,
     '--context=admin',
     `--namespace=${namespace.name}`,
     `--operator-namespace=${namespace.name}`,
@@ -45,7 +44,7 @@ const WRITES = /^(create|update|patch|delete)$/;
 
 /** writesBy lists, in the order the server received them, the writes of the operator replicas other than Lease renewals. */
 async function writesBy(identities: readonly string[]): Promise<string[]> {
-  const records = await readAuditLog(controlPlane().auditLogPath, {
+  const records = await environment().audit.records({
     namespace: namespace.name,
     verb: WRITES,
     userAgent: new RegExp(`^demo-operator/(${identities.join('|')})`),

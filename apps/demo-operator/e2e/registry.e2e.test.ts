@@ -1,6 +1,6 @@
 import { inferClientset, type Clientset } from '@k/clientset';
 import type { ConfigMap } from '@k/clientset/core/v1';
-import { startControlPlane, type ControlPlane } from '@k/testenv';
+import { useEnvironment } from '@k/envtest/vitest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWebAppsClient, type WebApp } from '../src/generated/web-app-v1alpha1.js';
 import { eventually, installCrd, startOperator, webApp, type RunningOperator } from './helpers.js';
@@ -8,11 +8,17 @@ import { eventually, installCrd, startOperator, webApp, type RunningOperator } f
 // One operator for every namespace, as deployed: on a control plane of its own, so the WebApps
 // of the other test files (and their operators) are not in its way. No nodes or controllers:
 // the registry is the subject, not the rollouts.
-let plane: ControlPlane;
+// etcd and kube-apiserver alone, from the cache (never a shell's KUBEBUILDER_ASSETS).
+const plane = useEnvironment({
+  own: true,
+  binaries: 'cache',
+  nodes: 0,
+  controllerManager: false,
+  scheduler: false,
+});
 let cs: Clientset;
 
 beforeAll(async () => {
-  plane = await startControlPlane({ nodes: 0, controllerManager: false, scheduler: false });
   cs = await inferClientset({
     kubeconfig: plane.kubeconfigPath,
     context: 'admin',
@@ -24,11 +30,11 @@ beforeAll(async () => {
       .namespaces()
       .create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
   }
-}, 180_000);
+});
 
+// useEnvironment stops the plane after the file.
 afterAll(async () => {
   await cs?.close();
-  await plane?.stop();
 });
 
 function condition(webapp: WebApp, type: string) {
