@@ -130,8 +130,10 @@ export interface TestNamespace extends AsyncDisposable {
    * delete starts the deletion and, with `wait`, resolves once the namespace is gone. At the
    * deadline it throws `ERR_ENVTEST_NAMESPACE_STUCK`, naming each object still there
    * (`<resource>.<group>/<name>`, deletionTimestamp, finalizers) and the namespace's
-   * NamespaceContentRemaining and NamespaceFinalizersRemaining conditions. Without
-   * kube-controller-manager it empties and finalizes the namespace itself.
+   * NamespaceContentRemaining and NamespaceFinalizersRemaining conditions. With `wait` it empties
+   * and finalizes the namespace itself, as the namespace controller would: without
+   * kube-controller-manager nothing else does, and beside it this skips that controller's fixed
+   * 5 s wait before it starts. `wait: false` only sends the delete.
    */
   delete(options?: TestNamespaceDeleteOptions): Promise<void>;
 }
