@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { X509Certificate } from 'node:crypto';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { connect as tlsConnect } from 'node:tls';
@@ -13,7 +13,7 @@ import type {
 } from '@k/clientset/admissionregistration/v1';
 import { kubeRequest, readControlPlaneState } from '@k/testenv';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { eventually } from '../src/index.js';
+import { connectEnvironment, eventually } from '../src/index.js';
 import type { InstalledCrds, InstalledWebhooks, WebhookServing } from '../src/types.js';
 import { useEnvironment, useTestNamespace } from '../src/vitest/index.js';
 import {
@@ -323,6 +323,23 @@ describe('installWebhooks from manifest files', () => {
     } finally {
       await rm(directory, { recursive: true, force: true });
     }
+  });
+});
+
+describe('close()', () => {
+  it("uninstalls the handle's webhook configurations and removes its servings' files", async () => {
+    const handle = connectEnvironment(env.kubeconfigPath);
+    const own = await handle.webhookServing();
+    const name = `closed-by-handle-${namespace}`;
+    await handle.installWebhooks({
+      serving: own,
+      validating: [{ ...validatingConfiguration('handle', '/validate'), metadata: { name } }],
+    });
+    const configurations = clientset.admissionregistrationV1.validatingWebhookConfigurations();
+    expect((await configurations.get(name)).metadata?.name).toBe(name);
+    await handle.close();
+    await expect(configurations.get(name)).rejects.toMatchObject({ statusCode: 404 });
+    await expect(stat(path.dirname(own.certPath))).rejects.toMatchObject({ code: 'ENOENT' });
   });
 });
 
