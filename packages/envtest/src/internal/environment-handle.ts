@@ -162,7 +162,7 @@ export class OwnedEnvironmentHandle extends EnvironmentHandle implements OwnedEn
         await this.close();
       } finally {
         // The plane stops whatever close() said: nothing may outlive stop().
-        await engineCall(() => this.#plane.stop());
+        await engineCall(() => this.#plane.stop(), [this.context.state.users.tester.token]);
       }
     })();
     return this.#stopping;
@@ -173,11 +173,11 @@ export class OwnedEnvironmentHandle extends EnvironmentHandle implements OwnedEn
   }
 }
 
-/** engineCall runs an engine operation and converts its errors to EnvtestErrors. */
-async function engineCall<T>(operation: () => Promise<T>): Promise<T> {
+/** engineCall runs an engine operation and converts its errors to EnvtestErrors, without `secrets`. */
+async function engineCall<T>(operation: () => Promise<T>, secrets: readonly string[]): Promise<T> {
   try {
     return await operation();
   } catch (error) {
-    throw toEnvtestError(error);
+    throw toEnvtestError(error, secrets);
   }
 }
