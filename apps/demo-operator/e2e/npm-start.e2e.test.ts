@@ -1,7 +1,7 @@
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import type { Clientset } from '@k/clientset';
-import { controlPlane, useTestNamespace } from '@k/testenv/vitest';
+import { environment, useTestNamespace } from '@k/envtest/vitest';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createWebAppsClient } from '../src/generated/web-app-v1alpha1.js';
 import { LEASE_NAME } from '../src/names.js';
@@ -101,13 +101,13 @@ describe('npm start', () => {
 
     it('uses that cluster (and says so), confined to its namespace, and deletes the sample at the end', async () => {
       const program = npmStart([
-        `--kubeconfig=${controlPlane().kubeconfigPath}`,
+        `--kubeconfig=${environment().kubeconfigPath}`,
         '--context=admin',
         `--namespace=${namespace.name}`,
       ]);
       await program.waitForOutput(
         new RegExp(
-          `^using the cluster ${controlPlane().server.replace(/[.]/g, '\\.')} \\(context admin`,
+          `^using the cluster ${environment().server.replace(/[.]/g, '\\.')} \\(context admin`,
           'm',
         ),
         60_000,

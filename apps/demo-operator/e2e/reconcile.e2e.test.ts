@@ -6,8 +6,7 @@ import {
   type Clientset,
   type KubernetesObject,
 } from '@k/clientset';
-import { readAuditLog } from '@k/testenv';
-import { controlPlane, useTestNamespace } from '@k/testenv/vitest';
+import { environment, useTestNamespace } from '@k/envtest/vitest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Deployment } from '@k/clientset/apps/v1';
 import { createWebAppsClient, type WebApp } from '../src/generated/web-app-v1alpha1.js';
@@ -647,7 +646,7 @@ describe('the WebApp operator on the real control plane', () => {
       }
       await new Promise((resolve) => setTimeout(resolve, 2000));
       const deploymentWrites = () =>
-        readAuditLog(controlPlane().auditLogPath, {
+        environment().audit.records({
           userAgent: new RegExp(`^demo-operator/e2e-${namespace.name}( |$)`),
           resource: 'deployments',
           name: 'quantities',

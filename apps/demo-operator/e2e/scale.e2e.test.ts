@@ -1,10 +1,17 @@
 import type { Clientset } from '@k/clientset';
-import { permissionOf, readAuditLog, type AuditRecord } from '@k/testenv';
-import { controlPlane, useTestNamespace } from '@k/testenv/vitest';
+import type { AuditRecord } from '@k/envtest';
+import { environment, useTestNamespace } from '@k/envtest/vitest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWebAppsClient } from '../src/generated/web-app-v1alpha1.js';
 import { LEASE_NAME, registryName } from '../src/names.js';
-import { clientsetFor, eventually, installCrd, startOperator, webApp } from './helpers.js';
+import {
+  clientsetFor,
+  eventually,
+  installCrd,
+  permissionOf,
+  startOperator,
+  webApp,
+} from './helpers.js';
 
 const COUNT = 200;
 const namespace = useTestNamespace({ prefix: 'demo-operator-scale' });
@@ -21,7 +28,7 @@ afterAll(async () => {
 
 /** The operator's requests as the API server logged them (its user agent names its identity). */
 function operatorRequests(identity: string): Promise<AuditRecord[]> {
-  return readAuditLog(controlPlane().auditLogPath, {
+  return environment().audit.records({
     userAgent: `demo-operator/${identity}`,
   });
 }
