@@ -18,10 +18,10 @@ export interface WebhookEndpoint {
 }
 
 /** DEFAULT_CONVERSION_PATH is where a conversion webhook is called without a path (kubebuilder's `/convert`). */
-export const DEFAULT_CONVERSION_PATH = '/convert';
+const DEFAULT_CONVERSION_PATH = '/convert';
 
 /** CONVERSION_REVIEW_VERSIONS are set on a rewritten CRD that names none (controller-runtime's choice). */
-export const CONVERSION_REVIEW_VERSIONS: readonly string[] = ['v1', 'v1beta1'];
+const CONVERSION_REVIEW_VERSIONS: readonly string[] = ['v1', 'v1beta1'];
 
 /**
  * webhookUrl is `https://127.0.0.1:<port>/<path>`: the path gets exactly one leading slash (a
