@@ -11,7 +11,7 @@ import type {
 } from './types.js';
 
 /** DEFAULT_NODES is how many kwok nodes a plane gets when kwok is there and the scheduler runs. */
-export const DEFAULT_NODES = 2;
+const DEFAULT_NODES = 2;
 
 /** DEFAULT_START_TIMEOUT_MS is the start's budget once the binaries are there. */
 export const DEFAULT_START_TIMEOUT_MS = 120_000;
@@ -20,7 +20,7 @@ export const DEFAULT_START_TIMEOUT_MS = 120_000;
 export const DEFAULT_STOP_GRACE_MS = 10_000;
 
 /** ProgressListener receives {@link ProgressEvent}s. */
-export type ProgressListener = (event: ProgressEvent) => void;
+type ProgressListener = (event: ProgressEvent) => void;
 
 /**
  * ResolvedEnvironmentOptions are {@link EnvironmentOptions} with every default applied that does
@@ -170,7 +170,7 @@ export function formatProgressLine(event: ProgressEvent): string {
 }
 
 /** stderrProgress writes each event as one line on stderr. */
-export const stderrProgress: ProgressListener = (event) => {
+const stderrProgress: ProgressListener = (event) => {
   process.stderr.write(`${formatProgressLine(event)}\n`);
 };
 
