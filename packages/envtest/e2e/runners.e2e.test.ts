@@ -81,6 +81,10 @@ async function runVitest(files: readonly string[], env: Record<string, string | 
 
 /** gone waits until no process mentions any of `runDirs` and the directories are removed. */
 async function expectGone(runDirs: readonly string[]): Promise<void> {
+  expect(
+    runDirs.every((dir) => /^\/.+\/k-testenv-[^/]+$/.test(dir)),
+    runDirs.join(' '),
+  ).toBe(true);
   const cleaned = await waitUntil(
     () => runDirs.every((dir) => processesMentioning(dir).length === 0 && !existsSync(dir)),
     GONE_WITHIN_MS,
@@ -131,7 +135,9 @@ describe('@k/envtest/vitest under a child vitest run', () => {
     expect(run.reports).toContainEqual(expect.objectContaining({ file: 'shared-a', closed: true }));
     expect(run.stderr).toMatch(/\[k-envtest\] control plane ready in \d+ms/);
 
-    const sharedRunDir = path.dirname(String(shared[0]!.kubeconfigPath));
+    const kubeconfigPath = shared.find((entry) => typeof entry.kubeconfigPath === 'string')
+      ?.kubeconfigPath as string;
+    const sharedRunDir = path.dirname(kubeconfigPath);
     await expectGone([sharedRunDir, String(own.runDir)]);
   }, 400_000);
 
