@@ -127,6 +127,23 @@ export default tseslint.config(
     },
   },
   {
+    // The runtime's and the demo's e2e tests use @k/envtest as users do, never the private engine.
+    files: ['packages/runtime/e2e/**/*.ts', 'apps/demo-operator/e2e/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['@k/testenv', '@k/testenv/*'],
+              message: "use @k/envtest's public API (it is what users test with)",
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     // Benchmarks measure what users call, @k/envtest included.
     files: ['bench/**/*.ts'],
     rules: {

@@ -15,6 +15,8 @@ export default defineConfig([
     clean: ['!cli/**'],
     noExternal: [/^@k\/testenv/],
     shims: true,
+    // `node:test` exists only with its prefix: tsup's default removal would make it `test`.
+    removeNodeProtocol: false,
     onSuccess: async () => {
       await copyFile(ENGINE_WATCHDOG, path.join(import.meta.dirname, 'dist/watchdog.mjs'));
     },
@@ -26,6 +28,7 @@ export default defineConfig([
     sourcemap: true,
     clean: true,
     target: 'node20',
+    removeNodeProtocol: false,
     noExternal: [/^@k\/testenv/],
     onSuccess: async () => {
       await copyFile(ENGINE_WATCHDOG, path.join(import.meta.dirname, 'dist/cli/watchdog.mjs'));

@@ -31,12 +31,16 @@ function manifests(): { directory: string; manifest: Manifest }[] {
   });
 }
 
-async function lintAs(file: string, code: string): Promise<string[]> {
+async function lintAs(
+  file: string,
+  code: string,
+  rule = '@nx/enforce-module-boundaries',
+): Promise<string[]> {
   // The probe files do not exist, so type-aware parsing is off; the boundary rule needs none.
   const eslint = new ESLint({ cwd: root, overrideConfig: [tseslint.configs.disableTypeChecked] });
   const [result] = await eslint.lintText(code, { filePath: join(root, file) });
   return (result?.messages ?? [])
-    .filter((message) => message.ruleId === '@nx/enforce-module-boundaries')
+    .filter((message) => message.ruleId === rule)
     .map((message) => message.message);
 }
 
@@ -85,6 +89,19 @@ describe('layer boundaries', { timeout: 30_000 }, () => {
     expect(await lintAs('packages/runtime/src/boundary-probe.ts', code)).toEqual([
       'A project tagged with "layer:runtime" can only depend on libs tagged with "layer:config", "layer:transport", "layer:rest", "layer:clientset", "layer:runtime"',
     ]);
+  });
+
+  it("keeps the runtime's and the demo's e2e tests on @k/envtest's public API", async () => {
+    const code = "export { startControlPlane } from '@k/testenv';\n";
+    for (const file of [
+      'packages/runtime/e2e/boundary-probe.e2e.test.ts',
+      'apps/demo-operator/e2e/boundary-probe.e2e.test.ts',
+    ]) {
+      expect(await lintAs(file, code, 'no-restricted-imports'), file).toHaveLength(1);
+    }
+    expect(
+      await lintAs('packages/rest/e2e/boundary-probe.e2e.test.ts', code, 'no-restricted-imports'),
+    ).toEqual([]);
   });
 
   it('keeps @k/envtest off @k/runtime, so the runtime can test with it', async () => {
