@@ -27,6 +27,10 @@ while (pending.length > 0) {
   if (/(?:from\s*|import\(\s*|require\(\s*)["']vitest(?:\/[^"']*)?["']/.test(text)) {
     problems.push(`dist/${file} (loaded by the root or node-test entry) imports vitest`);
   }
+  // Builtins that exist only with their prefix: a bundler that strips `node:` breaks them.
+  if (/(?:from\s*|import\(\s*|require\(\s*)["'](?:test|sqlite|sea)(?:\/[^"']*)?["']/.test(text)) {
+    problems.push(`dist/${file} imports a prefix-only builtin without its node: prefix`);
+  }
   for (const match of text.matchAll(/(?:from\s*|import\(\s*|require\(\s*)["']\.\/([^"']+)["']/g)) {
     pending.push(path.posix.join(path.posix.dirname(file), match[1]));
   }
