@@ -1,5 +1,10 @@
 import path from 'node:path';
-import { readControlPlaneState, startControlPlane, type ControlPlaneState } from '@k/testenv';
+import {
+  COMPONENT_ORDER,
+  readControlPlaneState,
+  startControlPlane,
+  type ControlPlaneState,
+} from '@k/testenv';
 import { ENVTEST_KUBECONFIG_ENV } from './constants.js';
 import { applyCrds, readCrds } from './crds.js';
 import { EnvtestError, toEnvtestError } from './errors.js';
@@ -8,15 +13,7 @@ import { findBinaries } from './internal/binaries.js';
 import type { EnvironmentContext } from './internal/context.js';
 import { EnvironmentHandle, OwnedEnvironmentHandle } from './internal/environment-handle.js';
 import { planComponents, resolveEnvironmentOptions } from './options.js';
-import type { ComponentName, Environment, EnvironmentOptions, OwnedEnvironment } from './types.js';
-
-const COMPONENT_ORDER: readonly ComponentName[] = [
-  'etcd',
-  'kube-apiserver',
-  'kube-controller-manager',
-  'kube-scheduler',
-  'kwok',
-];
+import type { Environment, EnvironmentOptions, OwnedEnvironment } from './types.js';
 
 /** HOW_TO_START is what a message says when there is no plane to connect to. */
 const HOW_TO_START =

@@ -1,5 +1,4 @@
 import { mkdir, mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { isNotFound, parseManifests, type Clientset, type ObjectMeta } from '@k/clientset';
@@ -7,7 +6,7 @@ import type {
   MutatingWebhookConfiguration,
   ValidatingWebhookConfiguration,
 } from '@k/clientset/admissionregistration/v1';
-import { WebhookPki } from '@k/testenv';
+import { freePort, WebhookPki } from '@k/testenv';
 import { EnvtestError, toEnvtestError } from './errors.js';
 import type { EnvironmentContext } from './internal/context.js';
 import type {
@@ -158,22 +157,6 @@ async function servingPort(port: number | undefined): Promise<number> {
       `webhook port ${String(port)} is not a TCP port (1–65535)`,
     );
   return port;
-}
-
-/** freePort asks the kernel for a port that is free on 127.0.0.1 right now. */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.unref();
-    server.on('error', reject);
-    server.listen({ host: '127.0.0.1', port: 0, exclusive: true }, () => {
-      const address = server.address();
-      server.close(() => {
-        if (address && typeof address === 'object') resolve(address.port);
-        else reject(new Error('could not read the bound port'));
-      });
-    });
-  });
 }
 
 type WebhookConfiguration =

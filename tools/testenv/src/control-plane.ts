@@ -41,7 +41,7 @@ export type ComponentName =
   'etcd' | 'kube-apiserver' | 'kube-controller-manager' | 'kube-scheduler' | 'kwok';
 
 /** The order of components in `processes` (the start order; the controllers start side by side). */
-const COMPONENT_ORDER: readonly ComponentName[] = [
+export const COMPONENT_ORDER: readonly ComponentName[] = [
   'etcd',
   'kube-apiserver',
   'kube-controller-manager',

@@ -23,7 +23,8 @@ export { cacheKey, resolveCacheRoot, BINARY_NAMES } from './cache-layout.js';
 export type { BinaryName, CacheKeyParts } from './cache-layout.js';
 export { readControlPlaneState } from './connection.js';
 export type { ControlPlaneConnection, ControlPlaneState, ControlPlaneUsers } from './connection.js';
-export { startControlPlane } from './control-plane.js';
+export { COMPONENT_ORDER, startControlPlane } from './control-plane.js';
+export { freePort } from './free-port.js';
 export { DEFAULT_NODES } from './control-plane.js';
 export type {
   ComponentName,
