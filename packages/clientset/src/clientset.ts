@@ -25,9 +25,9 @@ const CLIENTSET_PARTS: OptionRules = {
 
 /** ClientsetParts supply a clientset's parts instead of the defaults made from its `RestClient`. */
 export interface ClientsetParts {
-  discovery?: DiscoveryClient;
-  mapper?: RestMapper;
-  dynamic?: DynamicClient;
+  discovery?: DiscoveryClient | undefined;
+  mapper?: RestMapper | undefined;
+  dynamic?: DynamicClient | undefined;
 }
 
 /**

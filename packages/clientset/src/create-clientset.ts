@@ -24,8 +24,8 @@ const CONFIG: ArgumentRule = {
 
 /** DiskDiscoveryCacheSettings make a `DiskDiscoveryCache` (kubectl's `~/.kube/cache/discovery`). */
 export interface DiskDiscoveryCacheSettings {
-  directory?: string;
-  ttlMs?: number;
+  directory?: string | undefined;
+  ttlMs?: number | undefined;
 }
 
 /**
@@ -35,7 +35,7 @@ export interface DiskDiscoveryCacheSettings {
  */
 export interface ClientsetOptions extends CreateRestClientOptions {
   /** discoveryCache: a cache, or `{ directory?, ttlMs? }` for a `DiskDiscoveryCache` (default: memory). */
-  discoveryCache?: DiscoveryCache | DiskDiscoveryCacheSettings;
+  discoveryCache?: DiscoveryCache | DiskDiscoveryCacheSettings | undefined;
 }
 
 /** InferClientsetOptions configure {@link inferClientset}: where the configuration comes from, and the clientset's options. */
@@ -45,12 +45,12 @@ export interface InferClientsetOptions extends ClientsetOptions {
   /** context is `--context`. */
   context?: string | undefined;
   /** overrides are kubectl's other global flags (`--namespace`, `--server`, `--as`, …). */
-  overrides?: ConfigOverrides;
+  overrides?: ConfigOverrides | undefined;
   /**
    * inCluster: `true` uses only the pod's service account, `false` only kubeconfig files, unset
    * infers like kubectl (kubeconfig, else in-cluster).
    */
-  inCluster?: boolean;
+  inCluster?: boolean | undefined;
 }
 
 const THROTTLE: ArgumentRule = anyOf(oneOf('off'), OBJECT);

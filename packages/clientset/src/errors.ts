@@ -38,7 +38,7 @@ export class ClientsetError extends KubeError {
   constructor(
     code: ClientsetErrorCode,
     message: string,
-    options: { resource?: string; cause?: unknown } = {},
+    options: { resource?: string | undefined; cause?: unknown } = {},
   ) {
     super(code, message, { cause: options.cause });
     this.resource = options.resource;
@@ -168,8 +168,8 @@ export class ApplyConflictError extends ApiError {
 export interface CrdCondition {
   type: string;
   status: string;
-  reason?: string;
-  message?: string;
+  reason?: string | undefined;
+  message?: string | undefined;
 }
 
 /**

@@ -30,7 +30,7 @@ import {
  * the configuration to register as @k/transport's `RESOLVED_CONFIG`.
  */
 export interface RegisterClientsetOptions extends ClientsetOptions {
-  config?: ResolvedConfig;
+  config?: ResolvedConfig | undefined;
 }
 
 const CONTAINER = withMethods(

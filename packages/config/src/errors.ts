@@ -96,7 +96,12 @@ export class KubeconfigError extends KubeError {
   constructor(
     code: KubeconfigErrorCode,
     message: string,
-    options: { path?: string; entry?: string; problems?: readonly string[]; cause?: unknown } = {},
+    options: {
+      path?: string | undefined;
+      entry?: string | undefined;
+      problems?: readonly string[] | undefined;
+      cause?: unknown;
+    } = {},
   ) {
     super(code, message, { cause: options.cause });
     this.path = options.path;

@@ -13,8 +13,8 @@ import type { ResolvedConfig } from './resolve/resolved-config.js';
 
 /** InferConfigOptions combine the kubeconfig loading rules, overrides and in-cluster inputs. */
 export interface InferConfigOptions extends LoadKubeconfigOptions {
-  overrides?: ConfigOverrides;
-  inCluster?: InClusterOptions;
+  overrides?: ConfigOverrides | undefined;
+  inCluster?: InClusterOptions | undefined;
 }
 
 /**

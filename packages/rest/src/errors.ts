@@ -59,11 +59,11 @@ export class ApiError extends KubeError {
   constructor(
     status: Status,
     options: {
-      httpStatusCode?: number;
-      request?: ApiErrorRequest;
-      retryAfterSeconds?: number;
-      unexpected?: boolean;
-      contentType?: string;
+      httpStatusCode?: number | undefined;
+      request?: ApiErrorRequest | undefined;
+      retryAfterSeconds?: number | undefined;
+      unexpected?: boolean | undefined;
+      contentType?: string | undefined;
       cause?: unknown;
     } = {},
   ) {
@@ -109,7 +109,7 @@ export class ResponseDecodeError extends KubeError {
     message: string,
     options: {
       statusCode: number;
-      contentType?: string;
+      contentType?: string | undefined;
       request: ApiErrorRequest;
       cause?: unknown;
     },
@@ -239,7 +239,7 @@ export class WebSocketError extends KubeError {
   constructor(
     code: WebSocketErrorCode,
     message: string,
-    options: { request: ApiErrorRequest; closeCode?: number; cause?: unknown },
+    options: { request: ApiErrorRequest; closeCode?: number | undefined; cause?: unknown },
   ) {
     super(code, message, { cause: options.cause });
     this.request = options.request;

@@ -19,7 +19,7 @@ export interface RegisterRestOptions extends RestClientOptions {
    * transport to send through. Default: `REST_TRANSPORT` if registered, else @k/transport's
    * `TRANSPORT` (from `registerTransport`).
    */
-  transport?: ApiServerDispatcher;
+  transport?: ApiServerDispatcher | undefined;
 }
 
 function once<T>(

@@ -54,32 +54,38 @@ export const KNOWN_STATUS_REASONS: ReadonlySet<string> = new Set([
 /** StatusCause is one reason a request failed, often naming the field at fault. */
 export interface StatusCause {
   /** reason is the cause type, e.g. `FieldValueInvalid`, `FieldManagerConflict`. */
-  reason?: string;
-  message?: string;
-  field?: string;
+  reason?: string | undefined;
+  message?: string | undefined;
+  field?: string | undefined;
 }
 
 /** StatusDetails names the object a `Status` is about and, for Invalid, each failing field. */
 export interface StatusDetails {
-  name?: string;
-  group?: string;
-  kind?: string;
-  uid?: string;
-  causes?: StatusCause[];
-  retryAfterSeconds?: number;
+  name?: string | undefined;
+  group?: string | undefined;
+  kind?: string | undefined;
+  uid?: string | undefined;
+  causes?: StatusCause[] | undefined;
+  retryAfterSeconds?: number | undefined;
 }
 
 /** Status is the API server's `metav1.Status`: the body of every failed API call. */
 export interface Status {
-  apiVersion?: string;
-  kind?: string;
-  metadata?: { resourceVersion?: string; continue?: string; selfLink?: string };
+  apiVersion?: string | undefined;
+  kind?: string | undefined;
+  metadata?:
+    | {
+        resourceVersion?: string | undefined;
+        continue?: string | undefined;
+        selfLink?: string | undefined;
+      }
+    | undefined;
   /** status is `Success` or `Failure`. */
-  status?: string;
-  message?: string;
-  reason?: StatusReason;
-  details?: StatusDetails;
-  code?: number;
+  status?: string | undefined;
+  message?: string | undefined;
+  reason?: StatusReason | undefined;
+  details?: StatusDetails | undefined;
+  code?: number | undefined;
 }
 
 const STATUS_API_VERSIONS = new Set([undefined, 'v1', 'meta.k8s.io/v1']);
@@ -138,9 +144,9 @@ export function isStatus(value: unknown): value is Status {
 /** GenericStatusRequest is what {@link genericStatus} needs to know about the failed request. */
 export interface GenericStatusRequest {
   method: string;
-  group?: string;
-  resource?: string;
-  name?: string;
+  group?: string | undefined;
+  resource?: string | undefined;
+  name?: string | undefined;
 }
 
 /**

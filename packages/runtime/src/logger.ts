@@ -29,11 +29,11 @@ const MAX_FIELD_CHARS = 4096;
 /** JsonLoggerOptions configure {@link jsonLogger}. */
 export interface JsonLoggerOptions {
   /** level is the least severe level written (default `info`). */
-  level?: LogLevel;
+  level?: LogLevel | undefined;
   /** write takes each line, newline included (default: `process.stderr.write`). */
-  write?: (line: string) => void;
+  write?: ((line: string) => void) | undefined;
   /** now is the clock of the `time` field (default `Date.now`). */
-  now?: () => number;
+  now?: (() => number) | undefined;
 }
 
 function fieldValue(value: unknown): unknown {

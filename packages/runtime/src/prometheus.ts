@@ -23,9 +23,9 @@ import type {
 /** PrometheusMetricsOptions configure {@link PrometheusMetrics}. */
 export interface PrometheusMetricsOptions {
   /** registry to register in (default: a new one, so two sinks never collide; pass prom-client's `register` to share the global one). */
-  registry?: Registry;
+  registry?: Registry | undefined;
   /** processMetrics adds prom-client's default process metrics (`process_cpu_seconds_total`, heap, event loop lag; default true). */
-  processMetrics?: boolean;
+  processMetrics?: boolean | undefined;
 }
 
 /**

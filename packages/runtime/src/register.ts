@@ -27,24 +27,25 @@ export interface RegisterRuntimeOptions {
   /** name of the operator: the Events' `reportingController` and the Lease's default name. */
   name: string;
   /** manager are the Manager's options (probe and metrics servers, shutdown timeout, informer defaults). */
-  manager?: Omit<
-    ManagerOptions,
-    'clientset' | 'logger' | 'metrics' | 'leaderElection' | 'rateLimiter'
-  >;
+  manager?:
+    | Omit<ManagerOptions, 'clientset' | 'logger' | 'metrics' | 'leaderElection' | 'rateLimiter'>
+    | undefined;
   /** leaderElection turns leader election on, with the Lease in `namespace` (named `name` by default). */
-  leaderElection?: Omit<ManagerLeaderElectionOptions, 'leases' | 'name'> & {
-    namespace: string;
-    name?: string;
-  };
+  leaderElection?:
+    | (Omit<ManagerLeaderElectionOptions, 'leases' | 'name'> & {
+        namespace: string;
+        name?: string | undefined;
+      })
+    | undefined;
   /** events are the EventRecorder's options besides its reporting controller. */
-  events?: Omit<EventRecorderOptions, 'reportingController' | 'logger'>;
-  logger?: Logger;
-  metrics?: MetricsSink;
+  events?: Omit<EventRecorderOptions, 'reportingController' | 'logger'> | undefined;
+  logger?: Logger | undefined;
+  metrics?: MetricsSink | undefined;
   /**
    * clientset: `registerClientset`'s options, used when `CLIENTSET` is not registered yet (the
    * throttle defaults to an operator's 20 requests/s, bursts of 30).
    */
-  clientset?: RegisterClientsetOptions;
+  clientset?: RegisterClientsetOptions | undefined;
 }
 
 function once<T>(

@@ -45,7 +45,7 @@ export class TransportError extends KubeError {
   constructor(
     code: TransportErrorCode,
     message: string,
-    options: { path?: string; cause?: unknown } = {},
+    options: { path?: string | undefined; cause?: unknown } = {},
   ) {
     super(code, message, { cause: options.cause });
     this.path = options.path;
@@ -96,9 +96,9 @@ export class ExecPluginError extends KubeError {
     message: string,
     options: {
       command: string;
-      exitCode?: number;
-      signal?: string;
-      stderrTail?: string;
+      exitCode?: number | undefined;
+      signal?: string | undefined;
+      stderrTail?: string | undefined;
       cause?: unknown;
     },
   ) {
@@ -141,7 +141,7 @@ export class OidcError extends KubeError {
   constructor(
     code: OidcErrorCode,
     message: string,
-    options: { issuer?: string; status?: number; cause?: unknown } = {},
+    options: { issuer?: string | undefined; status?: number | undefined; cause?: unknown } = {},
   ) {
     super(code, message, { cause: options.cause });
     this.issuer = options.issuer;

@@ -15,7 +15,7 @@ export interface RegisterTransportOptions extends Omit<
   'credentialProviderFactories'
 > {
   /** config, when given, is registered as `RESOLVED_CONFIG`. */
-  config?: ResolvedConfig;
+  config?: ResolvedConfig | undefined;
 }
 
 /**

@@ -5,68 +5,68 @@ import { ResourceClient, type IntOrString, type ListMeta, type ObjectMeta, type 
 /** WebApp is a web server image that demo-operator runs as a Deployment behind a Service. */
 export interface WebApp {
   /** APIVersion defines the versioned schema of this representation of an object. */
-  apiVersion?: 'apps.k.example/v1alpha1';
+  apiVersion?: 'apps.k.example/v1alpha1' | undefined;
   /** Kind is a string value representing the REST resource this object represents. */
-  kind?: 'WebApp';
+  kind?: 'WebApp' | undefined;
   /** Standard object's metadata. */
-  metadata?: ObjectMeta;
+  metadata?: ObjectMeta | undefined;
   /** WebAppSpec is what the WebApp should run. */
   spec: WebAppSpec;
   /** WebAppStatus is what the operator last observed. */
-  status?: WebAppStatus;
+  status?: WebAppStatus | undefined;
 }
 
 /** WebAppSpec is what the WebApp should run. */
 export interface WebAppSpec {
   /** Env are environment variables of the container. */
-  env?: WebAppSpecEnv[];
+  env?: WebAppSpecEnv[] | undefined;
   /** Image is the container image to run (e.g. nginx:1.27). */
   image: string;
   /**
    * Paused stops the operator from changing the Deployment and the Service; the status still follows them.
    */
-  paused?: boolean;
+  paused?: boolean | undefined;
   /** Port is the container port the Service sends traffic to. */
-  port?: number;
+  port?: number | undefined;
   /** Replicas is how many Pods serve the WebApp (0 to 50). */
-  replicas?: number;
+  replicas?: number | undefined;
   /**
    * Resources are the container's compute resource requests and limits, as quantities (an integer, or a string such as 500m or 1Gi).
    */
-  resources?: WebAppSpecResources;
+  resources?: WebAppSpecResources | undefined;
 }
 
 /** WebAppStatus is what the operator last observed. */
 export interface WebAppStatus {
   /** Conditions are Available, Progressing and Degraded. */
-  conditions?: WebAppStatusCondition[];
+  conditions?: WebAppStatusCondition[] | undefined;
   /** ObservedGeneration is the generation of the spec the status describes. */
-  observedGeneration?: number;
+  observedGeneration?: number | undefined;
   /** ReadyReplicas is the number of Pods that are Ready. */
-  readyReplicas?: number;
+  readyReplicas?: number | undefined;
   /** Replicas is the number of Pods the Deployment has (the scale subresource's status). */
-  replicas?: number;
+  replicas?: number | undefined;
   /** Selector is the label selector of the Pods, for the scale subresource. */
-  selector?: string;
+  selector?: string | undefined;
 }
 
 export interface WebAppSpecEnv {
   name: string;
-  value?: string;
+  value?: string | undefined;
 }
 
 /**
  * Resources are the container's compute resource requests and limits, as quantities (an integer, or a string such as 500m or 1Gi).
  */
 export interface WebAppSpecResources {
-  limits?: { [key: string]: IntOrString };
-  requests?: { [key: string]: IntOrString };
+  limits?: { [key: string]: IntOrString } | undefined;
+  requests?: { [key: string]: IntOrString } | undefined;
 }
 
 export interface WebAppStatusCondition {
   lastTransitionTime: string;
   message: string;
-  observedGeneration?: number;
+  observedGeneration?: number | undefined;
   reason: string;
   status: 'True' | 'False' | 'Unknown';
   type: string;
@@ -74,9 +74,9 @@ export interface WebAppStatusCondition {
 
 /** WebAppList is a list of WebApp objects. */
 export interface WebAppList {
-  apiVersion?: 'apps.k.example/v1alpha1';
-  kind?: 'WebAppList';
-  metadata?: ListMeta;
+  apiVersion?: 'apps.k.example/v1alpha1' | undefined;
+  kind?: 'WebAppList' | undefined;
+  metadata?: ListMeta | undefined;
   items: WebApp[];
 }
 

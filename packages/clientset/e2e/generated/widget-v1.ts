@@ -5,14 +5,14 @@ import { ResourceClient, type IntOrString, type ListMeta, type ObjectMeta, type 
 /** Widget is a thing the e2e tests make. */
 export interface Widget {
   /** APIVersion defines the versioned schema of this representation of an object. */
-  apiVersion?: 'k-clientset.test/v1';
+  apiVersion?: 'k-clientset.test/v1' | undefined;
   /** Kind is a string value representing the REST resource this object represents. */
-  kind?: 'Widget';
+  kind?: 'Widget' | undefined;
   /** Standard object's metadata. */
-  metadata?: ObjectMeta;
+  metadata?: ObjectMeta | undefined;
   /** WidgetSpec is what the widget should be. */
   spec: WidgetSpec;
-  status?: WidgetStatus;
+  status?: WidgetStatus | undefined;
 }
 
 /** WidgetSpec is what the widget should be. */
@@ -20,30 +20,30 @@ export interface WidgetSpec {
   /** Color of the widget. */
   color: 'red' | 'green' | 'blue';
   /** Free-form configuration, kept as sent. */
-  config?: { [key: string]: unknown };
-  labels?: { [key: string]: string };
-  parts?: WidgetSpecPart[];
+  config?: { [key: string]: unknown } | undefined;
+  labels?: { [key: string]: string } | undefined;
+  parts?: WidgetSpecPart[] | undefined;
   /** Port is a number or a named port. */
-  port?: IntOrString;
-  replicas?: number;
+  port?: IntOrString | undefined;
+  replicas?: number | undefined;
 }
 
 export interface WidgetStatus {
-  observedAt?: string;
-  phase?: string;
-  replicas?: number;
+  observedAt?: string | undefined;
+  phase?: string | undefined;
+  replicas?: number | undefined;
 }
 
 export interface WidgetSpecPart {
-  count?: number;
+  count?: number | undefined;
   name: string;
 }
 
 /** WidgetList is a list of Widget objects. */
 export interface WidgetList {
-  apiVersion?: 'k-clientset.test/v1';
-  kind?: 'WidgetList';
-  metadata?: ListMeta;
+  apiVersion?: 'k-clientset.test/v1' | undefined;
+  kind?: 'WidgetList' | undefined;
+  metadata?: ListMeta | undefined;
   items: Widget[];
 }
 

@@ -5,19 +5,19 @@ import { ResourceClient, type ListMeta, type ObjectMeta, type ResourceClientFor,
 /** Widget is a k-clientset.test custom resource (v1beta1). */
 export interface Widget {
   /** APIVersion defines the versioned schema of this representation of an object. */
-  apiVersion?: 'k-clientset.test/v1beta1';
+  apiVersion?: 'k-clientset.test/v1beta1' | undefined;
   /** Kind is a string value representing the REST resource this object represents. */
-  kind?: 'Widget';
+  kind?: 'Widget' | undefined;
   /** Standard object's metadata. */
-  metadata?: ObjectMeta;
+  metadata?: ObjectMeta | undefined;
   [key: string]: unknown;
 }
 
 /** WidgetList is a list of Widget objects. */
 export interface WidgetList {
-  apiVersion?: 'k-clientset.test/v1beta1';
-  kind?: 'WidgetList';
-  metadata?: ListMeta;
+  apiVersion?: 'k-clientset.test/v1beta1' | undefined;
+  kind?: 'WidgetList' | undefined;
+  metadata?: ListMeta | undefined;
   items: Widget[];
 }
 

@@ -23,7 +23,7 @@ const DEFAULT_ESTABLISH_TIMEOUT_MS = 30_000;
  * WaitForEstablished says whether {@link applyManifests} waits for the CustomResourceDefinitions
  * it applies: `true` (the default) with a 30 s limit, `{ timeoutMs }` with another, or `false`.
  */
-export type WaitForEstablished = boolean | { timeoutMs?: number };
+export type WaitForEstablished = boolean | { timeoutMs?: number | undefined };
 
 /** ApplyManifestsOptions configure {@link applyManifests}. */
 export interface ApplyManifestsOptions extends ApplyOptions {
@@ -31,7 +31,7 @@ export interface ApplyManifestsOptions extends ApplyOptions {
    * namespace for namespaced objects that name none (default `default`). An object naming another
    * namespace is an error, as with `kubectl apply -n`.
    */
-  namespace?: string;
+  namespace?: string | undefined;
   /**
    * waitForEstablished: after applying a CustomResourceDefinition, wait until the API server has
    * set its `Established` condition and lists its kind in discovery, so that objects of that kind
@@ -41,12 +41,12 @@ export interface ApplyManifestsOptions extends ApplyOptions {
    * `CrdNotEstablishedError`. With `false` only CRDs whose kind a later object of the same
    * text uses are waited for. Never with `dryRun` (nothing is created to wait for).
    */
-  waitForEstablished?: WaitForEstablished;
+  waitForEstablished?: WaitForEstablished | undefined;
   /**
    * establishTimeoutMs is the wait's limit when `waitForEstablished` names none (default 30 s).
    * @deprecated Use `waitForEstablished: { timeoutMs }`.
    */
-  establishTimeoutMs?: number;
+  establishTimeoutMs?: number | undefined;
 }
 
 const MANIFEST_TEXT: ArgumentRule = { ...STRING, expected: 'a string of YAML or JSON manifests' };

@@ -39,7 +39,7 @@ export interface VersionInfo {
 /** DiscoveryClientOptions configure a {@link DiscoveryClient}. */
 export interface DiscoveryClientOptions {
   /** cache keeps discovery between calls (default: a new {@link MemoryDiscoveryCache}). */
-  cache?: DiscoveryCache;
+  cache?: DiscoveryCache | undefined;
 }
 
 function isAggregated(value: unknown): value is AggregatedDiscoveryList {

@@ -7,64 +7,71 @@ import type { ResourceDescriptor } from '../resource/resource-descriptor.js';
  */
 
 interface DiscoveryKind {
-  group?: string;
-  version?: string;
-  kind?: string;
+  group?: string | undefined;
+  version?: string | undefined;
+  kind?: string | undefined;
 }
 
 /** AggregatedDiscoveryList is the aggregated discovery answer of `/api` or `/apis`. */
 export interface AggregatedDiscoveryList {
   kind: 'APIGroupDiscoveryList';
-  items?: {
-    metadata?: { name?: string };
-    versions?: {
-      version: string;
-      freshness?: string;
-      resources?: {
-        resource: string;
-        responseKind?: DiscoveryKind;
-        scope?: string;
-        singularResource?: string;
-        verbs?: string[];
-        shortNames?: string[];
-        categories?: string[];
-        subresources?: { subresource: string; verbs?: string[] }[];
-      }[];
-    }[];
-  }[];
+  items?:
+    | {
+        metadata?: { name?: string | undefined } | undefined;
+        versions?:
+          | {
+              version: string;
+              freshness?: string | undefined;
+              resources?:
+                | {
+                    resource: string;
+                    responseKind?: DiscoveryKind | undefined;
+                    scope?: string | undefined;
+                    singularResource?: string | undefined;
+                    verbs?: string[] | undefined;
+                    shortNames?: string[] | undefined;
+                    categories?: string[] | undefined;
+                    subresources?:
+                      { subresource: string; verbs?: string[] | undefined }[] | undefined;
+                  }[]
+                | undefined;
+            }[]
+          | undefined;
+      }[]
+    | undefined;
 }
 
 /** APIVersions is the legacy answer of `/api`. */
 export interface APIVersions {
-  kind?: 'APIVersions';
+  kind?: 'APIVersions' | undefined;
   versions: string[];
 }
 
 /** APIGroupList is the legacy answer of `/apis`. */
 export interface APIGroupList {
-  kind?: 'APIGroupList';
+  kind?: 'APIGroupList' | undefined;
   groups: {
     name: string;
     versions: { groupVersion: string; version: string }[];
-    preferredVersion?: { groupVersion: string; version: string };
+    preferredVersion?: { groupVersion: string; version: string } | undefined;
   }[];
 }
 
 /** APIResourceList is the legacy answer of `/api/v1` or `/apis/<group>/<version>`. */
 export interface APIResourceList {
-  kind?: 'APIResourceList';
+  kind?: 'APIResourceList' | undefined;
   groupVersion: string;
   resources: {
     /** name is the plural, or `<plural>/<subresource>`. */
     name: string;
-    singularName?: string;
+    singularName?: string | undefined;
     namespaced: boolean;
-    group?: string;
-    version?: string;
+    group?: string | undefined;
+    version?: string | undefined;
     kind: string;
     verbs: string[];
-    shortNames?: string[];
-    categories?: string[];
+    shortNames?: string[] | undefined;
+    categories?: string[] | undefined;
   }[];
 }
 

@@ -99,7 +99,13 @@ export class DiskDiscoveryCache implements DiscoveryCache {
   readonly #now: () => number;
   readonly #memory: MemoryDiscoveryCache;
 
-  constructor(options: { directory?: string; ttlMs?: number; now?: () => number } = {}) {
+  constructor(
+    options: {
+      directory?: string | undefined;
+      ttlMs?: number | undefined;
+      now?: (() => number) | undefined;
+    } = {},
+  ) {
     checkOptions(options, DISK_CACHE_OPTIONS, { where: 'DiskDiscoveryCache' });
     this.directory = options.directory ?? defaultDiscoveryCacheDirectory();
     this.#ttlMs = options.ttlMs ?? DEFAULT_DISK_CACHE_TTL_MS;

@@ -14,7 +14,7 @@ export class MemoryDiscoveryCache implements DiscoveryCache {
   readonly #now: () => number;
   readonly #entries = new Map<string, { resources: ServerResources; storedAt: number }>();
 
-  constructor(options: { ttlMs?: number; now?: () => number } = {}) {
+  constructor(options: { ttlMs?: number | undefined; now?: (() => number) | undefined } = {}) {
     checkOptions(options, MEMORY_CACHE_OPTIONS, { where: 'MemoryDiscoveryCache' });
     this.#ttlMs = options.ttlMs ?? Infinity;
     this.#now = options.now ?? Date.now;

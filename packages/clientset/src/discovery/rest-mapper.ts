@@ -12,7 +12,7 @@ import type { ServerResources } from './discovery-documents.js';
 /** KindQuery names a kind; without `version`, the group's preferred version is used. */
 export interface KindQuery {
   group: string;
-  version?: string;
+  version?: string | undefined;
   kind: string;
 }
 

@@ -2,9 +2,9 @@ import type { ListMeta, ObjectMeta } from '../generated/meta/v1/types.js';
 
 /** KubernetesObject is the shape every API object shares: type meta and object meta. */
 export interface KubernetesObject {
-  apiVersion?: string;
-  kind?: string;
-  metadata?: ObjectMeta;
+  apiVersion?: string | undefined;
+  kind?: string | undefined;
+  metadata?: ObjectMeta | undefined;
 }
 
 /**
@@ -17,9 +17,15 @@ export interface UnstructuredObject extends KubernetesObject {
 
 /** KubernetesList is the shape of every list (`PodList`, `ConfigMapList`, …). */
 export interface KubernetesList<T> {
-  apiVersion?: string;
-  kind?: string;
-  metadata?: { resourceVersion?: string; continue?: string; remainingItemCount?: number };
+  apiVersion?: string | undefined;
+  kind?: string | undefined;
+  metadata?:
+    | {
+        resourceVersion?: string | undefined;
+        continue?: string | undefined;
+        remainingItemCount?: number | undefined;
+      }
+    | undefined;
   items: T[];
 }
 
@@ -28,14 +34,14 @@ export interface KubernetesList<T> {
  * to a metadata client (`meta.k8s.io/v1`; see `ResourceClient.asMetadata`).
  */
 export interface PartialObjectMetadata extends KubernetesObject {
-  apiVersion?: string;
-  kind?: string;
-  metadata?: ObjectMeta;
+  apiVersion?: string | undefined;
+  kind?: string | undefined;
+  metadata?: ObjectMeta | undefined;
 }
 
 /** PartialObjectMetadataList is a list of {@link PartialObjectMetadata}. */
 export interface PartialObjectMetadataList extends KubernetesList<PartialObjectMetadata> {
-  metadata?: ListMeta;
+  metadata?: ListMeta | undefined;
 }
 
 type Primitive = string | number | boolean | bigint | symbol | null | undefined;
@@ -48,7 +54,7 @@ export type DeepPartial<T> = T extends Primitive
   ? T
   : T extends readonly (infer Element)[]
     ? DeepPartial<Element>[]
-    : { [Key in keyof T]?: DeepPartial<T[Key]> };
+    : { [Key in keyof T]?: DeepPartial<T[Key]> | undefined };
 
 /**
  * ApplyConfiguration is what server-side apply takes for `T`: any subset of its fields (deep),
@@ -68,11 +74,11 @@ export type MergePatch<T> = T extends Primitive
   ? T
   : T extends readonly unknown[]
     ? T
-    : { [Key in keyof T]?: MergePatch<T[Key]> | null };
+    : { [Key in keyof T]?: MergePatch<T[Key]> | null | undefined };
 
 /** StrategicMergePatchDirectives are the `$patch`, `$retainKeys`, `$setElementOrder/<list>` … keys of a strategic merge patch. */
 export interface StrategicMergePatchDirectives {
-  $patch?: 'replace' | 'merge' | 'delete';
+  $patch?: 'replace' | 'merge' | 'delete' | undefined;
   [directive: `$${string}`]: unknown;
 }
 
@@ -85,7 +91,9 @@ export type StrategicMergePatch<T> = T extends Primitive
   ? T
   : T extends readonly (infer Element)[]
     ? StrategicMergePatch<Element>[]
-    : { [Key in keyof T]?: StrategicMergePatch<T[Key]> | null } & StrategicMergePatchDirectives;
+    : {
+        [Key in keyof T]?: StrategicMergePatch<T[Key]> | null | undefined;
+      } & StrategicMergePatchDirectives;
 
 /** JsonPatchOperation is one RFC 6902 JSON patch operation; `path` is a JSON pointer (`/spec/replicas`). */
 export type JsonPatchOperation =

@@ -17,13 +17,13 @@ export interface ResourceDescriptor {
   readonly kind: string;
   /** plural is the resource name in URLs, e.g. `deployments`. */
   readonly plural: string;
-  readonly singular?: string;
+  readonly singular?: string | undefined;
   readonly namespaced: boolean;
-  readonly verbs?: readonly string[];
+  readonly verbs?: readonly string[] | undefined;
   /** subresources maps `status`, `scale`, `log`, … to their verbs. */
-  readonly subresources?: Readonly<Record<string, readonly string[]>>;
-  readonly shortNames?: readonly string[];
-  readonly categories?: readonly string[];
+  readonly subresources?: Readonly<Record<string, readonly string[]>> | undefined;
+  readonly shortNames?: readonly string[] | undefined;
+  readonly categories?: readonly string[] | undefined;
 }
 
 /** GroupVersionResource names a resource without knowing its kind, e.g. `{ group: 'apps', version: 'v1', resource: 'deployments' }`. */

@@ -12,14 +12,14 @@ import { encodeHeader, endOfArchive, padding } from './tar.js';
 /** CopyOptions are the options of `copyToPod` and `copyFromPod` (the keep-alive is the exec's). */
 export interface CopyOptions extends KeepAliveOptions {
   /** container names the container; required when the pod has more than one. */
-  container?: string;
+  container?: string | undefined;
   /** signal aborts the copy. */
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
   /**
    * maxListedEntries bounds the `written` and `skipped` lists of `copyFromPod`'s result (default
    * 1000 each; `writtenCount` and `skippedCount` count them all).
    */
-  maxListedEntries?: number;
+  maxListedEntries?: number | undefined;
 }
 
 /** CopyFromPodResult is what `copyFromPod` wrote, and the archive entries it refused. */

@@ -10,7 +10,7 @@ export interface SkippedEntry {
   path: string;
   reason: string;
   /** linkname is a link's target as the archive has it (first 4096 bytes), for links only. */
-  linkname?: string;
+  linkname?: string | undefined;
 }
 
 /** ExtractResult is what {@link extractTar} did. */

@@ -17,15 +17,15 @@ export interface LogLine {
    * truncatedBytes is set when the line's text was longer than `maxLineBytes`: the number of
    * bytes cut off its end (`text` is the first `maxLineBytes`, on a character boundary).
    */
-  truncatedBytes?: number;
+  truncatedBytes?: number | undefined;
 }
 
 /** LogReconnect tunes how a followed log is reopened after its connection broke. */
 export interface LogReconnect {
   /** maxAttempts bounds the reopenings in a row that fail (default 10; reset by a line read). */
-  maxAttempts?: number;
+  maxAttempts?: number | undefined;
   /** delayMs is the wait before reopening, doubled per failure up to 30 s (default 500). */
-  delayMs?: number;
+  delayMs?: number | undefined;
 }
 
 /**
@@ -34,21 +34,21 @@ export interface LogReconnect {
  */
 export interface LogLinesOptions extends Omit<LogOptions, 'timestamps' | 'container' | 'stream'> {
   /** container names one container (required for a pod of several unless `allContainers`). */
-  container?: string;
+  container?: string | undefined;
   /** allContainers reads every container of the pod: init, regular and ephemeral ones. */
-  allContainers?: boolean;
+  allContainers?: boolean | undefined;
   /**
    * reconnect reopens a followed log whose connection broke (not one the server ended: the
    * container stopped) from the last line's timestamp, without repeating lines. Default on
    * with `follow`; `false` turns it off.
    */
-  reconnect?: boolean | LogReconnect;
+  reconnect?: boolean | LogReconnect | undefined;
   /**
    * maxLineBytes bounds the text of one line, in bytes (default 1 MiB, {@link MAX_LINE_BYTES}):
    * a longer line is cut and carries `truncatedBytes`, so one endless line from a container
    * cannot fill memory.
    */
-  maxLineBytes?: number;
+  maxLineBytes?: number | undefined;
 }
 
 /** MAX_LINE_BYTES is the default bound of a log line's text: 1 MiB. */

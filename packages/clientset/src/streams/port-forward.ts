@@ -20,27 +20,27 @@ const ERROR = 1;
 /** PortForwardStreamOptions tune `pods(ns).portForwardStream()` (and its keep-alive). */
 export interface PortForwardStreamOptions extends KeepAliveOptions {
   /** signal closes the stream (destroyed with the reason). */
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
 }
 
 /** PortMapping maps a local port (0: any free one) to a pod's port. */
 export interface PortMapping {
-  local?: number;
+  local?: number | undefined;
   remote: number;
 }
 
 /** PortForwardOptions tune `pods(ns).portForward()`; the keep-alive is each connection's. */
 export interface PortForwardOptions extends KeepAliveOptions {
   /** address is where the local listeners bind (default `127.0.0.1`, as kubectl). */
-  address?: string;
+  address?: string | undefined;
   /**
    * onError receives the failure of one forwarded connection (a `PortForwardError`, or the
    * server's `ApiError` when the upgrade was refused); the connection is closed, the listener
    * goes on. Default: ignored.
    */
-  onError?: (error: Error) => void;
+  onError?: ((error: Error) => void) | undefined;
   /** signal closes the forwarder. */
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
 }
 
 /** ForwardedPort is one listening port of a {@link PortForwarder}. */

@@ -34,23 +34,23 @@ export interface TerminalSize {
  */
 export interface RemoteCommandStreams extends KeepAliveOptions {
   /** stdin opens the command's standard input (default false). */
-  stdin?: boolean;
+  stdin?: boolean | undefined;
   /** stdout streams its standard output (default true). */
-  stdout?: boolean;
+  stdout?: boolean | undefined;
   /** stderr streams its standard error (default true; never with `tty`, which merges it). */
-  stderr?: boolean;
+  stderr?: boolean | undefined;
   /** tty gives the command a terminal: stderr comes on stdout, and `resize` works (default false). */
-  tty?: boolean;
+  tty?: boolean | undefined;
   /** terminalSize is sent right after the connection opens (with `tty`). */
-  terminalSize?: TerminalSize;
+  terminalSize?: TerminalSize | undefined;
   /** container names the container; required when the pod has more than one. */
-  container?: string;
+  container?: string | undefined;
   /** protocols are the channel protocols offered, preferred first (default v5, then v4). */
-  protocols?: readonly RemoteCommandProtocol[];
+  protocols?: readonly RemoteCommandProtocol[] | undefined;
   /** signal ends the session: the connection is closed and `result` rejects with the reason. */
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
   /** timeoutMs bounds opening the connection (the handshake), not the session. */
-  timeoutMs?: number;
+  timeoutMs?: number | undefined;
 }
 
 /** ExecOptions are the options of `pods(ns).exec()`: the command, and its streams. */

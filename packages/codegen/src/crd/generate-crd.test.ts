@@ -44,7 +44,9 @@ describe('generateCrdClients', () => {
       outDirectory: 'generated',
       source: 'widgets.yaml',
     });
-    expect(files.get('generated/widget-v1.ts')).toContain(`spec?: string${'[]'.repeat(200)};`);
+    expect(files.get('generated/widget-v1.ts')).toContain(
+      `spec?: string${'[]'.repeat(200)} | undefined;`,
+    );
   });
 });
 
@@ -95,8 +97,8 @@ describe('generateCrdClients names', () => {
       'TeamNamespacesClient',
       'createTeamNamespacesClient',
     ]);
-    expect(text).toContain('  conditions?: TeamNamespaceStatusCondition[];\n');
-    expect(text).toContain('  ports?: TeamNamespaceSpecEgressPolicyPort[];\n');
+    expect(text).toContain('  conditions?: TeamNamespaceStatusCondition[] | undefined;\n');
+    expect(text).toContain('  ports?: TeamNamespaceSpecEgressPolicyPort[] | undefined;\n');
     // Cluster-scoped: the factory takes no namespace.
     expect(text).toContain(
       'export function createTeamNamespacesClient(rest: RestClient): TeamNamespacesClient {\n',
@@ -153,16 +155,16 @@ describe('generateCrdClients names', () => {
       'WidgetSpecPort',
       'WidgetSpecPortsItem',
     ]);
-    expect(text).toContain('  entries?: WidgetSpecEntriesItem[];\n');
-    expect(text).toContain('  entry?: WidgetSpecEntry;\n');
-    expect(text).toContain('  ports?: WidgetSpecPortsItem[];\n');
+    expect(text).toContain('  entries?: WidgetSpecEntriesItem[] | undefined;\n');
+    expect(text).toContain('  entry?: WidgetSpecEntry | undefined;\n');
+    expect(text).toContain('  ports?: WidgetSpecPortsItem[] | undefined;\n');
   });
 
   it('give an array element the singular beside a scalar of that name (no type is named after it)', () => {
     const text = widgetModule(
       objectOf({ condition: { type: 'string' }, conditions: arrayOf(named) }),
     );
-    expect(text).toContain('  conditions?: WidgetSpecCondition[];\n');
+    expect(text).toContain('  conditions?: WidgetSpecCondition[] | undefined;\n');
   });
 
   it('resolve a clash with the list kind, a name taken nearer the root, an imported name and a name taken twice', () => {
@@ -198,7 +200,7 @@ describe('generateCrdClients names', () => {
     const resource = generateCrdClients([crd], { outDirectory: 'g', source: 'crd.yaml' }).get(
       'g/resource-v1.ts',
     );
-    expect(resource).toContain('  client?: ResourceClient2;\n');
+    expect(resource).toContain('  client?: ResourceClient2 | undefined;\n');
     expect(resource).toContain('import { ResourceClient, type ListMeta');
   });
 

@@ -28,19 +28,19 @@ export interface CustomResourceDefinition {
     scope: 'Namespaced' | 'Cluster';
     names: {
       plural: string;
-      singular?: string;
+      singular?: string | undefined;
       kind: string;
-      listKind?: string;
-      shortNames?: string[];
-      categories?: string[];
+      listKind?: string | undefined;
+      shortNames?: string[] | undefined;
+      categories?: string[] | undefined;
     };
     versions: {
       name: string;
       served: boolean;
-      storage?: boolean;
-      deprecated?: boolean;
-      schema?: { openAPIV3Schema?: OpenApiSchema };
-      subresources?: { status?: object; scale?: object };
+      storage?: boolean | undefined;
+      deprecated?: boolean | undefined;
+      schema?: { openAPIV3Schema?: OpenApiSchema | undefined } | undefined;
+      subresources?: { status?: object | undefined; scale?: object | undefined } | undefined;
     }[];
   };
 }
@@ -50,7 +50,7 @@ export interface CrdGeneratorOptions {
   /** outDirectory is where files go, relative to the repository root or absolute. */
   outDirectory: string;
   /** runtimeModule is the module the generated code imports the runtime from (default `@k/clientset`). */
-  runtimeModule?: string;
+  runtimeModule?: string | undefined;
   /** source names the input in the header (e.g. the YAML file). */
   source: string;
 }
@@ -271,7 +271,7 @@ function versionModule(
   const taken = [kind, listKind, clientName, ...RUNTIME_NAMES];
   let body = interfaces(new NestedTypes(resolveNestedNames(kind, planned.requests, taken)));
   body += `\n/** ${listKind} is a list of ${kind} objects. */\n`;
-  body += `export interface ${listKind} {\n  apiVersion?: ${tsString(apiVersion)};\n  kind?: ${tsString(listKind)};\n  metadata?: ListMeta;\n  items: ${kind}[];\n}\n`;
+  body += `export interface ${listKind} {\n  apiVersion?: ${tsString(apiVersion)} | undefined;\n  kind?: ${tsString(listKind)} | undefined;\n  metadata?: ListMeta | undefined;\n  items: ${kind}[];\n}\n`;
 
   const subresources: string[] = [];
   if (version.subresources?.scale) subresources.push(`scale: ['get', 'patch', 'update']`);

@@ -51,7 +51,7 @@ describe('typeExpression', () => {
       context,
     );
     expect(text).toBe(
-      "/** Thing is a thing. *\\/ not the end */\nexport interface Thing {\n  $ref?: string;\n  /** The name. */\n  name: string;\n  'x-extra'?: number;\n}\n",
+      "/** Thing is a thing. *\\/ not the end */\nexport interface Thing {\n  $ref?: string | undefined;\n  /** The name. */\n  name: string;\n  'x-extra'?: number | undefined;\n}\n",
     );
   });
 });

@@ -21,7 +21,7 @@ export interface TypeContext {
   /** path names the place of the schema (for naming nested types), e.g. `['Widget', 'spec']`. */
   path: readonly string[];
   /** literals replace a property's type, e.g. `apiVersion` → `'apps/v1'` for a single-kind schema. */
-  literals?: Readonly<Record<string, string>>;
+  literals?: Readonly<Record<string, string>> | undefined;
 }
 
 function union(parts: string[]): string {
@@ -141,8 +141,8 @@ function objectExpression(schema: OpenApiSchema, context: TypeContext): string {
 }
 
 /**
- * propertyLines returns one documented line per property of an object schema, `?` unless the
- * schema lists it as required; an embedded resource gets `apiVersion`, `kind` and `metadata`,
+ * propertyLines returns one documented line per property of an object schema, optional (`?`,
+ * with `| undefined`) unless the schema lists it as required; an embedded resource gets `apiVersion`, `kind` and `metadata`,
  * and preserved unknown fields an index signature.
  */
 export function propertyLines(
@@ -163,17 +163,27 @@ export function propertyLines(
     const type =
       literalType ??
       typeExpression(property, { references: context.references, path: [...context.path, name] });
+    const declared = required.has(name) ? `: ${type}` : `?: ${optionalType(type)}`;
     lines.push(
-      `${docComment(property.description, indent)}${indent}${propertyKey(name)}${required.has(name) ? '' : '?'}: ${indentBlock(type, indent)};\n`,
+      `${docComment(property.description, indent)}${indent}${propertyKey(name)}${indentBlock(declared, indent)};\n`,
     );
   }
   if (schema['x-kubernetes-embedded-resource'] && !('metadata' in properties)) {
-    lines.push(`${indent}metadata?: ${context.references.named('ObjectMeta')};\n`);
+    lines.push(`${indent}metadata?: ${context.references.named('ObjectMeta')} | undefined;\n`);
   }
   if (schema['x-kubernetes-preserve-unknown-fields']) {
     lines.push(`${indent}[key: string]: unknown;\n`);
   }
   return lines;
+}
+
+/**
+ * optionalType is the type of an optional property: `type | undefined`, so users with
+ * `exactOptionalPropertyTypes` may pass a possibly undefined value through (`unknown` already
+ * accepts it).
+ */
+function optionalType(type: string): string {
+  return type === 'unknown' ? type : `${type} | undefined`;
 }
 
 function indentBlock(type: string, indent: string): string {

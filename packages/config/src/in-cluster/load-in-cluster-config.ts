@@ -11,10 +11,10 @@ export const SERVICE_ACCOUNT_DIRECTORY = '/var/run/secrets/kubernetes.io/service
 /** InClusterOptions let tests (and unusual pods) point at other files and variables. */
 export interface InClusterOptions {
   /** env defaults to `process.env` (`KUBERNETES_SERVICE_HOST`, `KUBERNETES_SERVICE_PORT`, `POD_NAMESPACE`). */
-  env?: Record<string, string | undefined>;
-  tokenFile?: string;
-  caFile?: string;
-  namespaceFile?: string;
+  env?: Record<string, string | undefined> | undefined;
+  tokenFile?: string | undefined;
+  caFile?: string | undefined;
+  namespaceFile?: string | undefined;
 }
 
 /**

@@ -18,15 +18,15 @@ export interface LoadKubeconfigOptions extends LoadingRulesOptions {
    * resolvePaths makes relative paths absolute against their file's directory (default true).
    * `kubectl config` commands show paths as written, so they turn it off.
    */
-  resolvePaths?: boolean;
+  resolvePaths?: boolean | undefined;
   /**
    * allowMissingExplicitPath treats a missing `explicitPath` as an empty file, as the
    * `kubectl config` commands do (they may create it). Default false: a missing explicit file
    * is an error naming the path, as for every other kubectl command.
    */
-  allowMissingExplicitPath?: boolean;
+  allowMissingExplicitPath?: boolean | undefined;
   /** onWarning receives client-go's non-fatal notices, e.g. when no listed file exists. */
-  onWarning?: (message: string) => void;
+  onWarning?: ((message: string) => void) | undefined;
 }
 
 /**

@@ -9,13 +9,13 @@ export const KUBECONFIG_ENV_VAR = 'KUBECONFIG';
 /** LoadingRulesOptions are the inputs of kubectl's file-selection rules. */
 export interface LoadingRulesOptions {
   /** explicitPath is `--kubeconfig`: when set, only this file is loaded, and it must exist. */
-  explicitPath?: string;
+  explicitPath?: string | undefined;
   /** env defaults to `process.env`; `KUBECONFIG` and `HOME` are read from it. */
-  env?: Record<string, string | undefined>;
+  env?: Record<string, string | undefined> | undefined;
   /** homeDir overrides the home directory (default `$HOME`, else the OS user's home). */
-  homeDir?: string;
+  homeDir?: string | undefined;
   /** platform decides the list separator of `KUBECONFIG` (`;` on win32, `:` elsewhere). */
-  platform?: NodeJS.Platform;
+  platform?: NodeJS.Platform | undefined;
 }
 
 /** LoadingPrecedence says which files are read, in which order. */

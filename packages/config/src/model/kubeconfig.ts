@@ -15,15 +15,15 @@ export type Extensions = Map<string, unknown>;
 
 /** Cluster is one `clusters[].cluster` stanza: where the API server is and how to trust it. */
 export interface Cluster {
-  server?: string;
-  tlsServerName?: string;
-  insecureSkipTlsVerify?: boolean;
+  server?: string | undefined;
+  tlsServerName?: string | undefined;
+  insecureSkipTlsVerify?: boolean | undefined;
   /** certificateAuthority is a path; relative paths resolve against the defining file's directory. */
-  certificateAuthority?: string;
-  certificateAuthorityData?: Uint8Array;
-  proxyUrl?: string;
-  disableCompression?: boolean;
-  extensions?: Extensions;
+  certificateAuthority?: string | undefined;
+  certificateAuthorityData?: Uint8Array | undefined;
+  proxyUrl?: string | undefined;
+  disableCompression?: boolean | undefined;
+  extensions?: Extensions | undefined;
 }
 
 /** ExecEnvVar is one `exec.env[]` entry passed to a credential plugin. */
@@ -39,13 +39,13 @@ export type ExecInteractiveMode = 'Never' | 'IfAvailable' | 'Always';
 export interface ExecConfig {
   /** command is a program name looked up on PATH, or a path (resolved like other paths when it has a separator). */
   command: string;
-  args?: string[];
-  env?: ExecEnvVar[];
+  args?: string[] | undefined;
+  env?: ExecEnvVar[] | undefined;
   apiVersion: string;
-  installHint?: string;
+  installHint?: string | undefined;
   provideClusterInfo: boolean;
   /** interactiveMode defaults to `IfAvailable` for v1beta1/v1alpha1 plugins and has no default for v1. */
-  interactiveMode?: ExecInteractiveMode | (string & {});
+  interactiveMode?: ExecInteractiveMode | (string & {}) | undefined;
 }
 
 /** AuthProviderConfig is a `users[].user.auth-provider` stanza (for example `oidc`). */
@@ -56,39 +56,39 @@ export interface AuthProviderConfig {
 
 /** AuthInfo is one `users[].user` stanza: who the client is. */
 export interface AuthInfo {
-  clientCertificate?: string;
-  clientCertificateData?: Uint8Array;
-  clientKey?: string;
-  clientKeyData?: Uint8Array;
-  token?: string;
-  tokenFile?: string;
+  clientCertificate?: string | undefined;
+  clientCertificateData?: Uint8Array | undefined;
+  clientKey?: string | undefined;
+  clientKeyData?: Uint8Array | undefined;
+  token?: string | undefined;
+  tokenFile?: string | undefined;
   /** impersonate is the `as` key. */
-  impersonate?: string;
+  impersonate?: string | undefined;
   /** impersonateUid is the `as-uid` key. */
-  impersonateUid?: string;
+  impersonateUid?: string | undefined;
   /** impersonateGroups is the `as-groups` key. */
-  impersonateGroups?: string[];
+  impersonateGroups?: string[] | undefined;
   /** impersonateUserExtra is the `as-user-extra` key. */
-  impersonateUserExtra?: Map<string, string[]>;
-  username?: string;
-  password?: string;
-  authProvider?: AuthProviderConfig;
-  exec?: ExecConfig;
-  extensions?: Extensions;
+  impersonateUserExtra?: Map<string, string[]> | undefined;
+  username?: string | undefined;
+  password?: string | undefined;
+  authProvider?: AuthProviderConfig | undefined;
+  exec?: ExecConfig | undefined;
+  extensions?: Extensions | undefined;
 }
 
 /** Context is one `contexts[].context` stanza: a cluster, a user and a default namespace. */
 export interface Context {
   cluster: string;
   user: string;
-  namespace?: string;
-  extensions?: Extensions;
+  namespace?: string | undefined;
+  extensions?: Extensions | undefined;
 }
 
 /** Preferences is the top-level `preferences` stanza. */
 export interface Preferences {
-  colors?: boolean;
-  extensions?: Extensions;
+  colors?: boolean | undefined;
+  extensions?: Extensions | undefined;
 }
 
 /**

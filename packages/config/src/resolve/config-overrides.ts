@@ -7,43 +7,43 @@ import { checkString } from '../argument-checks.js';
  */
 export interface ConfigOverrides {
   /** context is `--context`. */
-  context?: string;
+  context?: string | undefined;
   /** cluster is `--cluster`: use this cluster instead of the context's. */
-  cluster?: string;
+  cluster?: string | undefined;
   /** user is `--user`: use this user instead of the context's. */
-  user?: string;
+  user?: string | undefined;
   /** namespace is `--namespace`; a leading `ns/`, `namespace/` or `namespaces/` is dropped. */
-  namespace?: string;
+  namespace?: string | undefined;
   /** server is `--server`; it also clears the file's `tls-server-name` unless `tlsServerName` is set. */
-  server?: string;
-  tlsServerName?: string;
+  server?: string | undefined;
+  tlsServerName?: string | undefined;
   /** insecureSkipTlsVerify `true` clears the file's CA, as `--insecure-skip-tls-verify` does. */
-  insecureSkipTlsVerify?: boolean;
+  insecureSkipTlsVerify?: boolean | undefined;
   /** certificateAuthority replaces both the file's CA path and data. */
-  certificateAuthority?: string;
+  certificateAuthority?: string | undefined;
   /** clientCertificate replaces both the file's certificate path and data. */
-  clientCertificate?: string;
+  clientCertificate?: string | undefined;
   /** clientKey replaces both the file's key path and data. */
-  clientKey?: string;
-  token?: string;
-  username?: string;
-  password?: string;
+  clientKey?: string | undefined;
+  token?: string | undefined;
+  username?: string | undefined;
+  password?: string | undefined;
   /** impersonate is `--as`. */
-  impersonate?: string;
+  impersonate?: string | undefined;
   /** impersonateUid is `--as-uid`. */
-  impersonateUid?: string;
+  impersonateUid?: string | undefined;
   /** impersonateGroups is `--as-group`, repeated. */
-  impersonateGroups?: string[];
+  impersonateGroups?: string[] | undefined;
   /** impersonateUserExtra is `--as-user-extra`. */
-  impersonateUserExtra?: Map<string, string[]>;
-  proxyUrl?: string;
-  disableCompression?: boolean;
+  impersonateUserExtra?: Map<string, string[]> | undefined;
+  proxyUrl?: string | undefined;
+  disableCompression?: boolean | undefined;
   /**
    * requestTimeout is `--request-timeout`: seconds (`"5"`) or a Go duration (`"1m30s"`); `"0"` is
    * none. A value Go cannot parse, a negative one or one past Go's int64 nanoseconds is an
    * `ERR_CONFIG_INVALID` error naming the flag (see `parseTimeout`).
    */
-  requestTimeout?: string;
+  requestTimeout?: string | undefined;
 }
 
 const NAMESPACE_PREFIX = /^(?:ns|namespace|namespaces)\//i;

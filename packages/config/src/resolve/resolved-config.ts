@@ -6,14 +6,14 @@ import type { ExecConfig } from '../model/kubeconfig.js';
  * it rotates). When both are set for one item, the bytes win, as in client-go.
  */
 export interface TlsSettings {
-  caData?: Uint8Array;
-  caFile?: string;
-  certData?: Uint8Array;
-  certFile?: string;
-  keyData?: Uint8Array;
-  keyFile?: string;
+  caData?: Uint8Array | undefined;
+  caFile?: string | undefined;
+  certData?: Uint8Array | undefined;
+  certFile?: string | undefined;
+  keyData?: Uint8Array | undefined;
+  keyFile?: string | undefined;
   /** serverName is `tls-server-name`: used for SNI and to verify the server certificate. */
-  serverName?: string;
+  serverName?: string | undefined;
   /** insecure skips server verification; never combined with a CA (the transport refuses). */
   insecure: boolean;
 }
@@ -30,8 +30,8 @@ export interface NoAuth {
  */
 export interface TokenAuth {
   kind: 'token';
-  token?: string;
-  tokenFile?: string;
+  token?: string | undefined;
+  tokenFile?: string | undefined;
 }
 
 /** BasicAuth is a username and password. */
@@ -61,7 +61,7 @@ export interface AuthProviderAuth {
   name: string;
   config: Map<string, string>;
   userName: string;
-  origin?: string;
+  origin?: string | undefined;
 }
 
 /** AuthMethod is the credential the selected user presents, other than a client certificate. */
@@ -70,7 +70,7 @@ export type AuthMethod = NoAuth | TokenAuth | BasicAuth | ExecAuth | AuthProvide
 /** Impersonation is the `as*` settings: act as another user. */
 export interface Impersonation {
   user: string;
-  uid?: string;
+  uid?: string | undefined;
   groups: string[];
   extra: Map<string, string[]>;
 }
@@ -99,8 +99,8 @@ export interface ResolvedConfig {
   namespaceExplicit: boolean;
   tls: TlsSettings;
   auth: AuthMethod;
-  impersonation?: Impersonation;
-  proxyUrl?: string;
+  impersonation?: Impersonation | undefined;
+  proxyUrl?: string | undefined;
   disableCompression: boolean;
   /**
    * timeoutMs is the request timeout from `--request-timeout` (see `parseTimeout`); 0 or absent
@@ -109,7 +109,7 @@ export interface ResolvedConfig {
    * always a safe integer), and may well exceed the 2^31 − 1 ms (about 24.8 days) that one
    * Node.js timer can wait: consumers must not hand it to `setTimeout` unchecked.
    */
-  timeoutMs?: number;
+  timeoutMs?: number | undefined;
   /** source says where this came from: a kubeconfig, or the pod's service account. */
   source: 'kubeconfig' | 'in-cluster';
 }

@@ -16,7 +16,7 @@ import type { Kubeconfig } from '../model/kubeconfig.js';
 /** FlattenKubeconfigOptions say where relative origin files are. */
 export interface FlattenKubeconfigOptions {
   /** cwd resolves relative origin paths (default `process.cwd()`). */
-  cwd?: string;
+  cwd?: string | undefined;
 }
 
 /**

@@ -9,7 +9,7 @@ export interface LockOptions {
    * lockWaitMs waits up to this long for a held lock (default 0: fail at once, as client-go
    * does; `Infinity` waits as long as it takes). The wait keeps the process alive.
    */
-  lockWaitMs?: number;
+  lockWaitMs?: number | undefined;
 }
 
 const RETRY_INTERVAL_MS = 20;

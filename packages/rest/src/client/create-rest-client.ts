@@ -8,7 +8,7 @@ import { resolveRestClientOptions, type RestClientOptions } from './rest-client-
 /** CreateRestClientOptions configure {@link createRestClient}: the client's, plus its transport's. */
 export interface CreateRestClientOptions extends RestClientOptions {
   /** transport options for `createTransport` (user agent, pools, auth plugins, interceptors). */
-  transport?: TransportOptions;
+  transport?: TransportOptions | undefined;
 }
 
 /**

@@ -12,29 +12,30 @@ import type { RetryEvent, ThrottleEvent } from './request-executor.js';
  * (client-go's defaults 5 and 10; with `qps` > 0 a `burst` > 0 is required, client-go's rule),
  * `'off'` for none, or your own {@link RateLimiter}, shared as it is.
  */
-export type ThrottleOption = { qps?: number; burst?: number } | 'off' | RateLimiter;
+export type ThrottleOption =
+  { qps?: number | undefined; burst?: number | undefined } | 'off' | RateLimiter;
 
 /** RestClientOptions configure a {@link RestClient}; every field is optional. */
 export interface RestClientOptions {
   /** groupVersion is the default API of built requests: `v1` (core, default) or `<group>/<version>`. */
-  groupVersion?: string;
+  groupVersion?: string | undefined;
   /**
    * timeoutMs is the configured request timeout (kubeconfig `--request-timeout`, client-go's
    * `Config.Timeout`): it bounds each buffered request on the client and is sent as the
    * `timeout` parameter on every request. Unset: the configuration's, else requests are bounded
    * by {@link DEFAULT_REQUEST_TIMEOUT_MS} on the client only and carry no parameter. 0: none.
    */
-  timeoutMs?: number;
+  timeoutMs?: number | undefined;
   /** watchIdleTimeoutMs is the default idle timeout of watches (default 5 minutes; 0 disables). */
-  watchIdleTimeoutMs?: number;
+  watchIdleTimeoutMs?: number | undefined;
   /** throttle paces requests (default: a token bucket of 5 qps, burst 10, as client-go). */
-  throttle?: ThrottleOption;
+  throttle?: ThrottleOption | undefined;
   /** retry is the retry policy, or its options (default: client-go's, 10 retries). */
-  retry?: RetryPolicyOptions | RetryPolicy;
+  retry?: RetryPolicyOptions | RetryPolicy | undefined;
   /** warningHandler receives the server's `Warning` headers (default: a {@link WarningLogger}). */
-  warningHandler?: WarningHandler;
+  warningHandler?: WarningHandler | undefined;
   /** onRetry is told about each retry before its wait starts (logs, metrics). */
-  onRetry?: (event: RetryEvent) => void;
+  onRetry?: ((event: RetryEvent) => void) | undefined;
   /**
    * onThrottle is told, synchronously, about each throttle token an attempt took and how long
    * it waited for it (logs of long waits, client-go's `rest_client_rate_limiter_duration_seconds`;
@@ -42,13 +43,13 @@ export interface RestClientOptions {
    */
   onThrottle?: ((event: ThrottleEvent) => void) | undefined;
   /** clock is where waits are scheduled (tests substitute `@k/rest/testing`'s `FakeClock`). */
-  clock?: Clock;
+  clock?: Clock | undefined;
   /**
    * protobuf: typed reads of built-in kinds ask for protobuf first, as client-go's generated
    * clients do (default `true`; the objects are the same as JSON's). `false` asks for JSON only
    * (client-go's `ContentType: application/json`). Metadata clients always ask protobuf first.
    */
-  protobuf?: boolean;
+  protobuf?: boolean | undefined;
 }
 
 /**

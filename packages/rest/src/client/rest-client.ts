@@ -42,7 +42,7 @@ export interface ApplyPatchOptions {
   /** fieldManager names the owner of the applied fields; required. */
   fieldManager: string;
   /** force takes over fields another manager owns instead of failing with a conflict (default false). */
-  force?: boolean;
+  force?: boolean | undefined;
 }
 
 // Dispatchers a createRestClient made: the clients sending through one own it and close it.

@@ -3,7 +3,7 @@ import type { ListObject } from '../response/list-object.js';
 /** PagerOptions configure `RequestBuilder.pager`. */
 export interface PagerOptions {
   /** pageSize is the `limit` of each page (default 500, client-go's pager default). */
-  pageSize?: number;
+  pageSize?: number | undefined;
 }
 
 /** ListPage is one page of a paged list. */

@@ -159,7 +159,7 @@ export function decodeRawJson(reader: ProtoReader, what: string): unknown {
 /** ObjectMetaOptions tune {@link decodeObjectMeta}. */
 export interface ObjectMetaOptions {
   /** omitManagedFields skips `managedFields` without decoding it. */
-  omitManagedFields?: boolean;
+  omitManagedFields?: boolean | undefined;
 }
 
 /** decodeObjectMeta reads a metav1.ObjectMeta. */

@@ -34,7 +34,7 @@ export interface ProtobufSchemaOptions {
    * --disallow-code-generation-from-strings) the schema walks the table instead, by itself;
    * `false` always does.
    */
-  generateCode?: boolean;
+  generateCode?: boolean | undefined;
 }
 
 /** ProtobufSchema decodes the kinds of one {@link SchemaTable}. */

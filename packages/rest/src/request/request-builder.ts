@@ -40,7 +40,7 @@ export interface RequestDefaults {
   /** groupVersion is `v1` for the core group or `<group>/<version>`. */
   groupVersion: string;
   /** timeoutMs is the configured request timeout, sent as the `timeout` parameter. */
-  timeoutMs?: number;
+  timeoutMs?: number | undefined;
 }
 
 function quote(value: string): string {

@@ -1,7 +1,13 @@
 /** ListObject is the shape of any Kubernetes list (`PodList`, `ConfigMapList`, …). */
 export interface ListObject<T> {
-  apiVersion?: string;
-  kind?: string;
-  metadata?: { resourceVersion?: string; continue?: string; remainingItemCount?: number };
+  apiVersion?: string | undefined;
+  kind?: string | undefined;
+  metadata?:
+    | {
+        resourceVersion?: string | undefined;
+        continue?: string | undefined;
+        remainingItemCount?: number | undefined;
+      }
+    | undefined;
   items: T[];
 }

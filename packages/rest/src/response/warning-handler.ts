@@ -157,15 +157,15 @@ export function parseWarningHeaders(headers: string | readonly string[] | undefi
 /** WarningLoggerOptions configure a {@link WarningLogger}. */
 export interface WarningLoggerOptions {
   /** deduplicate prints each distinct text once per logger (default true). */
-  deduplicate?: boolean;
+  deduplicate?: boolean | undefined;
   /**
    * maxRemembered bounds how many distinct texts deduplication remembers (default 1024); past
    * it the oldest is forgotten (and would print again), so a server that puts changing text in
    * its warnings cannot grow a long-running process without bound.
    */
-  maxRemembered?: number;
+  maxRemembered?: number | undefined;
   /** write receives each line, `Warning: <text>\n` (default: standard error). */
-  write?: (line: string) => void;
+  write?: ((line: string) => void) | undefined;
 }
 
 /**

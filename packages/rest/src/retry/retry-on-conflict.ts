@@ -10,7 +10,7 @@ export interface Backoff {
   durationMs: number;
   factor: number;
   jitter: number;
-  capMs?: number;
+  capMs?: number | undefined;
 }
 
 /** DEFAULT_RETRY is client-go's `retry.DefaultRetry`: 5 attempts, 10 ms apart, 10 % jitter. */
@@ -32,11 +32,11 @@ export const DEFAULT_BACKOFF: Readonly<Backoff> = {
 /** RetryOnErrorOptions configure {@link retryOnError} and {@link retryOnConflict}. */
 export interface RetryOnErrorOptions {
   /** backoff defaults to {@link DEFAULT_RETRY}. */
-  backoff?: Backoff;
+  backoff?: Backoff | undefined;
   /** signal stops waiting between attempts; the rejection is its reason. */
-  signal?: AbortSignal;
-  clock?: Clock;
-  random?: () => number;
+  signal?: AbortSignal | undefined;
+  clock?: Clock | undefined;
+  random?: (() => number) | undefined;
 }
 
 /**

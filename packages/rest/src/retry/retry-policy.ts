@@ -35,21 +35,21 @@ export interface RetryDecision {
 /** RetryPolicyOptions configure a {@link RetryPolicy}. */
 export interface RetryPolicyOptions {
   /** maxRetries is the number of retries after the first attempt (default 10; 0 disables). */
-  maxRetries?: number;
+  maxRetries?: number | undefined;
   /** initialBackoffMs is the first backoff step (default 100). */
-  initialBackoffMs?: number;
+  initialBackoffMs?: number | undefined;
   /** maxBackoffMs caps a backoff step (default 10 000). */
-  maxBackoffMs?: number;
+  maxBackoffMs?: number | undefined;
   /** jitter adds up to this fraction of a step at random (default 0.5). */
-  jitter?: number;
+  jitter?: number | undefined;
   /**
    * maxRetryAfterMs is the longest `Retry-After` the client waits for (default 60 000): a server
    * asking for more is not retried, its `ApiError` (with `retryAfterSeconds`) is returned at once,
    * so one misbehaving endpoint cannot park a request, or the requests behind it, for hours.
    */
-  maxRetryAfterMs?: number;
+  maxRetryAfterMs?: number | undefined;
   /** random returns a number in [0, 1); tests substitute a fixed one. */
-  random?: () => number;
+  random?: (() => number) | undefined;
 }
 
 /** DEFAULT_MAX_RETRY_AFTER_MS is the longest Retry-After waited for by default (60 s). */

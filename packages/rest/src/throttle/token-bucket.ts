@@ -26,10 +26,10 @@ export interface TokenBucketOptions {
    * `DefaultQPS`); a negative value or `Infinity` means no limit. Any tiny positive rate works
    * (the wait for a token may be longer than Node's longest timer).
    */
-  qps?: number;
+  qps?: number | undefined;
   /** burst is the bucket size: `undefined` or 0 means 10 (client-go's `DefaultBurst`). */
-  burst?: number;
-  clock?: Clock;
+  burst?: number | undefined;
+  clock?: Clock | undefined;
 }
 
 /** DEFAULT_QPS is client-go's default refill rate. */

@@ -19,7 +19,7 @@ export interface Watch<T> extends AsyncIterable<WatchEvent<T>> {
    * repeated strings shared (one string each; see `ProtobufSchema`), as a cache would make them;
    * JSON.parse shares only the shortest.
    */
-  readonly encoding?: WatchEncoding;
+  readonly encoding?: WatchEncoding | undefined;
 }
 
 /** WatchEncoding is the encoding of a watch's events: JSON lines or protobuf frames. */
@@ -31,17 +31,17 @@ export type WatchEncoding = 'json' | 'protobuf';
  */
 export interface WatchStreamOptions {
   /** allowWatchBookmarks asks the server for BOOKMARK events (sent as `allowWatchBookmarks=true`). */
-  allowWatchBookmarks?: boolean;
+  allowWatchBookmarks?: boolean | undefined;
   /**
    * idleTimeoutMs closes the watch with `ERR_REST_WATCH_IDLE_TIMEOUT` when nothing (no event, no
    * bookmark, no byte) arrives for this long; a busy or bookmarked watch never times out. Default:
    * the client's `watchIdleTimeoutMs` (5 minutes); 0 disables it.
    */
-  idleTimeoutMs?: number;
+  idleTimeoutMs?: number | undefined;
   /**
    * omitManagedFields decodes each event's object without `metadata.managedFields`: the decoder
    * skips those bytes instead of parsing them (server-side apply bookkeeping, often half of an
    * object). For caches that drop managedFields anyway, such as an informer's default transform.
    */
-  omitManagedFields?: boolean;
+  omitManagedFields?: boolean | undefined;
 }

@@ -18,20 +18,20 @@ export interface WebSocketClose {
 /** WebSocketConnectionOptions tune a {@link WebSocketConnection}. */
 export interface WebSocketConnectionOptions {
   /** maxMessageBytes bounds one message from the server (default 64 MiB; more is close 1009). */
-  maxMessageBytes?: number;
+  maxMessageBytes?: number | undefined;
   /**
    * maxMessageFragments bounds the frames one fragmented message from the server may take, empty
    * ones included (default 16,384; more is close 1009): each costs work and memory of its own, so
    * the byte bound alone would let a server send millions of empty continuation frames.
    */
-  maxMessageFragments?: number;
+  maxMessageFragments?: number | undefined;
   /** closeTimeoutMs is how long {@link WebSocketConnection.close} waits for the server's close frame (5 s). */
-  closeTimeoutMs?: number;
+  closeTimeoutMs?: number | undefined;
   /**
    * pingIntervalMs is how often a ping is sent, so proxies and load balancers with an idle
    * timeout keep a quiet session (an exec waiting for input) open; 0 sends none (default 30 s).
    */
-  pingIntervalMs?: number;
+  pingIntervalMs?: number | undefined;
   /**
    * pongTimeoutMs is how long the server may stay silent after a ping — no pong, no frame at
    * all — before it counts as dead: the socket is destroyed and the connection closes with a
@@ -40,7 +40,7 @@ export interface WebSocketConnectionOptions {
    * reading (a slow consumer) is not counted: a pong waits behind the unread data. 0 waits
    * forever (default 30 s, so a dead peer is found within `pingIntervalMs + pongTimeoutMs`).
    */
-  pongTimeoutMs?: number;
+  pongTimeoutMs?: number | undefined;
 }
 
 const DEFAULT_MAX_MESSAGE_BYTES = 64 * 1024 * 1024;

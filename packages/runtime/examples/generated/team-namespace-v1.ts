@@ -5,13 +5,13 @@ import { ResourceClient, type ListMeta, type ObjectMeta, type ResourceClientFor,
 /** TeamNamespace is a Namespace of the same name whose owners may edit everything in it. */
 export interface TeamNamespace {
   /** APIVersion defines the versioned schema of this representation of an object. */
-  apiVersion?: 'k.example/v1';
+  apiVersion?: 'k.example/v1' | undefined;
   /** Kind is a string value representing the REST resource this object represents. */
-  kind?: 'TeamNamespace';
+  kind?: 'TeamNamespace' | undefined;
   /** Standard object's metadata. */
-  metadata?: ObjectMeta;
+  metadata?: ObjectMeta | undefined;
   spec: TeamNamespaceSpec;
-  status?: TeamNamespaceStatus;
+  status?: TeamNamespaceStatus | undefined;
 }
 
 export interface TeamNamespaceSpec {
@@ -21,13 +21,13 @@ export interface TeamNamespaceSpec {
 
 export interface TeamNamespaceStatus {
   /** Conditions say whether the Namespace and its RoleBinding are in place (Ready). */
-  conditions?: TeamNamespaceStatusCondition[];
+  conditions?: TeamNamespaceStatusCondition[] | undefined;
 }
 
 export interface TeamNamespaceStatusCondition {
   lastTransitionTime: string;
   message: string;
-  observedGeneration?: number;
+  observedGeneration?: number | undefined;
   reason: string;
   status: 'True' | 'False' | 'Unknown';
   type: string;
@@ -35,9 +35,9 @@ export interface TeamNamespaceStatusCondition {
 
 /** TeamNamespaceList is a list of TeamNamespace objects. */
 export interface TeamNamespaceList {
-  apiVersion?: 'k.example/v1';
-  kind?: 'TeamNamespaceList';
-  metadata?: ListMeta;
+  apiVersion?: 'k.example/v1' | undefined;
+  kind?: 'TeamNamespaceList' | undefined;
+  metadata?: ListMeta | undefined;
   items: TeamNamespace[];
 }
 

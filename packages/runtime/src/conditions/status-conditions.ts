@@ -9,7 +9,7 @@ export interface StatusCondition {
   message: string;
   /** lastTransitionTime is an RFC 3339 time (`2026-01-01T00:00:00Z`). */
   lastTransitionTime: string;
-  observedGeneration?: number;
+  observedGeneration?: number | undefined;
 }
 
 /**
@@ -17,7 +17,7 @@ export interface StatusCondition {
  * transition time is now; with it, that time is used when the status changes.
  */
 export type ConditionUpdate<C extends StatusCondition> = Omit<C, 'lastTransitionTime'> & {
-  lastTransitionTime?: string;
+  lastTransitionTime?: string | undefined;
 };
 
 /** conditionTime formats `date` as metav1.Time serializes it: RFC 3339 in UTC, whole seconds. */
@@ -83,8 +83,8 @@ export function removeStatusCondition(conditions: ConditionLike[], type: string)
  * built-in kinds (a Deployment's, a Pod's), whose reason and times are optional.
  */
 export interface ConditionLike {
-  type?: string;
-  status?: string;
+  type?: string | undefined;
+  status?: string | undefined;
 }
 
 /** findStatusCondition returns the condition of `type`, or undefined. */

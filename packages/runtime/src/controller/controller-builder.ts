@@ -16,7 +16,7 @@ export type ObjectOf<S> = S extends ListerWatcher<infer T extends KubernetesObje
  * that filter its changes.
  */
 export interface SourceOptions<T extends KubernetesObject> extends InformerOptions<T> {
-  predicates?: readonly Predicate<T>[];
+  predicates?: readonly Predicate<T>[] | undefined;
 }
 
 /** Source is a client a controller makes (or shares) an informer of, or an informer you made. */
@@ -51,9 +51,9 @@ interface BuilderState {
 /** ControllerBuilderOptions configure a builder made without a Manager. */
 export interface ControllerBuilderOptions {
   /** informers shares informers with other controllers (default: the builder's own factory). */
-  informers?: InformerFactory;
+  informers?: InformerFactory | undefined;
   /** onComplete is told the controller `complete` built (a Manager adds it). */
-  onComplete?: (controller: Controller<never, never>) => void;
+  onComplete?: ((controller: Controller<never, never>) => void) | undefined;
 }
 
 /**

@@ -18,7 +18,7 @@ import { requestFromKey, requestKey, type ReconcileRequest } from './request.js'
  * something outside the cluster). To retry a failure, throw: that is retried with backoff.
  */
 export interface ReconcileResult {
-  requeueAfterMs?: number;
+  requeueAfterMs?: number | undefined;
 }
 
 /** ReconcileContext is what a reconcile gets besides its object. */
@@ -65,18 +65,18 @@ export interface TerminalEvents {
 /** ControllerOptions configure a {@link Controller}. */
 export interface ControllerOptions {
   /** maxConcurrentReconciles is how many requests are reconciled at once (default 1; never two for one request). */
-  maxConcurrentReconciles?: number;
-  rateLimiter?: WorkqueueRateLimiter<string>;
+  maxConcurrentReconciles?: number | undefined;
+  rateLimiter?: WorkqueueRateLimiter<string> | undefined;
   /** cacheSyncTimeoutMs bounds the wait for the informers' first sync at start (default 2 minutes). */
-  cacheSyncTimeoutMs?: number;
+  cacheSyncTimeoutMs?: number | undefined;
   /** gracefulShutdownTimeoutMs is how long running reconciles may finish after stop (default 30 s). */
-  gracefulShutdownTimeoutMs?: number;
+  gracefulShutdownTimeoutMs?: number | undefined;
   /** logger (default: {@link jsonLogger} at info, to stderr). */
-  logger?: Logger;
-  metrics?: MetricsSink;
+  logger?: Logger | undefined;
+  metrics?: MetricsSink | undefined;
   /** recorder, when set, gets a `ReconcileFailed` warning Event on the object for each terminal error. */
-  recorder?: TerminalEvents;
-  clock?: Clock;
+  recorder?: TerminalEvents | undefined;
+  clock?: Clock | undefined;
 }
 
 /** ControllerSource is the `for()` kind of a {@link Controller}: its informer, and its client. */
@@ -86,7 +86,7 @@ export interface ControllerSource<T extends KubernetesObject, C> {
   client: C;
   reconcile: Reconciler<T, C>;
   /** predicates filter the kind's changes. */
-  predicates?: readonly Predicate<T>[];
+  predicates?: readonly Predicate<T>[] | undefined;
 }
 
 /** WatchedInformer is what a controller (and its Manager) needs of each informer it watches, whatever its kind. */

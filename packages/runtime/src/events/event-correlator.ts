@@ -10,7 +10,7 @@ export interface RecordedEvent {
   action: string;
   note: string;
   regarding: ObjectReference;
-  related?: ObjectReference;
+  related?: ObjectReference | undefined;
 }
 
 /**
@@ -36,17 +36,17 @@ export interface Correlation {
 /** EventCorrelatorOptions tune a {@link EventCorrelator} (client-go's defaults). */
 export interface EventCorrelatorOptions {
   /** maxEntries bounds each cache (least recently used first out; default 4096). */
-  maxEntries?: number;
+  maxEntries?: number | undefined;
   /** aggregateMaxEvents: this many different notes of one kind of event within the interval are combined (default 10). */
-  aggregateMaxEvents?: number;
+  aggregateMaxEvents?: number | undefined;
   /** aggregateIntervalMs is the aggregation window (default 10 minutes). */
-  aggregateIntervalMs?: number;
+  aggregateIntervalMs?: number | undefined;
   /** seriesWindowMs: a repeat within this long after the last one joins its series, later ones start a new Event (default 6 minutes). */
-  seriesWindowMs?: number;
+  seriesWindowMs?: number | undefined;
   /** spamBurst events per object and reporter are sent at once (default 25) … */
-  spamBurst?: number;
+  spamBurst?: number | undefined;
   /** … then one every `spamRefillMs` (default 5 minutes). */
-  spamRefillMs?: number;
+  spamRefillMs?: number | undefined;
 }
 
 /** COMBINED_PREFIX starts the note of an Event combined from similar ones (client-go's text). */

@@ -30,24 +30,24 @@ export interface EventRecorderOptions extends EventCorrelatorOptions {
    * with `v1` a repeat counts into its Event however late it comes (`seriesWindowMs` defaults
    * to Infinity, as tools/record has no window), until the server forgets the Event.
    */
-  apiVersion?: 'events.k8s.io/v1' | 'v1';
+  apiVersion?: 'events.k8s.io/v1' | 'v1' | undefined;
   /** reportingInstance names this process (default: the controller and the host name). */
-  reportingInstance?: string;
+  reportingInstance?: string | undefined;
   /** maxQueued bounds the Events waiting to be sent; more are dropped (default 1000). */
-  maxQueued?: number;
+  maxQueued?: number | undefined;
   /** requestTimeoutMs bounds each create or patch (default 10 s). */
-  requestTimeoutMs?: number;
-  logger?: Logger;
+  requestTimeoutMs?: number | undefined;
+  logger?: Logger | undefined;
   /** now is the wall clock of the Events' times (default `Date.now`). */
-  now?: () => number;
+  now?: (() => number) | undefined;
 }
 
 /** EventOptions are the optional parts of one Event. */
 export interface EventOptions {
   /** action is what was done or failed (default: the reason). */
-  action?: string;
+  action?: string | undefined;
   /** related is a second object the event is about (e.g. the Pod a controller created). */
-  related?: KubernetesObject | ObjectReference;
+  related?: KubernetesObject | ObjectReference | undefined;
 }
 
 /** EventRecorderStats count what a recorder did since it was made. */

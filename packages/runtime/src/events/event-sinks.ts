@@ -26,7 +26,7 @@ export interface CoreEventsClient {
 export interface EventsClientSource {
   eventsV1: { events(namespace: string): EventsClient };
   /** coreV1 is needed only by a recorder that writes core v1 Events (`apiVersion: 'v1'`). */
-  coreV1?: { events(namespace: string): CoreEventsClient };
+  coreV1?: { events(namespace: string): CoreEventsClient } | undefined;
 }
 
 /** Reporter names who reports: the controller and this process. */

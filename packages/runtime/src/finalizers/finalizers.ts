@@ -3,7 +3,13 @@ import { RuntimeError } from '../errors.js';
 
 /** FinalizedObject is what the finalizer helpers read and change: an object's metadata. */
 export interface FinalizedObject {
-  metadata?: { name?: string; resourceVersion?: string; finalizers?: string[] };
+  metadata?:
+    | {
+        name?: string | undefined;
+        resourceVersion?: string | undefined;
+        finalizers?: string[] | undefined;
+      }
+    | undefined;
 }
 
 /** containsFinalizer is true when `object` lists `finalizer` (controller-runtime's `controllerutil.ContainsFinalizer`). */

@@ -20,7 +20,7 @@ export interface FinalizerPatchOptions extends PatchOptions {
    * attempts bounds the patches sent while other writers keep changing the object (default 5,
    * 10 ms apart with jitter: client-go's `retry.DefaultRetry`).
    */
-  attempts?: number;
+  attempts?: number | undefined;
 }
 
 type PatchFor = (object: FinalizedObject, finalizer: string) => JsonPatchOperation[] | undefined;

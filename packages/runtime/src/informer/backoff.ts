@@ -3,17 +3,17 @@ import { systemClock, type Clock } from '@k/rest';
 /** ExponentialBackoffOptions shape a {@link ExponentialBackoff} (defaults: client-go's reflector backoff). */
 export interface ExponentialBackoffOptions {
   /** initialMs is the first delay before jitter (default 800 ms). */
-  initialMs?: number;
+  initialMs?: number | undefined;
   /** factor multiplies the delay after each step (default 2). */
-  factor?: number;
+  factor?: number | undefined;
   /** capMs bounds the delay before jitter (default 30 s). */
-  capMs?: number;
+  capMs?: number | undefined;
   /** jitter adds up to this fraction of the delay at random (default 1.0: the delay is in [d, 2d)). */
-  jitter?: number;
+  jitter?: number | undefined;
   /** resetAfterMs starts over at `initialMs` when the last step is this long ago (default 2 min). */
-  resetAfterMs?: number;
-  clock?: Clock;
-  random?: () => number;
+  resetAfterMs?: number | undefined;
+  clock?: Clock | undefined;
+  random?: (() => number) | undefined;
 }
 
 /**

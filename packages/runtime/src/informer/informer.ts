@@ -20,29 +20,29 @@ import { dropManagedFields } from './transforms.js';
 /** InformerOptions configure an {@link Informer}. */
 export interface InformerOptions<T> {
   /** description names the resource in errors and logs (default: from the client, `configmaps in namespace a`). */
-  description?: string;
-  labelSelector?: LabelSelectorInput;
-  fieldSelector?: string;
+  description?: string | undefined;
+  labelSelector?: LabelSelectorInput | undefined;
+  fieldSelector?: string | undefined;
   /** indexers are extra indexes of the store (the `namespace` index is always there). */
-  indexers?: Readonly<Record<string, IndexFunction<T>>>;
+  indexers?: Readonly<Record<string, IndexFunction<T>>> | undefined;
   /**
    * transform changes each object before it is stored (default {@link dropManagedFields}, which
    * saves about 40 % of the memory of typical objects); `false` stores objects as received.
    * Objects of a typed client that arrive without `apiVersion` and `kind` (list items) get them.
    */
-  transform?: ((object: T) => T) | false;
+  transform?: ((object: T) => T) | false | undefined;
   /** watchList streams the initial list when the server serves it (default true; falls back to LIST). */
-  watchList?: boolean;
+  watchList?: boolean | undefined;
   /** pageSize is the `limit` of list pages (default 500). */
-  pageSize?: number;
+  pageSize?: number | undefined;
   /** watchIdleTimeoutMs replaces a watch that received nothing for this long (default: the client's, 5 minutes). */
-  watchIdleTimeoutMs?: number;
-  backoff?: ExponentialBackoff;
-  clock?: Clock;
-  random?: () => number;
-  logger?: Logger;
+  watchIdleTimeoutMs?: number | undefined;
+  backoff?: ExponentialBackoff | undefined;
+  clock?: Clock | undefined;
+  random?: (() => number) | undefined;
+  logger?: Logger | undefined;
   /** metrics counts relists, watch restarts and failures (`informer_relists_total{resource}`, …). */
-  metrics?: MetricsSink;
+  metrics?: MetricsSink | undefined;
 }
 
 /** InformerHealth is a snapshot of how an informer is doing. */
@@ -206,7 +206,7 @@ export class Informer<T extends KubernetesObject = KubernetesObject> implements 
    */
   addEventHandler(
     handler: EventHandler<T>,
-    options: { resyncPeriodMs?: number } = {},
+    options: { resyncPeriodMs?: number | undefined } = {},
   ): HandlerRegistration {
     return this.#handlers.add(handler, options.resyncPeriodMs ?? 0, this.#synced);
   }

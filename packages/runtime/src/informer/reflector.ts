@@ -42,33 +42,33 @@ export interface ReflectorSink<T> {
 export interface ReflectorOptions<T> {
   /** description names the watched resource in errors and logs (`configmaps in namespace a`). */
   description: string;
-  labelSelector?: string;
-  fieldSelector?: string;
+  labelSelector?: string | undefined;
+  fieldSelector?: string | undefined;
   /** pageSize is the `limit` of each list page (default 500); 0 lists in one request. */
-  pageSize?: number;
+  pageSize?: number | undefined;
   /** watchList streams the initial list over a watch when the server serves it (default true). */
-  watchList?: boolean;
+  watchList?: boolean | undefined;
   /**
    * transform runs on every object before it reaches the sink. `stringsShared` is true for the
    * objects of a protobuf watch, whose decoder shared their repeated strings already (see
    * `Watch.encoding`), so a transform that shares strings can leave them be.
    */
-  transform?: (object: T, stringsShared: boolean) => T;
+  transform?: ((object: T, stringsShared: boolean) => T) | undefined;
   /**
    * omitManagedFields asks watches to decode objects without `metadata.managedFields` (set when
    * the transform drops them anyway: the bytes are skipped instead of parsed).
    */
-  omitManagedFields?: boolean;
+  omitManagedFields?: boolean | undefined;
   /** watchIdleTimeoutMs replaces a watch that received nothing for this long (default: the client's). */
-  watchIdleTimeoutMs?: number;
-  backoff?: ExponentialBackoff;
-  clock?: Clock;
-  random?: () => number;
-  logger?: Logger;
+  watchIdleTimeoutMs?: number | undefined;
+  backoff?: ExponentialBackoff | undefined;
+  clock?: Clock | undefined;
+  random?: (() => number) | undefined;
+  logger?: Logger | undefined;
   /** metrics counts relists, watch restarts and failures (`informer_*_total{resource}`). */
-  metrics?: MetricsSink;
+  metrics?: MetricsSink | undefined;
   /** onError receives every failure; the reflector goes on by itself. */
-  onError?: (error: InformerError) => void;
+  onError?: ((error: InformerError) => void) | undefined;
 }
 
 /** INITIAL_EVENTS_END_ANNOTATION marks the bookmark that ends a streaming list. */

@@ -21,28 +21,28 @@ export interface LeaderElectorOptions {
   /** identity names this candidate in the Lease (unique per process: host name plus a random suffix). */
   identity: string;
   /** leaseDurationMs is how long others wait after the last renewal they saw before taking over (default 15 s). */
-  leaseDurationMs?: number;
+  leaseDurationMs?: number | undefined;
   /** renewDeadlineMs is how long the leader keeps trying to renew before it stops leading (default 10 s). */
-  renewDeadlineMs?: number;
+  renewDeadlineMs?: number | undefined;
   /** retryPeriodMs is the wait between attempts (default 2 s, jittered ×1.2 while acquiring). */
-  retryPeriodMs?: number;
+  retryPeriodMs?: number | undefined;
   /** releaseOnCancel gives the Lease up when the run's signal aborts, so another leads at once (default true). */
-  releaseOnCancel?: boolean;
+  releaseOnCancel?: boolean | undefined;
   /**
    * onStartedLeading runs when this candidate becomes leader; `signal` aborts when it stops
    * leading, with a `RuntimeError` `ERR_RUNTIME_LEADERSHIP_LOST` as reason when a renewal failed
    * (a Controller started on it then stops at once, without draining).
    */
-  onStartedLeading?: (signal: AbortSignal) => void | Promise<void>;
+  onStartedLeading?: ((signal: AbortSignal) => void | Promise<void>) | undefined;
   /** onStoppedLeading runs once leadership ends, before a release. */
-  onStoppedLeading?: () => void;
+  onStoppedLeading?: (() => void) | undefined;
   /** onNewLeader runs when the observed leader changes (this candidate included). */
-  onNewLeader?: (identity: string) => void;
-  logger?: Logger;
-  clock?: Clock;
+  onNewLeader?: ((identity: string) => void) | undefined;
+  logger?: Logger | undefined;
+  clock?: Clock | undefined;
   /** now is the wall clock written into the Lease (default `Date.now`). */
-  now?: () => number;
-  random?: () => number;
+  now?: (() => number) | undefined;
+  random?: (() => number) | undefined;
 }
 
 /** Deadline bounds one attempt to acquire or renew: its signal aborts when the time is up. */

@@ -43,10 +43,10 @@ export interface ManagerLeaderElectionOptions extends Omit<
    * namespace — in a Pod, its own); or give `leases`, the Lease client of the lock's namespace
    * (`cs.coordinationV1.leases('ns')`).
    */
-  namespace?: string;
-  leases?: LeaseClient;
+  namespace?: string | undefined;
+  leases?: LeaseClient | undefined;
   /** identity of this process in the Lease (default: host name and a random suffix). */
-  identity?: string;
+  identity?: string | undefined;
 }
 
 /** ListenOptions say where one of a Manager's servers listens. */
@@ -64,30 +64,30 @@ export interface ManagerOptions {
    * Manager closes it last at shutdown (after every recorder flushed). `Manager.create` makes one
    * with `inferClientset` when it is not given.
    */
-  clientset?: Clientset;
+  clientset?: Clientset | undefined;
   /**
    * probes is where `/healthz`, `/livez` and `/readyz` listen (default port 8081 on every
    * interface, as the kubelet probes the Pod's IP; `false`: nowhere). A failing check's reason is
    * logged, not served.
    */
-  probes?: ListenOptions | false;
+  probes?: ListenOptions | false | undefined;
   /**
    * metricsServer is where `/metrics` listens (default port 8080 on 127.0.0.1 only: unauthenticated
    * metrics name namespaces and resources, so serve them beyond the Pod on purpose, with
    * `host: '0.0.0.0'` for a Prometheus that scrapes Pods; `false`: nowhere).
    */
-  metricsServer?: ListenOptions | false;
+  metricsServer?: ListenOptions | false | undefined;
   /** onListening is told each server's address once it listens (see also `addresses`). */
-  onListening?: (address: ServerAddress) => void;
+  onListening?: ((address: ServerAddress) => void) | undefined;
   /** leaderElection, when set, runs the controllers only while this process holds the Lease. */
-  leaderElection?: ManagerLeaderElectionOptions;
+  leaderElection?: ManagerLeaderElectionOptions | undefined;
   /** gracefulShutdownTimeoutMs bounds the wait for runnables to finish at shutdown (default 30 s). */
-  gracefulShutdownTimeoutMs?: number;
+  gracefulShutdownTimeoutMs?: number | undefined;
   /**
    * logger for the Manager, its informers and controllers (default: {@link jsonLogger}, JSON lines
    * at info on stderr; {@link SILENT_LOGGER} for none).
    */
-  logger?: Logger;
+  logger?: Logger | undefined;
   /**
    * metrics for the informers (of `informers`), controllers (of `controller()`) and their
    * workqueues, leader election and `informer_synced`/`informer_ready`/`informer_objects` of every
@@ -96,17 +96,17 @@ export interface ManagerOptions {
    * `metricsServer` was set); `Manager.create` makes a `PrometheusMetrics` when prom-client is
    * installed.
    */
-  metrics?: MetricsSink;
+  metrics?: MetricsSink | undefined;
   /** rateLimiter makes the workqueue rate limiter of each controller of `controller()` (default: client-go's). */
-  rateLimiter?: () => WorkqueueRateLimiter<string>;
+  rateLimiter?: (() => WorkqueueRateLimiter<string>) | undefined;
   /** informerDefaults are the options of every informer of `informers` (a call's own options win). */
-  informerDefaults?: InformerOptions<KubernetesObject>;
+  informerDefaults?: InformerOptions<KubernetesObject> | undefined;
 }
 
 /** ManagerRunOptions configure `run`. */
 export interface ManagerRunOptions {
   /** signals that stop the Manager gracefully (default SIGTERM and SIGINT); a second one kills at once. */
-  signals?: readonly NodeJS.Signals[];
+  signals?: readonly NodeJS.Signals[] | undefined;
 }
 
 function messageOf(error: unknown): string {
@@ -281,7 +281,7 @@ export class Manager {
    * the Manager flushes and closes at shutdown, before it closes the clientset.
    */
   eventRecorder(
-    options: Omit<EventRecorderOptions, 'logger'> & { logger?: Logger },
+    options: Omit<EventRecorderOptions, 'logger'> & { logger?: Logger | undefined },
   ): EventRecorder {
     const recorder = new EventRecorder(this.clientset, { logger: this.logger, ...options });
     this.#recorders.push(recorder);
@@ -616,7 +616,7 @@ export const OPERATOR_THROTTLE = { qps: 20, burst: 30 } as const;
 /** CreateManagerOptions configure `Manager.create`: the Manager's options and, without `clientset`, how to make one. */
 export interface CreateManagerOptions extends ManagerOptions {
   /** clientsetOptions are `inferClientset`'s (kubeconfig, context, throttle: default 20 qps, burst 30, …). */
-  clientsetOptions?: InferClientsetOptions;
+  clientsetOptions?: InferClientsetOptions | undefined;
 }
 
 /**

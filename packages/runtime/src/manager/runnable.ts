@@ -15,7 +15,7 @@ export interface RunnableContext {
  */
 export interface Runnable {
   start(signal: AbortSignal, context?: RunnableContext): void | Promise<void>;
-  needLeaderElection?: boolean;
+  needLeaderElection?: boolean | undefined;
 }
 
 /** whenAborted resolves when `signal` aborts (at once if it has). */

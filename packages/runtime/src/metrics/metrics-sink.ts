@@ -35,7 +35,7 @@ export interface HistogramDefinition extends MetricDefinition {
  * Each `collect` given for one name runs (many queues measure their own series of one gauge).
  */
 export interface GaugeDefinition extends MetricDefinition {
-  collect?: (gauge: Gauge) => void;
+  collect?: ((gauge: Gauge) => void) | undefined;
 }
 
 /**

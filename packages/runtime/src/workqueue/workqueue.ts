@@ -8,13 +8,13 @@ import { workqueueMetrics, type WorkqueueMetrics } from './workqueue-metrics.js'
 /** WorkqueueOptions configure a {@link Workqueue}. */
 export interface WorkqueueOptions<K> {
   /** name labels the queue's metrics (`workqueue_depth{name="…"}`); without one nothing is recorded. */
-  name?: string;
+  name?: string | undefined;
   /** rateLimiter spaces the retries of `addRateLimited` (default {@link defaultControllerRateLimiter}). */
-  rateLimiter?: WorkqueueRateLimiter<K>;
+  rateLimiter?: WorkqueueRateLimiter<K> | undefined;
   /** metrics receives the queue's metrics when it has a `name` (default: none). */
-  metrics?: MetricsSink;
+  metrics?: MetricsSink | undefined;
   /** clock times delays and metrics (default: the system clock; its timers keep the process alive). */
-  clock?: Clock;
+  clock?: Clock | undefined;
 }
 
 type Waiter<K> = (key: K | undefined) => void;

@@ -16,13 +16,13 @@ export const TOKEN_FILE_REFRESH_LEEWAY_MS = 10_000;
 /** CachedTokenFileOptions configure {@link CachedTokenFile}. */
 export interface CachedTokenFileOptions {
   /** refreshIntervalMs is how long a read token is used before the file is read again. */
-  refreshIntervalMs?: number;
+  refreshIntervalMs?: number | undefined;
   /** refreshLeewayMs is subtracted from the interval (client-go: 10 s). */
-  refreshLeewayMs?: number;
+  refreshLeewayMs?: number | undefined;
   /** now returns the current time in ms; tests pass a fake clock. */
-  now?: () => number;
+  now?: (() => number) | undefined;
   /** readFile reads the file (tests substitute it); default node:fs/promises readFile. */
-  readFile?: (path: string) => Promise<string>;
+  readFile?: ((path: string) => Promise<string>) | undefined;
 }
 
 /**

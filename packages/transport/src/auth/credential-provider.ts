@@ -12,16 +12,16 @@ export interface ClientCertificate {
  */
 export interface Credentials {
   /** authorization is the whole header value, e.g. `Bearer abc` or `Basic dXNlcjpwYXNz`. */
-  authorization?: string;
+  authorization?: string | undefined;
   /** clientCertificate is presented on TLS connections opened after these credentials were issued. */
-  clientCertificate?: ClientCertificate;
+  clientCertificate?: ClientCertificate | undefined;
   /** expiresAt is when the credentials stop being valid; absent means until rejected. */
-  expiresAt?: Date;
+  expiresAt?: Date | undefined;
 }
 
 /** CredentialRequest is the per-call context of {@link CredentialProvider.getCredentials}. */
 export interface CredentialRequest {
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
 }
 
 /**
@@ -61,7 +61,7 @@ export interface CredentialProviderContext {
    * configuration (@k/config's `authProviderPersisterFor(config)` for a kubeconfig file), as
    * client-go's clientcmd injects `AuthConfigPersister`. Absent: nothing is written back.
    */
-  persistAuthProviderConfig?: (config: Map<string, string>) => Promise<void>;
+  persistAuthProviderConfig?: ((config: Map<string, string>) => Promise<void>) | undefined;
 }
 
 /**

@@ -20,11 +20,11 @@ import {
 /** TokenCredentialProviderOptions configure the token provider (tests shorten the interval). */
 export interface TokenCredentialProviderOptions {
   /** token is the static bearer token (kubeconfig `token`). */
-  token?: string;
+  token?: string | undefined;
   /** tokenFile is the file holding the token (kubeconfig `tokenFile`); it wins over `token`. */
-  tokenFile?: string;
+  tokenFile?: string | undefined;
   /** tokenFileOptions set the re-read interval, clock and reader of the token file. */
-  tokenFileOptions?: CachedTokenFileOptions;
+  tokenFileOptions?: CachedTokenFileOptions | undefined;
 }
 
 /**

@@ -23,12 +23,12 @@ export const EXEC_INFO_ENV_VAR = 'KUBERNETES_EXEC_INFO';
  */
 export interface ExecCluster {
   server: string;
-  'tls-server-name'?: string;
-  'insecure-skip-tls-verify'?: boolean;
+  'tls-server-name'?: string | undefined;
+  'insecure-skip-tls-verify'?: boolean | undefined;
   /** certificate-authority-data is base64 of the CA bundle (read from the CA file if only a path is set). */
-  'certificate-authority-data'?: string;
-  'proxy-url'?: string;
-  'disable-compression'?: boolean;
+  'certificate-authority-data'?: string | undefined;
+  'proxy-url'?: string | undefined;
+  'disable-compression'?: boolean | undefined;
   /** config is the cluster's `client.authentication.k8s.io/exec` extension, as written. */
   config?: unknown;
 }
@@ -37,7 +37,7 @@ export interface ExecCluster {
 export interface ExecCredentialRequest {
   kind: 'ExecCredential';
   apiVersion: string;
-  spec: { cluster?: ExecCluster; interactive: boolean };
+  spec: { cluster?: ExecCluster | undefined; interactive: boolean };
 }
 
 /**

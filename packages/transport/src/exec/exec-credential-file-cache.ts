@@ -21,7 +21,7 @@ export interface ExecCredentialFileCacheOptions {
    * userId is the user who must own the directory and the files (default: this process's
    * user). Not checked on Windows.
    */
-  userId?: number;
+  userId?: number | undefined;
 }
 
 interface CacheFileContent {

@@ -46,27 +46,27 @@ export interface ExecCredentialProviderOptions {
    * plugin's process tree is killed and `ERR_TRANSPORT_EXEC_TIMEOUT` thrown. 0 waits forever, as client-go,
    * and so does `Infinity` or anything longer than a Node timer holds (2^31-1 ms, ~24.8 days).
    */
-  timeoutMs?: number;
+  timeoutMs?: number | undefined;
   /**
    * expiryLeewayMs renews a credential this long before its `expirationTimestamp` (default
    * {@link DEFAULT_EXEC_EXPIRY_LEEWAY_MS}), so a token does not expire while a request is in
    * flight. client-go has none (0 restores its `now > expiry` rule).
    */
-  expiryLeewayMs?: number;
+  expiryLeewayMs?: number | undefined;
   /**
    * cacheDirectory turns on the cross-process credential cache in that directory (see
    * {@link ExecCredentialFileCache}). Default: `$K_EXEC_CREDENTIAL_CACHE_DIR`, else off; `null`
    * turns it off even when the variable is set.
    */
-  cacheDirectory?: string | null;
+  cacheDirectory?: string | null | undefined;
   /** stderr receives plugins' stderr (default `process.stderr`; null keeps it captured only). */
-  stderr?: NodeJS.WritableStream | null;
+  stderr?: NodeJS.WritableStream | null | undefined;
   /** isTerminal reports whether standard input is a terminal (default `process.stdin.isTTY`). */
-  isTerminal?: () => boolean;
+  isTerminal?: (() => boolean) | undefined;
   /** stdinUnavailable says the program uses standard input itself (client-go's StdinUnavailable). */
-  stdinUnavailable?: boolean | string;
+  stdinUnavailable?: boolean | string | undefined;
   /** environment is the parent environment plugins inherit (default `process.env`, read per run). */
-  environment?: NodeJS.ProcessEnv;
+  environment?: NodeJS.ProcessEnv | undefined;
 }
 
 /**

@@ -10,9 +10,9 @@ export interface AuthInterceptorOptions {
    * onClientCertificate receives the client certificate of the credentials a request is about to
    * be sent with, before it is dispatched, so the connection it goes out on presents it.
    */
-  onClientCertificate?: (certificate: ClientCertificate) => void;
+  onClientCertificate?: ((certificate: ClientCertificate) => void) | undefined;
   /** maxBufferedUnauthorizedBytes bounds the 401 body held back while deciding on a replay. */
-  maxBufferedUnauthorizedBytes?: number;
+  maxBufferedUnauthorizedBytes?: number | undefined;
 }
 
 /**

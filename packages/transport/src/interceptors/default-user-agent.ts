@@ -12,12 +12,12 @@ const GO_ARCH: Readonly<Record<string, string>> = {
 /** UserAgentOptions say who is calling: the whole header, or an application name to append. */
 export interface UserAgentOptions {
   /** userAgent replaces the default user agent entirely. */
-  userAgent?: string;
+  userAgent?: string | undefined;
   /** appName is appended to the default user agent: `k/0.1.0 (linux/amd64) <appName>`. */
-  appName?: string;
+  appName?: string | undefined;
   /** platform and arch default to the running process's (tests pin them). */
-  platform?: string;
-  arch?: string;
+  platform?: string | undefined;
+  arch?: string | undefined;
 }
 
 /**

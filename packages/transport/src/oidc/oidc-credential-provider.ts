@@ -48,14 +48,14 @@ export interface OidcCredentialProviderOptions {
    * `authProviderPersisterFor(config)` writes into the kubeconfig file the user came from).
    * Without either, refreshed tokens live in memory only (client-go's no-op persister).
    */
-  persist?: (config: Map<string, string>) => Promise<void>;
+  persist?: ((config: Map<string, string>) => Promise<void>) | undefined;
   /** dispatcher sends discovery and token requests (default: an undici agent with the IdP CA). */
-  dispatcher?: Dispatcher;
+  dispatcher?: Dispatcher | undefined;
   /**
    * requestTimeoutMs bounds each request to the identity provider (default 30 000); 0, and
    * anything longer than a Node timer holds (2^31-1 ms, ~24.8 days), means no timeout.
    */
-  requestTimeoutMs?: number;
+  requestTimeoutMs?: number | undefined;
 }
 
 /**

@@ -18,7 +18,7 @@ import { OidcError } from '../errors.js';
 export interface RefreshIdTokenOptions {
   issuer: string;
   clientId: string;
-  clientSecret?: string;
+  clientSecret?: string | undefined;
   refreshToken: string;
   /** dispatcher sends the requests (it carries the IdP's CA and proxy settings). */
   dispatcher: Dispatcher;
@@ -26,15 +26,15 @@ export interface RefreshIdTokenOptions {
    * timeoutMs bounds each request (default 30 000); 0, and anything longer than a Node timer
    * holds (2^31-1 ms, ~24.8 days), means no timeout.
    */
-  timeoutMs?: number;
-  signal?: AbortSignal;
+  timeoutMs?: number | undefined;
+  signal?: AbortSignal | undefined;
 }
 
 /** RefreshedTokens is what the token endpoint returned. */
 export interface RefreshedTokens {
   idToken: string;
   /** refreshToken is set when the server returned one (it may equal the old one). */
-  refreshToken?: string;
+  refreshToken?: string | undefined;
 }
 
 const MAX_BODY_BYTES = 1024 * 1024;

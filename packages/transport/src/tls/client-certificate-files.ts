@@ -13,8 +13,8 @@ const CLIENT_CERTIFICATE_RELOAD_INTERVAL_MS = 1_000;
 
 /** ClientCertificateFilesOptions configure {@link ClientCertificateFiles}. */
 export interface ClientCertificateFilesOptions {
-  reloadIntervalMs?: number;
-  now?: () => number;
+  reloadIntervalMs?: number | undefined;
+  now?: (() => number) | undefined;
 }
 
 /**

@@ -21,11 +21,11 @@ import {
  */
 export interface TlsOptions {
   /** ca is PEM; when set it is the only trust root, as in client-go. */
-  ca?: string;
-  serverName?: string;
+  ca?: string | undefined;
+  serverName?: string | undefined;
   insecure: boolean;
-  clientCertificate?: ClientCertificate;
-  clientCertificateFiles?: ClientCertificateFiles;
+  clientCertificate?: ClientCertificate | undefined;
+  clientCertificateFiles?: ClientCertificateFiles | undefined;
   /** identity distinguishes TLS settings without holding any of their secrets. */
   identity: string;
 }

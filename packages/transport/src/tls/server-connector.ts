@@ -25,15 +25,15 @@ const DEFAULT_TCP_KEEP_ALIVE_MS = 30_000;
 export interface ServerConnectorOptions {
   tls: TlsOptions;
   /** providerCertificate is a client certificate from the credential provider (e.g. exec). */
-  providerCertificate?: ClientCertificate;
+  providerCertificate?: ClientCertificate | undefined;
   /** proxy, when set, is tunnelled through (http/https CONNECT, or SOCKS5). */
-  proxy?: URL;
+  proxy?: URL | undefined;
   /**
    * connectTimeoutMs bounds connecting, tunnelling and the TLS handshake (default
    * {@link DEFAULT_CONNECT_TIMEOUT_MS}); 0, and anything longer than a Node timer holds
    * (2^31-1 ms, ~24.8 days), means no timeout.
    */
-  connectTimeoutMs?: number;
+  connectTimeoutMs?: number | undefined;
 }
 
 type Connector = buildConnector.connector;

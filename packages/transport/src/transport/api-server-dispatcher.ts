@@ -18,7 +18,7 @@ export interface ApiServerDispatcher extends Dispatcher {
 /** ApiServerDispatcherOptions configure {@link apiServerDispatcher}. */
 export interface ApiServerDispatcherOptions {
   /** defaultNamespace is the namespace clients use when a call names none (default `default`). */
-  defaultNamespace?: string;
+  defaultNamespace?: string | undefined;
 }
 
 class BoundDispatcher extends BaseDispatcher implements ApiServerDispatcher {

@@ -20,11 +20,11 @@ export const DEFAULT_KEEP_ALIVE_TIMEOUT_MS = 60_000;
  */
 export interface PoolSettings {
   /** keepAliveTimeoutMs is the idle time after which a connection is closed. */
-  keepAliveTimeoutMs?: number;
+  keepAliveTimeoutMs?: number | undefined;
   /** maxConnections caps the pool's concurrent connections; default unlimited (as Go). */
-  maxConnections?: number;
+  maxConnections?: number | undefined;
   /** connectTimeoutMs bounds connecting, tunnelling and the TLS handshake. */
-  connectTimeoutMs?: number;
+  connectTimeoutMs?: number | undefined;
 }
 
 /**
@@ -37,8 +37,8 @@ export interface PoolSettings {
 export interface PoolIdentity {
   origin: string;
   tls: TlsOptions;
-  providerCertificate?: ClientCertificate;
-  proxy?: URL;
+  providerCertificate?: ClientCertificate | undefined;
+  proxy?: URL | undefined;
   disableCompression: boolean;
   settings: PoolSettings;
 }

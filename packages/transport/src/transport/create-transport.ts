@@ -44,22 +44,22 @@ export interface TransportOptions extends PoolSettings {
    * ones (token, basic, exec, oidc); a kind may be there once (a second is an error). With DI,
    * `registerTransport` passes everything registered under `CREDENTIAL_PROVIDER_FACTORY`.
    */
-  credentialProviderFactories?: readonly CredentialProviderFactory[];
+  credentialProviderFactories?: readonly CredentialProviderFactory[] | undefined;
   /**
    * builtinCredentialProviders `false` leaves out {@link builtinCredentialProviderFactories}, so
    * your plugins are the only ones (e.g. to replace the exec or oidc plugin). Default `true`.
    */
-  builtinCredentialProviders?: boolean;
+  builtinCredentialProviders?: boolean | undefined;
   /** userAgent replaces the default `k/<version> (<os>/<arch>)` user agent. */
-  userAgent?: string;
+  userAgent?: string | undefined;
   /** appName is appended to the default user agent. */
-  appName?: string;
+  appName?: string | undefined;
   /** environment is where `HTTPS_PROXY`, `HTTP_PROXY` and `NO_PROXY` are read (default `process.env`). */
-  environment?: NodeJS.ProcessEnv;
+  environment?: NodeJS.ProcessEnv | undefined;
   /** connectionPools is the pool cache (default: the process-wide {@link sharedConnectionPools}). */
-  connectionPools?: ConnectionPools;
+  connectionPools?: ConnectionPools | undefined;
   /** now is the clock handed to credential providers (default `Date.now`). */
-  now?: () => number;
+  now?: (() => number) | undefined;
   /**
    * persistAuthProviderConfig is handed to auth-provider plugins that refresh tokens (OIDC), to
    * write them back. @k/transport writes no files: pass @k/config's
@@ -68,14 +68,14 @@ export interface TransportOptions extends PoolSettings {
    */
   persistAuthProviderConfig?: CredentialProviderContext['persistAuthProviderConfig'];
   /** clientCertificateReloadIntervalMs is how often rotating cert/key files may be re-read (1 s). */
-  clientCertificateReloadIntervalMs?: number;
+  clientCertificateReloadIntervalMs?: number | undefined;
   /**
    * interceptors are user interceptors placed at their named positions of the stack (see
    * {@link TransportInterceptor}; the resolved order is `transport.stack`). Names are unique and
    * not those of built-in layers. With DI, `registerTransport` adds everything registered under
    * `TRANSPORT_INTERCEPTOR` after these. Default: none (the stack is the built-ins alone).
    */
-  interceptors?: readonly TransportInterceptor[];
+  interceptors?: readonly TransportInterceptor[] | undefined;
 }
 
 /**

@@ -69,5 +69,5 @@ export interface TransportInterceptor {
   readonly position: TransportInterceptorPosition;
   readonly interceptor: Dispatcher.DispatcherComposeInterceptor;
   /** priority orders interceptors within the position (default `'normal'`). */
-  readonly priority?: TransportInterceptorPriority;
+  readonly priority?: TransportInterceptorPriority | undefined;
 }

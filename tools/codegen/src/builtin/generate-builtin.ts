@@ -8,6 +8,7 @@ import {
   groupVersionProperty,
   groupVersionTypeName,
   ModuleReferences,
+  pluralKindName,
   propertyKey,
   resourceMethodName,
   tsString,
@@ -167,6 +168,8 @@ function typesModule(
 interface ResourceEntry {
   method: string;
   constant: string;
+  /** client names the type of the resource's client: k-gen's rule, `<plural kind>Client`. */
+  client: string;
   resource: APIResourceDiscovery;
   kind: string;
   type: ReferencedType;
@@ -232,6 +235,7 @@ function indexModule(
     entries.push({
       method,
       constant: `${method}Resource`,
+      client: `${pluralKindName(kind, resource.resource)}Client`,
       resource,
       kind,
       type: schemaLocation(schemaName),
@@ -248,20 +252,27 @@ function indexModule(
   const interfaceName = groupVersionTypeName(group, version);
   const constant = groupVersionConstant(group, version);
   let descriptors = '';
+  let clients = '';
   let members = '';
+  const clientNames = new Set<string>();
   for (const entry of entries) {
     const scope = entry.resource.scope === 'Namespaced' ? 'namespaced' : 'cluster-scoped';
     descriptors += `\n/** ${entry.constant} describes \`${entry.resource.resource}\` (${entry.kind}, ${scope}) as discovery lists it. */\n`;
     descriptors += `export const ${entry.constant} = ${descriptorLiteral(group, version, entry)} as const satisfies ResourceDescriptor;\n`;
     const typeName = references.use(entry.type);
     const listType = entry.list ? `, ${references.use(entry.list)}` : '';
-    const client = `ResourceClientFor<typeof ${entry.constant}, ${typeName}${listType}>`;
+    if (clientNames.has(entry.client) || entry.client === typeName) {
+      throw new Error(`${title}: two types are named ${entry.client}`);
+    }
+    clientNames.add(entry.client);
+    clients += `\n/** ${entry.client} is the typed client of ${entry.kind} objects (\`${entry.resource.resource}\`, ${scope}): what \`${interfaceName}.${entry.method}\` returns. */\n`;
+    clients += `export type ${entry.client} = ResourceClientFor<typeof ${entry.constant}, ${typeName}${listType}>;\n`;
     if (entry.resource.scope === 'Namespaced') {
       members += `  /** ${entry.method} returns the client of ${entry.kind} objects in \`namespace\` (none: the context's; \`''\`: every namespace, for list and watch). */\n`;
-      members += `  ${entry.method}(namespace?: string): ${client};\n`;
+      members += `  ${entry.method}(namespace?: string): ${entry.client};\n`;
     } else {
       members += `  /** ${entry.method} returns the client of ${entry.kind} objects (cluster-scoped). */\n`;
-      members += `  ${entry.method}(): ${client};\n`;
+      members += `  ${entry.method}(): ${entry.client};\n`;
     }
   }
   const gvText = group === '' ? version : `${group}/${version}`;
@@ -274,6 +285,7 @@ function indexModule(
   );
   text += `\nexport type * from './types.js';\n`;
   text += descriptors;
+  text += clients;
   text += `\n/** ${interfaceName} is the typed client of ${gvText}: one method per resource, with the verbs discovery lists. */\n`;
   text += `export interface ${interfaceName} {\n${members}}\n`;
   text += `\n/** ${constant} defines ${gvText}: its resources by method name. */\n`;

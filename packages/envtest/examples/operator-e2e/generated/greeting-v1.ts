@@ -4,12 +4,12 @@ import { ResourceClient, type ListMeta, type ObjectMeta, type ResourceClientFor,
 
 /** Greeting is a message the greeting operator publishes as a ConfigMap. */
 export interface Greeting {
-  apiVersion?: 'k.example/v1';
-  kind?: 'Greeting';
+  apiVersion?: 'k.example/v1' | undefined;
+  kind?: 'Greeting' | undefined;
   /** Standard object's metadata. */
-  metadata?: ObjectMeta;
+  metadata?: ObjectMeta | undefined;
   spec: GreetingSpec;
-  status?: GreetingStatus;
+  status?: GreetingStatus | undefined;
 }
 
 export interface GreetingSpec {
@@ -19,16 +19,16 @@ export interface GreetingSpec {
 
 export interface GreetingStatus {
   /** ConfigMap names the ConfigMap that holds the message. */
-  configMap?: string;
+  configMap?: string | undefined;
   /** ObservedGeneration is the generation the ConfigMap was written for. */
-  observedGeneration?: number;
+  observedGeneration?: number | undefined;
 }
 
 /** GreetingList is a list of Greeting objects. */
 export interface GreetingList {
-  apiVersion?: 'k.example/v1';
-  kind?: 'GreetingList';
-  metadata?: ListMeta;
+  apiVersion?: 'k.example/v1' | undefined;
+  kind?: 'GreetingList' | undefined;
+  metadata?: ListMeta | undefined;
   items: Greeting[];
 }
 

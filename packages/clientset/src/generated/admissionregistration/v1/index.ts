@@ -81,20 +81,38 @@ export const validatingWebhookConfigurationsResource = {
   categories: ['api-extensions'],
 } as const satisfies ResourceDescriptor;
 
+/** MutatingAdmissionPoliciesClient is the typed client of MutatingAdmissionPolicy objects (`mutatingadmissionpolicies`, cluster-scoped): what `AdmissionregistrationV1Client.mutatingAdmissionPolicies` returns. */
+export type MutatingAdmissionPoliciesClient = ResourceClientFor<typeof mutatingAdmissionPoliciesResource, MutatingAdmissionPolicy, MutatingAdmissionPolicyList>;
+
+/** MutatingAdmissionPolicyBindingsClient is the typed client of MutatingAdmissionPolicyBinding objects (`mutatingadmissionpolicybindings`, cluster-scoped): what `AdmissionregistrationV1Client.mutatingAdmissionPolicyBindings` returns. */
+export type MutatingAdmissionPolicyBindingsClient = ResourceClientFor<typeof mutatingAdmissionPolicyBindingsResource, MutatingAdmissionPolicyBinding, MutatingAdmissionPolicyBindingList>;
+
+/** MutatingWebhookConfigurationsClient is the typed client of MutatingWebhookConfiguration objects (`mutatingwebhookconfigurations`, cluster-scoped): what `AdmissionregistrationV1Client.mutatingWebhookConfigurations` returns. */
+export type MutatingWebhookConfigurationsClient = ResourceClientFor<typeof mutatingWebhookConfigurationsResource, MutatingWebhookConfiguration, MutatingWebhookConfigurationList>;
+
+/** ValidatingAdmissionPoliciesClient is the typed client of ValidatingAdmissionPolicy objects (`validatingadmissionpolicies`, cluster-scoped): what `AdmissionregistrationV1Client.validatingAdmissionPolicies` returns. */
+export type ValidatingAdmissionPoliciesClient = ResourceClientFor<typeof validatingAdmissionPoliciesResource, ValidatingAdmissionPolicy, ValidatingAdmissionPolicyList>;
+
+/** ValidatingAdmissionPolicyBindingsClient is the typed client of ValidatingAdmissionPolicyBinding objects (`validatingadmissionpolicybindings`, cluster-scoped): what `AdmissionregistrationV1Client.validatingAdmissionPolicyBindings` returns. */
+export type ValidatingAdmissionPolicyBindingsClient = ResourceClientFor<typeof validatingAdmissionPolicyBindingsResource, ValidatingAdmissionPolicyBinding, ValidatingAdmissionPolicyBindingList>;
+
+/** ValidatingWebhookConfigurationsClient is the typed client of ValidatingWebhookConfiguration objects (`validatingwebhookconfigurations`, cluster-scoped): what `AdmissionregistrationV1Client.validatingWebhookConfigurations` returns. */
+export type ValidatingWebhookConfigurationsClient = ResourceClientFor<typeof validatingWebhookConfigurationsResource, ValidatingWebhookConfiguration, ValidatingWebhookConfigurationList>;
+
 /** AdmissionregistrationV1Client is the typed client of admissionregistration.k8s.io/v1: one method per resource, with the verbs discovery lists. */
 export interface AdmissionregistrationV1Client {
   /** mutatingAdmissionPolicies returns the client of MutatingAdmissionPolicy objects (cluster-scoped). */
-  mutatingAdmissionPolicies(): ResourceClientFor<typeof mutatingAdmissionPoliciesResource, MutatingAdmissionPolicy, MutatingAdmissionPolicyList>;
+  mutatingAdmissionPolicies(): MutatingAdmissionPoliciesClient;
   /** mutatingAdmissionPolicyBindings returns the client of MutatingAdmissionPolicyBinding objects (cluster-scoped). */
-  mutatingAdmissionPolicyBindings(): ResourceClientFor<typeof mutatingAdmissionPolicyBindingsResource, MutatingAdmissionPolicyBinding, MutatingAdmissionPolicyBindingList>;
+  mutatingAdmissionPolicyBindings(): MutatingAdmissionPolicyBindingsClient;
   /** mutatingWebhookConfigurations returns the client of MutatingWebhookConfiguration objects (cluster-scoped). */
-  mutatingWebhookConfigurations(): ResourceClientFor<typeof mutatingWebhookConfigurationsResource, MutatingWebhookConfiguration, MutatingWebhookConfigurationList>;
+  mutatingWebhookConfigurations(): MutatingWebhookConfigurationsClient;
   /** validatingAdmissionPolicies returns the client of ValidatingAdmissionPolicy objects (cluster-scoped). */
-  validatingAdmissionPolicies(): ResourceClientFor<typeof validatingAdmissionPoliciesResource, ValidatingAdmissionPolicy, ValidatingAdmissionPolicyList>;
+  validatingAdmissionPolicies(): ValidatingAdmissionPoliciesClient;
   /** validatingAdmissionPolicyBindings returns the client of ValidatingAdmissionPolicyBinding objects (cluster-scoped). */
-  validatingAdmissionPolicyBindings(): ResourceClientFor<typeof validatingAdmissionPolicyBindingsResource, ValidatingAdmissionPolicyBinding, ValidatingAdmissionPolicyBindingList>;
+  validatingAdmissionPolicyBindings(): ValidatingAdmissionPolicyBindingsClient;
   /** validatingWebhookConfigurations returns the client of ValidatingWebhookConfiguration objects (cluster-scoped). */
-  validatingWebhookConfigurations(): ResourceClientFor<typeof validatingWebhookConfigurationsResource, ValidatingWebhookConfiguration, ValidatingWebhookConfigurationList>;
+  validatingWebhookConfigurations(): ValidatingWebhookConfigurationsClient;
 }
 
 /** ADMISSIONREGISTRATION_V1 defines admissionregistration.k8s.io/v1: its resources by method name. */

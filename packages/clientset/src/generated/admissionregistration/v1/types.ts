@@ -34,7 +34,7 @@ export interface ApplyConfiguration {
    *
    * Only property names of the form `[a-zA-Z_.-/][a-zA-Z0-9_.-/]*` are accessible. Required.
    */
-  expression?: string;
+  expression?: string | undefined;
 }
 
 /** AuditAnnotation describes how to produce an audit annotation for an API request. */
@@ -129,7 +129,7 @@ export interface JSONPatch {
    *
    * Only property names of the form `[a-zA-Z_.-/][a-zA-Z0-9_.-/]*` are accessible. Required.
    */
-  expression?: string;
+  expression?: string | undefined;
 }
 
 /**
@@ -163,7 +163,7 @@ export interface MatchResources {
   /**
    * excludeResourceRules describes what operations on what resources/subresources the ValidatingAdmissionPolicy should not care about. The exclude rules take precedence over include rules (if a resource matches both, it is excluded)
    */
-  excludeResourceRules?: NamedRuleWithOperations[];
+  excludeResourceRules?: NamedRuleWithOperations[] | undefined;
   /**
    * matchPolicy defines how the "MatchResources" list is used to match incoming requests. Allowed values are "Exact" or "Equivalent".
    *
@@ -177,7 +177,7 @@ export interface MatchResources {
    *  - `"Equivalent"` means requests should be sent to the webhook if they modify a resource listed in rules via another API group or version.
    *  - `"Exact"` means requests should only be sent to the webhook if they exactly match a given rule.
    */
-  matchPolicy?: 'Equivalent' | 'Exact';
+  matchPolicy?: 'Equivalent' | 'Exact' | undefined;
   /**
    * namespaceSelector decides whether to run the admission control policy on an object based on whether the namespace for that object matches the selector. If the object itself is a namespace, the matching is performed on object.metadata.labels. If the object is another cluster scoped resource, it never skips the policy.
    *
@@ -211,15 +211,15 @@ export interface MatchResources {
    *
    * Default to the empty LabelSelector, which matches everything.
    */
-  namespaceSelector?: LabelSelector;
+  namespaceSelector?: LabelSelector | undefined;
   /**
    * objectSelector decides whether to run the validation based on if the object has matching labels. objectSelector is evaluated against both the oldObject and newObject that would be sent to the cel validation, and is considered to match if either object matches the selector. A null object (oldObject in the case of create, or newObject in the case of delete) or an object that cannot have labels (like a DeploymentRollback or a PodProxyOptions object) is not considered to match. Use the object selector only if the webhook is opt-in, because end users may skip the admission webhook by setting the labels. Default to the empty LabelSelector, which matches everything.
    */
-  objectSelector?: LabelSelector;
+  objectSelector?: LabelSelector | undefined;
   /**
    * resourceRules describes what operations on what resources/subresources the ValidatingAdmissionPolicy matches. The policy cares about an operation if it matches _any_ Rule.
    */
-  resourceRules?: NamedRuleWithOperations[];
+  resourceRules?: NamedRuleWithOperations[] | undefined;
 }
 
 /**
@@ -229,17 +229,17 @@ export interface MutatingAdmissionPolicy {
   /**
    * APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
    */
-  apiVersion?: 'admissionregistration.k8s.io/v1';
+  apiVersion?: 'admissionregistration.k8s.io/v1' | undefined;
   /**
    * Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
    */
-  kind?: 'MutatingAdmissionPolicy';
+  kind?: 'MutatingAdmissionPolicy' | undefined;
   /**
    * metadata is the standard object metadata; More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata.
    */
-  metadata?: ObjectMeta;
+  metadata?: ObjectMeta | undefined;
   /** spec defines the desired behavior of the MutatingAdmissionPolicy. */
-  spec?: MutatingAdmissionPolicySpec;
+  spec?: MutatingAdmissionPolicySpec | undefined;
 }
 
 /**
@@ -253,17 +253,17 @@ export interface MutatingAdmissionPolicyBinding {
   /**
    * APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
    */
-  apiVersion?: 'admissionregistration.k8s.io/v1';
+  apiVersion?: 'admissionregistration.k8s.io/v1' | undefined;
   /**
    * Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
    */
-  kind?: 'MutatingAdmissionPolicyBinding';
+  kind?: 'MutatingAdmissionPolicyBinding' | undefined;
   /**
    * metadata is the standard object metadata; More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata.
    */
-  metadata?: ObjectMeta;
+  metadata?: ObjectMeta | undefined;
   /** spec defines the desired behavior of the MutatingAdmissionPolicyBinding. */
-  spec?: MutatingAdmissionPolicyBindingSpec;
+  spec?: MutatingAdmissionPolicyBindingSpec | undefined;
 }
 
 /** MutatingAdmissionPolicyBindingList is a list of MutatingAdmissionPolicyBinding. */
@@ -271,17 +271,17 @@ export interface MutatingAdmissionPolicyBindingList {
   /**
    * APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
    */
-  apiVersion?: 'admissionregistration.k8s.io/v1';
+  apiVersion?: 'admissionregistration.k8s.io/v1' | undefined;
   /** List of PolicyBinding. */
   items: MutatingAdmissionPolicyBinding[];
   /**
    * Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
    */
-  kind?: 'MutatingAdmissionPolicyBindingList';
+  kind?: 'MutatingAdmissionPolicyBindingList' | undefined;
   /**
    * metadata is the standard list metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
    */
-  metadata?: ListMeta;
+  metadata?: ListMeta | undefined;
 }
 
 /**
@@ -291,15 +291,15 @@ export interface MutatingAdmissionPolicyBindingSpec {
   /**
    * matchResources limits what resources match this binding and may be mutated by it. Note that if matchResources matches a resource, the resource must also match a policy's matchConstraints and matchConditions before the resource may be mutated. When matchResources is unset, it does not constrain resource matching, and only the policy's matchConstraints and matchConditions must match for the resource to be mutated. Additionally, matchResources.resourceRules are optional and do not constraint matching when unset. Note that this is differs from MutatingAdmissionPolicy matchConstraints, where resourceRules are required. The CREATE, UPDATE and CONNECT operations are allowed.  The DELETE operation may not be matched. '*' matches CREATE, UPDATE and CONNECT.
    */
-  matchResources?: MatchResources;
+  matchResources?: MatchResources | undefined;
   /**
    * paramRef specifies the parameter resource used to configure the admission control policy. It should point to a resource of the type specified in spec.ParamKind of the bound MutatingAdmissionPolicy. If the policy specifies a ParamKind and the resource referred to by ParamRef does not exist, this binding is considered mis-configured and the FailurePolicy of the MutatingAdmissionPolicy applied. If the policy does not specify a ParamKind then this field is ignored, and the rules are evaluated without a param.
    */
-  paramRef?: ParamRef;
+  paramRef?: ParamRef | undefined;
   /**
    * policyName references a MutatingAdmissionPolicy name which the MutatingAdmissionPolicyBinding binds to. If the referenced resource does not exist, this binding is considered invalid and will be ignored Required.
    */
-  policyName?: string;
+  policyName?: string | undefined;
 }
 
 /** MutatingAdmissionPolicyList is a list of MutatingAdmissionPolicy. */
@@ -307,17 +307,17 @@ export interface MutatingAdmissionPolicyList {
   /**
    * APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
    */
-  apiVersion?: 'admissionregistration.k8s.io/v1';
+  apiVersion?: 'admissionregistration.k8s.io/v1' | undefined;
   /** List of ValidatingAdmissionPolicy. */
   items: MutatingAdmissionPolicy[];
   /**
    * Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
    */
-  kind?: 'MutatingAdmissionPolicyList';
+  kind?: 'MutatingAdmissionPolicyList' | undefined;
   /**
    * metadata is the standard list metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
    */
-  metadata?: ListMeta;
+  metadata?: ListMeta | undefined;
 }
 
 /** MutatingAdmissionPolicySpec defines the desired behavior of the admission policy. */
@@ -335,7 +335,7 @@ export interface MutatingAdmissionPolicySpec {
    *  - `"Fail"` means that an error calling the webhook causes the admission to fail.
    *  - `"Ignore"` means that an error calling the webhook is ignored.
    */
-  failurePolicy?: 'Fail' | 'Ignore';
+  failurePolicy?: 'Fail' | 'Ignore' | undefined;
   /**
    * matchConditions is a list of conditions that must be met for a request to be validated. Match conditions filter requests that have already been matched by the matchConstraints. An empty list of matchConditions matches all requests. There are a maximum of 64 match conditions allowed.
    *
@@ -348,19 +348,19 @@ export interface MutatingAdmissionPolicySpec {
    *      - If failurePolicy=Fail, reject the request
    *      - If failurePolicy=Ignore, the policy is skipped
    */
-  matchConditions?: MatchCondition[];
+  matchConditions?: MatchCondition[] | undefined;
   /**
    * matchConstraints specifies what resources this policy is designed to validate. The MutatingAdmissionPolicy cares about a request if it matches _all_ Constraints. However, in order to prevent clusters from being put into an unstable state that cannot be recovered from via the API MutatingAdmissionPolicy cannot match MutatingAdmissionPolicy and MutatingAdmissionPolicyBinding. The CREATE, UPDATE and CONNECT operations are allowed.  The DELETE operation may not be matched. '*' matches CREATE, UPDATE and CONNECT. Required.
    */
-  matchConstraints?: MatchResources;
+  matchConstraints?: MatchResources | undefined;
   /**
    * mutations contain operations to perform on matching objects. mutations may not be empty; a minimum of one mutation is required. mutations are evaluated in order, and are reinvoked according to the reinvocationPolicy. The mutations of a policy are invoked for each binding of this policy and reinvocation of mutations occurs on a per binding basis.
    */
-  mutations?: Mutation[];
+  mutations?: Mutation[] | undefined;
   /**
    * paramKind specifies the kind of resources used to parameterize this policy. If absent, there are no parameters for this policy and the param CEL variable will not be provided to validation expressions. If paramKind refers to a non-existent kind, this policy definition is mis-configured and the FailurePolicy is applied. If paramKind is specified but paramRef is unset in MutatingAdmissionPolicyBinding, the params variable will be null.
    */
-  paramKind?: ParamKind;
+  paramKind?: ParamKind | undefined;
   /**
    * reinvocationPolicy indicates whether mutations may be called multiple times per MutatingAdmissionPolicyBinding as part of a single admission evaluation. Allowed values are "Never" and "IfNeeded".
    *
@@ -372,13 +372,13 @@ export interface MutatingAdmissionPolicySpec {
    *  - `"IfNeeded"` indicates that the mutation may be called at least one additional time as part of the admission evaluation if the object being admitted is modified by other admission plugins after the initial mutation call.
    *  - `"Never"` indicates that the mutation must not be called more than once in a single admission evaluation.
    */
-  reinvocationPolicy?: 'IfNeeded' | 'Never';
+  reinvocationPolicy?: 'IfNeeded' | 'Never' | undefined;
   /**
    * variables contain definitions of variables that can be used in composition of other expressions. Each variable is defined as a named CEL expression. The variables defined here will be available under `variables` in other expressions of the policy except matchConditions because matchConditions are evaluated before the rest of the policy.
    *
    * The expression of a variable can refer to other variables defined earlier in the list but not those after. Thus, variables must be sorted by the order of first appearance and acyclic.
    */
-  variables?: Variable[];
+  variables?: Variable[] | undefined;
 }
 
 /** MutatingWebhook describes an admission webhook and the resources and operations it applies to. */
@@ -396,7 +396,7 @@ export interface MutatingWebhook {
    *  - `"Fail"` means that an error calling the webhook causes the admission to fail.
    *  - `"Ignore"` means that an error calling the webhook is ignored.
    */
-  failurePolicy?: 'Fail' | 'Ignore';
+  failurePolicy?: 'Fail' | 'Ignore' | undefined;
   /**
    * matchConditions is a list of conditions that must be met for a request to be sent to this webhook. Match conditions filter requests that have already been matched by the rules, namespaceSelector, and objectSelector. An empty list of matchConditions matches all requests. There are a maximum of 64 match conditions allowed.
    *
@@ -407,7 +407,7 @@ export interface MutatingWebhook {
    *      - If failurePolicy=Fail, reject the request
    *      - If failurePolicy=Ignore, the error is ignored and the webhook is skipped
    */
-  matchConditions?: MatchCondition[];
+  matchConditions?: MatchCondition[] | undefined;
   /**
    * matchPolicy defines how the "rules" list is used to match incoming requests. Allowed values are "Exact" or "Equivalent".
    *
@@ -421,7 +421,7 @@ export interface MutatingWebhook {
    *  - `"Equivalent"` means requests should be sent to the webhook if they modify a resource listed in rules via another API group or version.
    *  - `"Exact"` means requests should only be sent to the webhook if they exactly match a given rule.
    */
-  matchPolicy?: 'Equivalent' | 'Exact';
+  matchPolicy?: 'Equivalent' | 'Exact' | undefined;
   /**
    * name is the name of the admission webhook. Name should be fully qualified, e.g., imagepolicy.kubernetes.io, where "imagepolicy" is the name of the webhook, and kubernetes.io is the name of the organization. Required.
    */
@@ -459,11 +459,11 @@ export interface MutatingWebhook {
    *
    * Default to the empty LabelSelector, which matches everything.
    */
-  namespaceSelector?: LabelSelector;
+  namespaceSelector?: LabelSelector | undefined;
   /**
    * objectSelector decides whether to run the webhook based on if the object has matching labels. objectSelector is evaluated against both the oldObject and newObject that would be sent to the webhook, and is considered to match if either object matches the selector. A null object (oldObject in the case of create, or newObject in the case of delete) or an object that cannot have labels (like a DeploymentRollback or a PodProxyOptions object) is not considered to match. Use the object selector only if the webhook is opt-in, because end users may skip the admission webhook by setting the labels. Default to the empty LabelSelector, which matches everything.
    */
-  objectSelector?: LabelSelector;
+  objectSelector?: LabelSelector | undefined;
   /**
    * reinvocationPolicy indicates whether this webhook should be called multiple times as part of a single admission evaluation. Allowed values are "Never" and "IfNeeded".
    *
@@ -477,11 +477,11 @@ export interface MutatingWebhook {
    *  - `"IfNeeded"` indicates that the mutation may be called at least one additional time as part of the admission evaluation if the object being admitted is modified by other admission plugins after the initial mutation call.
    *  - `"Never"` indicates that the mutation must not be called more than once in a single admission evaluation.
    */
-  reinvocationPolicy?: 'IfNeeded' | 'Never';
+  reinvocationPolicy?: 'IfNeeded' | 'Never' | undefined;
   /**
    * rules describes what operations on what resources/subresources the webhook cares about. The webhook cares about an operation if it matches _any_ Rule. However, in order to prevent ValidatingAdmissionWebhooks and MutatingAdmissionWebhooks from putting the cluster in a state which cannot be recovered from without completely disabling the plugin, ValidatingAdmissionWebhooks and MutatingAdmissionWebhooks are never called on admission requests for ValidatingWebhookConfiguration and MutatingWebhookConfiguration objects.
    */
-  rules?: RuleWithOperations[];
+  rules?: RuleWithOperations[] | undefined;
   /**
    * sideEffects states whether this webhook has side effects. Acceptable values are: None, NoneOnDryRun (webhooks created via v1beta1 may also specify Some or Unknown). Webhooks with side effects MUST implement a reconciliation system, since a request may be rejected by a future step in the admission chain and the side effects therefore need to be undone. Requests with the dryRun attribute will be auto-rejected if they match a webhook with sideEffects == Unknown or Some.
    *
@@ -495,7 +495,7 @@ export interface MutatingWebhook {
   /**
    * timeoutSeconds specifies the timeout for this webhook. After the timeout passes, the webhook call will be ignored or the API call will fail based on the failure policy. The timeout value must be between 1 and 30 seconds. Default to 10 seconds.
    */
-  timeoutSeconds?: number;
+  timeoutSeconds?: number | undefined;
 }
 
 /**
@@ -505,17 +505,17 @@ export interface MutatingWebhookConfiguration {
   /**
    * APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
    */
-  apiVersion?: 'admissionregistration.k8s.io/v1';
+  apiVersion?: 'admissionregistration.k8s.io/v1' | undefined;
   /**
    * Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
    */
-  kind?: 'MutatingWebhookConfiguration';
+  kind?: 'MutatingWebhookConfiguration' | undefined;
   /**
    * metadata is the standard object metadata; More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata.
    */
-  metadata?: ObjectMeta;
+  metadata?: ObjectMeta | undefined;
   /** webhooks is a list of webhooks and the affected resources and operations. */
-  webhooks?: MutatingWebhook[];
+  webhooks?: MutatingWebhook[] | undefined;
 }
 
 /** MutatingWebhookConfigurationList is a list of MutatingWebhookConfiguration. */
@@ -523,17 +523,17 @@ export interface MutatingWebhookConfigurationList {
   /**
    * APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
    */
-  apiVersion?: 'admissionregistration.k8s.io/v1';
+  apiVersion?: 'admissionregistration.k8s.io/v1' | undefined;
   /** List of MutatingWebhookConfiguration. */
   items: MutatingWebhookConfiguration[];
   /**
    * Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
    */
-  kind?: 'MutatingWebhookConfigurationList';
+  kind?: 'MutatingWebhookConfigurationList' | undefined;
   /**
    * metadata is the standard list metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
    */
-  metadata?: ListMeta;
+  metadata?: ListMeta | undefined;
 }
 
 /** Mutation specifies the CEL expression which is used to apply the Mutation. */
@@ -541,11 +541,11 @@ export interface Mutation {
   /**
    * applyConfiguration defines the desired configuration values of an object. The configuration is applied to the admission object using [structured merge diff](https://github.com/kubernetes-sigs/structured-merge-diff). A CEL expression is used to create apply configuration.
    */
-  applyConfiguration?: ApplyConfiguration;
+  applyConfiguration?: ApplyConfiguration | undefined;
   /**
    * jsonPatch defines a [JSON patch](https://jsonpatch.com/) operation to perform a mutation to the object. A CEL expression is used to create the JSON patch.
    */
-  jsonPatch?: JSONPatch;
+  jsonPatch?: JSONPatch | undefined;
   /**
    * patchType indicates the patch strategy used. Allowed values are "ApplyConfiguration" and "JSONPatch". Required.
    *
@@ -561,19 +561,19 @@ export interface NamedRuleWithOperations {
   /**
    * apiGroups is the API groups the resources belong to. '*' is all groups. If '*' is present, the length of the slice must be one. Required.
    */
-  apiGroups?: string[];
+  apiGroups?: string[] | undefined;
   /**
    * apiVersions is the API versions the resources belong to. '*' is all versions. If '*' is present, the length of the slice must be one. Required.
    */
-  apiVersions?: string[];
+  apiVersions?: string[] | undefined;
   /**
    * operations is the operations the admission hook cares about - CREATE, UPDATE, DELETE, CONNECT or * for all of those operations and any future admission operations that are added. If '*' is present, the length of the slice must be one. Required.
    */
-  operations?: ('*' | 'CONNECT' | 'CREATE' | 'DELETE' | 'UPDATE')[];
+  operations?: ('*' | 'CONNECT' | 'CREATE' | 'DELETE' | 'UPDATE')[] | undefined;
   /**
    * resourceNames is an optional white list of names that the rule applies to.  An empty set means that everything is allowed.
    */
-  resourceNames?: string[];
+  resourceNames?: string[] | undefined;
   /**
    * resources is a list of resources this rule applies to.
    *
@@ -583,7 +583,7 @@ export interface NamedRuleWithOperations {
    *
    * Depending on the enclosing object, subresources might not be allowed. Required.
    */
-  resources?: string[];
+  resources?: string[] | undefined;
   /**
    * scope specifies the scope of this rule. Valid values are "Cluster", "Namespaced", and "*" "Cluster" means that only cluster-scoped resources will match this rule. Namespace API objects are cluster-scoped. "Namespaced" means that only namespaced resources will match this rule. "*" means that there are no scope restrictions. Subresources match the scope of their parent resource. Default is "*".
    *
@@ -592,7 +592,7 @@ export interface NamedRuleWithOperations {
    *  - `"Cluster"` means that scope is limited to cluster-scoped objects. Namespace objects are cluster-scoped.
    *  - `"Namespaced"` means that scope is limited to namespaced objects.
    */
-  scope?: '*' | 'Cluster' | 'Namespaced';
+  scope?: '*' | 'Cluster' | 'Namespaced' | undefined;
 }
 
 /** ParamKind is a tuple of Group Kind and Version. */
@@ -600,9 +600,9 @@ export interface ParamKind {
   /**
    * apiVersion is the API group version the resources belong to. In format of "group/version". Required.
    */
-  apiVersion?: string;
+  apiVersion?: string | undefined;
   /** kind is the API kind the resources belong to. Required. */
-  kind?: string;
+  kind?: string | undefined;
 }
 
 /**
@@ -616,7 +616,7 @@ export interface ParamRef {
    *
    * A single parameter used for all admission requests can be configured by setting the `name` field, leaving `selector` blank, and setting namespace if `paramKind` is namespace-scoped.
    */
-  name?: string;
+  name?: string | undefined;
   /**
    * namespace is the namespace of the referenced resource. Allows limiting the search for params to a specific namespace. Applies to both `name` and `selector` fields.
    *
@@ -626,7 +626,7 @@ export interface ParamRef {
    *
    * - If `paramKind` is namespace-scoped, the namespace of the object being evaluated for admission will be used when this field is left unset. Take care that if this is left empty the binding must not match any cluster-scoped resources, which will result in an error.
    */
-  namespace?: string;
+  namespace?: string | undefined;
   /**
    * parameterNotFoundAction controls the behavior of the binding when the resource exists, and name or selector is valid, but there are no parameters matched by the binding. If the value is set to `Allow`, then no matched parameters will be treated as successful validation by the binding. If set to `Deny`, then no matched parameters will be subject to the `failurePolicy` of the policy.
    *
@@ -634,7 +634,7 @@ export interface ParamRef {
    *
    * Required
    */
-  parameterNotFoundAction?: string;
+  parameterNotFoundAction?: string | undefined;
   /**
    * selector can be used to match multiple param objects based on their labels. Supply selector: {} to match all resources of the ParamKind.
    *
@@ -642,7 +642,7 @@ export interface ParamRef {
    *
    * One of `name` or `selector` must be set, but `name` and `selector` are mutually exclusive properties. If one is set, the other must be unset.
    */
-  selector?: LabelSelector;
+  selector?: LabelSelector | undefined;
 }
 
 /**
@@ -652,15 +652,15 @@ export interface RuleWithOperations {
   /**
    * apiGroups is the API groups the resources belong to. '*' is all groups. If '*' is present, the length of the slice must be one. Required.
    */
-  apiGroups?: string[];
+  apiGroups?: string[] | undefined;
   /**
    * apiVersions is the API versions the resources belong to. '*' is all versions. If '*' is present, the length of the slice must be one. Required.
    */
-  apiVersions?: string[];
+  apiVersions?: string[] | undefined;
   /**
    * operations is the operations the admission hook cares about - CREATE, UPDATE, DELETE, CONNECT or * for all of those operations and any future admission operations that are added. If '*' is present, the length of the slice must be one. Required.
    */
-  operations?: ('*' | 'CONNECT' | 'CREATE' | 'DELETE' | 'UPDATE')[];
+  operations?: ('*' | 'CONNECT' | 'CREATE' | 'DELETE' | 'UPDATE')[] | undefined;
   /**
    * resources is a list of resources this rule applies to.
    *
@@ -670,7 +670,7 @@ export interface RuleWithOperations {
    *
    * Depending on the enclosing object, subresources might not be allowed. Required.
    */
-  resources?: string[];
+  resources?: string[] | undefined;
   /**
    * scope specifies the scope of this rule. Valid values are "Cluster", "Namespaced", and "*" "Cluster" means that only cluster-scoped resources will match this rule. Namespace API objects are cluster-scoped. "Namespaced" means that only namespaced resources will match this rule. "*" means that there are no scope restrictions. Subresources match the scope of their parent resource. Default is "*".
    *
@@ -679,7 +679,7 @@ export interface RuleWithOperations {
    *  - `"Cluster"` means that scope is limited to cluster-scoped objects. Namespace objects are cluster-scoped.
    *  - `"Namespaced"` means that scope is limited to namespaced objects.
    */
-  scope?: '*' | 'Cluster' | 'Namespaced';
+  scope?: '*' | 'Cluster' | 'Namespaced' | undefined;
 }
 
 /** ServiceReference holds a reference to Service.legacy.k8s.io */
@@ -689,17 +689,17 @@ export interface ServiceReference {
   /** namespace is the namespace of the service. Required */
   namespace: string;
   /** path is an optional URL path which will be sent in any request to this service. */
-  path?: string;
+  path?: string | undefined;
   /**
    * port is the port on the service that hosts the webhook. Default to 443 for backward compatibility. `port` should be a valid port number (1-65535, inclusive).
    */
-  port?: number;
+  port?: number | undefined;
 }
 
 /** TypeChecking contains results of type checking the expressions in the ValidatingAdmissionPolicy */
 export interface TypeChecking {
   /** expressionWarnings contains the type checking warnings for each expression. */
-  expressionWarnings?: ExpressionWarning[];
+  expressionWarnings?: ExpressionWarning[] | undefined;
 }
 
 /**
@@ -709,21 +709,21 @@ export interface ValidatingAdmissionPolicy {
   /**
    * APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
    */
-  apiVersion?: 'admissionregistration.k8s.io/v1';
+  apiVersion?: 'admissionregistration.k8s.io/v1' | undefined;
   /**
    * Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
    */
-  kind?: 'ValidatingAdmissionPolicy';
+  kind?: 'ValidatingAdmissionPolicy' | undefined;
   /**
    * metadata is the standard object metadata; More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata.
    */
-  metadata?: ObjectMeta;
+  metadata?: ObjectMeta | undefined;
   /** spec defines the desired behavior of the ValidatingAdmissionPolicy. */
-  spec?: ValidatingAdmissionPolicySpec;
+  spec?: ValidatingAdmissionPolicySpec | undefined;
   /**
    * status represents the current status of the ValidatingAdmissionPolicy, including warnings that are useful to determine if the policy behaves in the expected way. Populated by the system. Read-only.
    */
-  status?: ValidatingAdmissionPolicyStatus;
+  status?: ValidatingAdmissionPolicyStatus | undefined;
 }
 
 /**
@@ -737,15 +737,15 @@ export interface ValidatingAdmissionPolicyBinding {
   /**
    * APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
    */
-  apiVersion?: 'admissionregistration.k8s.io/v1';
+  apiVersion?: 'admissionregistration.k8s.io/v1' | undefined;
   /**
    * Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
    */
-  kind?: 'ValidatingAdmissionPolicyBinding';
+  kind?: 'ValidatingAdmissionPolicyBinding' | undefined;
   /**
    * metadata is the standard object metadata; More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata.
    */
-  metadata?: ObjectMeta;
+  metadata?: ObjectMeta | undefined;
   /** spec defines the desired behavior of the ValidatingAdmissionPolicyBinding. */
   spec: ValidatingAdmissionPolicyBindingSpec;
 }
@@ -755,17 +755,17 @@ export interface ValidatingAdmissionPolicyBindingList {
   /**
    * APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
    */
-  apiVersion?: 'admissionregistration.k8s.io/v1';
+  apiVersion?: 'admissionregistration.k8s.io/v1' | undefined;
   /** List of PolicyBinding. */
   items: ValidatingAdmissionPolicyBinding[];
   /**
    * Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
    */
-  kind?: 'ValidatingAdmissionPolicyBindingList';
+  kind?: 'ValidatingAdmissionPolicyBindingList' | undefined;
   /**
    * metadata is the standard list metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
    */
-  metadata?: ListMeta;
+  metadata?: ListMeta | undefined;
 }
 
 /**
@@ -775,11 +775,11 @@ export interface ValidatingAdmissionPolicyBindingSpec {
   /**
    * matchResources declares what resources match this binding and will be validated by it. Note that this is intersected with the policy's matchConstraints, so only requests that are matched by the policy can be selected by this. If this is unset, all resources matched by the policy are validated by this binding When resourceRules is unset, it does not constrain resource matching. If a resource is matched by the other fields of this object, it will be validated. Note that this is differs from ValidatingAdmissionPolicy matchConstraints, where resourceRules are required.
    */
-  matchResources?: MatchResources;
+  matchResources?: MatchResources | undefined;
   /**
    * paramRef specifies the parameter resource used to configure the admission control policy. It should point to a resource of the type specified in ParamKind of the bound ValidatingAdmissionPolicy. If the policy specifies a ParamKind and the resource referred to by ParamRef does not exist, this binding is considered mis-configured and the FailurePolicy of the ValidatingAdmissionPolicy applied. If the policy does not specify a ParamKind then this field is ignored, and the rules are evaluated without a param.
    */
-  paramRef?: ParamRef;
+  paramRef?: ParamRef | undefined;
   /**
    * policyName references a ValidatingAdmissionPolicy name which the ValidatingAdmissionPolicyBinding binds to. If the referenced resource does not exist, this binding is considered invalid and will be ignored Required.
    */
@@ -813,17 +813,17 @@ export interface ValidatingAdmissionPolicyList {
   /**
    * APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
    */
-  apiVersion?: 'admissionregistration.k8s.io/v1';
+  apiVersion?: 'admissionregistration.k8s.io/v1' | undefined;
   /** List of ValidatingAdmissionPolicy. */
   items: ValidatingAdmissionPolicy[];
   /**
    * Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
    */
-  kind?: 'ValidatingAdmissionPolicyList';
+  kind?: 'ValidatingAdmissionPolicyList' | undefined;
   /**
    * metadata is the standard list metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
    */
-  metadata?: ListMeta;
+  metadata?: ListMeta | undefined;
 }
 
 /**
@@ -833,7 +833,7 @@ export interface ValidatingAdmissionPolicySpec {
   /**
    * auditAnnotations contains CEL expressions which are used to produce audit annotations for the audit event of the API request. validations and auditAnnotations may not both be empty; a least one of validations or auditAnnotations is required.
    */
-  auditAnnotations?: AuditAnnotation[];
+  auditAnnotations?: AuditAnnotation[] | undefined;
   /**
    * failurePolicy defines how to handle failures for the admission policy. Failures can occur from CEL expression parse errors, type check errors, runtime errors and invalid or mis-configured policy definitions or bindings.
    *
@@ -849,7 +849,7 @@ export interface ValidatingAdmissionPolicySpec {
    *  - `"Fail"` means that an error calling the webhook causes the admission to fail.
    *  - `"Ignore"` means that an error calling the webhook is ignored.
    */
-  failurePolicy?: 'Fail' | 'Ignore';
+  failurePolicy?: 'Fail' | 'Ignore' | undefined;
   /**
    * matchConditions is a list of conditions that must be met for a request to be validated. Match conditions filter requests that have already been matched by the rules, namespaceSelector, and objectSelector. An empty list of matchConditions matches all requests. There are a maximum of 64 match conditions allowed.
    *
@@ -862,37 +862,37 @@ export interface ValidatingAdmissionPolicySpec {
    *      - If failurePolicy=Fail, reject the request
    *      - If failurePolicy=Ignore, the policy is skipped
    */
-  matchConditions?: MatchCondition[];
+  matchConditions?: MatchCondition[] | undefined;
   /**
    * matchConstraints specifies what resources this policy is designed to validate. The AdmissionPolicy cares about a request if it matches _all_ Constraints. However, in order to prevent clusters from being put into an unstable state that cannot be recovered from via the API ValidatingAdmissionPolicy cannot match ValidatingAdmissionPolicy and ValidatingAdmissionPolicyBinding. Required.
    */
-  matchConstraints?: MatchResources;
+  matchConstraints?: MatchResources | undefined;
   /**
    * paramKind specifies the kind of resources used to parameterize this policy. If absent, there are no parameters for this policy and the param CEL variable will not be provided to validation expressions. If ParamKind refers to a non-existent kind, this policy definition is mis-configured and the FailurePolicy is applied. If paramKind is specified but paramRef is unset in ValidatingAdmissionPolicyBinding, the params variable will be null.
    */
-  paramKind?: ParamKind;
+  paramKind?: ParamKind | undefined;
   /**
    * validations contain CEL expressions which is used to apply the validation. Validations and AuditAnnotations may not both be empty; a minimum of one Validations or AuditAnnotations is required.
    */
-  validations?: Validation[];
+  validations?: Validation[] | undefined;
   /**
    * variables contain definitions of variables that can be used in composition of other expressions. Each variable is defined as a named CEL expression. The variables defined here will be available under `variables` in other expressions of the policy except MatchConditions because MatchConditions are evaluated before the rest of the policy.
    *
    * The expression of a variable can refer to other variables defined earlier in the list but not those after. Thus, Variables must be sorted by the order of first appearance and acyclic.
    */
-  variables?: Variable[];
+  variables?: Variable[] | undefined;
 }
 
 /** ValidatingAdmissionPolicyStatus represents the status of an admission validation policy. */
 export interface ValidatingAdmissionPolicyStatus {
   /** conditions represent the latest available observations of a policy's current state. */
-  conditions?: Condition[];
+  conditions?: Condition[] | undefined;
   /** observedGeneration is the generation observed by the controller. */
-  observedGeneration?: number;
+  observedGeneration?: number | undefined;
   /**
    * typeChecking contains the results of type checking for each expression. Presence of this field indicates the completion of the type checking.
    */
-  typeChecking?: TypeChecking;
+  typeChecking?: TypeChecking | undefined;
 }
 
 /**
@@ -912,7 +912,7 @@ export interface ValidatingWebhook {
    *  - `"Fail"` means that an error calling the webhook causes the admission to fail.
    *  - `"Ignore"` means that an error calling the webhook is ignored.
    */
-  failurePolicy?: 'Fail' | 'Ignore';
+  failurePolicy?: 'Fail' | 'Ignore' | undefined;
   /**
    * matchConditions is a list of conditions that must be met for a request to be sent to this webhook. Match conditions filter requests that have already been matched by the rules, namespaceSelector, and objectSelector. An empty list of matchConditions matches all requests. There are a maximum of 64 match conditions allowed.
    *
@@ -923,7 +923,7 @@ export interface ValidatingWebhook {
    *      - If failurePolicy=Fail, reject the request
    *      - If failurePolicy=Ignore, the error is ignored and the webhook is skipped
    */
-  matchConditions?: MatchCondition[];
+  matchConditions?: MatchCondition[] | undefined;
   /**
    * matchPolicy defines how the "rules" list is used to match incoming requests. Allowed values are "Exact" or "Equivalent".
    *
@@ -937,7 +937,7 @@ export interface ValidatingWebhook {
    *  - `"Equivalent"` means requests should be sent to the webhook if they modify a resource listed in rules via another API group or version.
    *  - `"Exact"` means requests should only be sent to the webhook if they exactly match a given rule.
    */
-  matchPolicy?: 'Equivalent' | 'Exact';
+  matchPolicy?: 'Equivalent' | 'Exact' | undefined;
   /**
    * name is the name of the admission webhook. Name should be fully qualified, e.g., imagepolicy.kubernetes.io, where "imagepolicy" is the name of the webhook, and kubernetes.io is the name of the organization. Required.
    */
@@ -975,15 +975,15 @@ export interface ValidatingWebhook {
    *
    * Default to the empty LabelSelector, which matches everything.
    */
-  namespaceSelector?: LabelSelector;
+  namespaceSelector?: LabelSelector | undefined;
   /**
    * objectSelector decides whether to run the webhook based on if the object has matching labels. objectSelector is evaluated against both the oldObject and newObject that would be sent to the webhook, and is considered to match if either object matches the selector. A null object (oldObject in the case of create, or newObject in the case of delete) or an object that cannot have labels (like a DeploymentRollback or a PodProxyOptions object) is not considered to match. Use the object selector only if the webhook is opt-in, because end users may skip the admission webhook by setting the labels. Default to the empty LabelSelector, which matches everything.
    */
-  objectSelector?: LabelSelector;
+  objectSelector?: LabelSelector | undefined;
   /**
    * rules describes what operations on what resources/subresources the webhook cares about. The webhook cares about an operation if it matches _any_ Rule. However, in order to prevent ValidatingAdmissionWebhooks and MutatingAdmissionWebhooks from putting the cluster in a state which cannot be recovered from without completely disabling the plugin, ValidatingAdmissionWebhooks and MutatingAdmissionWebhooks are never called on admission requests for ValidatingWebhookConfiguration and MutatingWebhookConfiguration objects.
    */
-  rules?: RuleWithOperations[];
+  rules?: RuleWithOperations[] | undefined;
   /**
    * sideEffects states whether this webhook has side effects. Acceptable values are: None, NoneOnDryRun (webhooks created via v1beta1 may also specify Some or Unknown). Webhooks with side effects MUST implement a reconciliation system, since a request may be rejected by a future step in the admission chain and the side effects therefore need to be undone. Requests with the dryRun attribute will be auto-rejected if they match a webhook with sideEffects == Unknown or Some.
    *
@@ -997,7 +997,7 @@ export interface ValidatingWebhook {
   /**
    * timeoutSeconds specifies the timeout for this webhook. After the timeout passes, the webhook call will be ignored or the API call will fail based on the failure policy. The timeout value must be between 1 and 30 seconds. Default to 10 seconds.
    */
-  timeoutSeconds?: number;
+  timeoutSeconds?: number | undefined;
 }
 
 /**
@@ -1007,17 +1007,17 @@ export interface ValidatingWebhookConfiguration {
   /**
    * APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
    */
-  apiVersion?: 'admissionregistration.k8s.io/v1';
+  apiVersion?: 'admissionregistration.k8s.io/v1' | undefined;
   /**
    * Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
    */
-  kind?: 'ValidatingWebhookConfiguration';
+  kind?: 'ValidatingWebhookConfiguration' | undefined;
   /**
    * metadata is the standard object metadata; More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata.
    */
-  metadata?: ObjectMeta;
+  metadata?: ObjectMeta | undefined;
   /** webhooks is a list of webhooks and the affected resources and operations. */
-  webhooks?: ValidatingWebhook[];
+  webhooks?: ValidatingWebhook[] | undefined;
 }
 
 /** ValidatingWebhookConfigurationList is a list of ValidatingWebhookConfiguration. */
@@ -1025,17 +1025,17 @@ export interface ValidatingWebhookConfigurationList {
   /**
    * APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
    */
-  apiVersion?: 'admissionregistration.k8s.io/v1';
+  apiVersion?: 'admissionregistration.k8s.io/v1' | undefined;
   /** List of ValidatingWebhookConfiguration. */
   items: ValidatingWebhookConfiguration[];
   /**
    * Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
    */
-  kind?: 'ValidatingWebhookConfigurationList';
+  kind?: 'ValidatingWebhookConfigurationList' | undefined;
   /**
    * metadata is the standard list metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
    */
-  metadata?: ListMeta;
+  metadata?: ListMeta | undefined;
 }
 
 /** Validation specifies the CEL expression which is used to apply the validation. */
@@ -1072,15 +1072,15 @@ export interface Validation {
   /**
    * message represents the message displayed when validation fails. The message is required if the Expression contains line breaks. The message must not contain line breaks. If unset, the message is "failed rule: {Rule}". e.g. "must be a URL with the host matching spec.host" If the Expression contains line breaks. Message is required. The message must not contain line breaks. If unset, the message is "failed Expression: {Expression}".
    */
-  message?: string;
+  message?: string | undefined;
   /**
    * messageExpression declares a CEL expression that evaluates to the validation failure message that is returned when this rule fails. Since messageExpression is used as a failure message, it must evaluate to a string. If both message and messageExpression are present on a validation, then messageExpression will be used if validation fails. If messageExpression results in a runtime error, the runtime error is logged, and the validation failure message is produced as if the messageExpression field were unset. If messageExpression evaluates to an empty string, a string with only spaces, or a string that contains line breaks, then the validation failure message will also be produced as if the messageExpression field were unset, and the fact that messageExpression produced an empty string/string with only spaces/string with line breaks will be logged. messageExpression has access to all the same variables as the `expression` except for 'authorizer' and 'authorizer.requestResource'. Example: "object.x must be less than max ("+string(params.max)+")"
    */
-  messageExpression?: string;
+  messageExpression?: string | undefined;
   /**
    * reason represents a machine-readable description of why this validation failed. If this is the first validation in the list to fail, this reason, as well as the corresponding HTTP response code, are used in the HTTP response to the client. The currently supported reasons are: "Unauthorized", "Forbidden", "Invalid", "RequestEntityTooLarge". If not set, StatusReasonInvalid is used in the response to the client.
    */
-  reason?: string;
+  reason?: string | undefined;
 }
 
 /**
@@ -1102,13 +1102,13 @@ export interface WebhookClientConfig {
   /**
    * caBundle is a PEM encoded CA bundle which will be used to validate the webhook's server certificate. If unspecified, system trust roots on the apiserver are used.
    */
-  caBundle?: string;
+  caBundle?: string | undefined;
   /**
    * service is a reference to the service for this webhook. Either `service` or `url` must be specified.
    *
    * If the webhook is running within the cluster, then you should use `service`.
    */
-  service?: ServiceReference;
+  service?: ServiceReference | undefined;
   /**
    * url gives the location of the webhook, in standard URL form (`scheme://host:port/path`). Exactly one of `url` or `service` must be specified.
    *
@@ -1122,5 +1122,5 @@ export interface WebhookClientConfig {
    *
    * Attempting to use a user or basic auth e.g. "user:password@" is not allowed. Fragments ("#...") and query parameters ("?...") are not allowed, either.
    */
-  url?: string;
+  url?: string | undefined;
 }

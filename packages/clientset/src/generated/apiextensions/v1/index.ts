@@ -22,10 +22,13 @@ export const customResourceDefinitionsResource = {
   categories: ['api-extensions'],
 } as const satisfies ResourceDescriptor;
 
+/** CustomResourceDefinitionsClient is the typed client of CustomResourceDefinition objects (`customresourcedefinitions`, cluster-scoped): what `ApiextensionsV1Client.customResourceDefinitions` returns. */
+export type CustomResourceDefinitionsClient = ResourceClientFor<typeof customResourceDefinitionsResource, CustomResourceDefinition, CustomResourceDefinitionList>;
+
 /** ApiextensionsV1Client is the typed client of apiextensions.k8s.io/v1: one method per resource, with the verbs discovery lists. */
 export interface ApiextensionsV1Client {
   /** customResourceDefinitions returns the client of CustomResourceDefinition objects (cluster-scoped). */
-  customResourceDefinitions(): ResourceClientFor<typeof customResourceDefinitionsResource, CustomResourceDefinition, CustomResourceDefinitionList>;
+  customResourceDefinitions(): CustomResourceDefinitionsClient;
 }
 
 /** APIEXTENSIONS_V1 defines apiextensions.k8s.io/v1: its resources by method name. */

@@ -5,11 +5,11 @@ import type { ListMeta, ObjectMeta, Time } from '../../meta/v1/types.js';
 /** CustomResourceColumnDefinition specifies a column for server side printing. */
 export interface CustomResourceColumnDefinition {
   /** description is a human readable description of this column. */
-  description?: string;
+  description?: string | undefined;
   /**
    * format is an optional OpenAPI type definition for this column. The 'name' format is applied to the primary identifier column to assist in clients identifying column is the resource name. See https://github.com/OAI/OpenAPI-Specification/blob/master/versions/2.0.md#data-types for details.
    */
-  format?: string;
+  format?: string | undefined;
   /**
    * jsonPath is a simple JSON path (i.e. with array notation) which is evaluated against each custom resource to produce the value for this column.
    */
@@ -19,7 +19,7 @@ export interface CustomResourceColumnDefinition {
   /**
    * priority is an integer defining the relative importance of this column compared to others. Lower numbers are considered higher priority. Columns that may be omitted in limited space scenarios should be given a priority greater than 0.
    */
-  priority?: number;
+  priority?: number | undefined;
   /**
    * type is an OpenAPI type definition for this column. See https://github.com/OAI/OpenAPI-Specification/blob/master/versions/2.0.md#data-types for details.
    */
@@ -36,7 +36,7 @@ export interface CustomResourceConversion {
   /**
    * webhook describes how to call the conversion webhook. Required when `strategy` is set to `"Webhook"`.
    */
-  webhook?: WebhookConversion;
+  webhook?: WebhookConversion | undefined;
 }
 
 /**
@@ -46,33 +46,33 @@ export interface CustomResourceDefinition {
   /**
    * APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
    */
-  apiVersion?: 'apiextensions.k8s.io/v1';
+  apiVersion?: 'apiextensions.k8s.io/v1' | undefined;
   /**
    * Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
    */
-  kind?: 'CustomResourceDefinition';
+  kind?: 'CustomResourceDefinition' | undefined;
   /**
    * Standard object's metadata More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
    */
-  metadata?: ObjectMeta;
+  metadata?: ObjectMeta | undefined;
   /** spec describes how the user wants the resources to appear */
   spec: CustomResourceDefinitionSpec;
   /** status indicates the actual state of the CustomResourceDefinition */
-  status?: CustomResourceDefinitionStatus;
+  status?: CustomResourceDefinitionStatus | undefined;
 }
 
 /** CustomResourceDefinitionCondition contains details for the current condition of this pod. */
 export interface CustomResourceDefinitionCondition {
   /** lastTransitionTime last time the condition transitioned from one status to another. */
-  lastTransitionTime?: Time;
+  lastTransitionTime?: Time | undefined;
   /** message is a human-readable message indicating details about last transition. */
-  message?: string;
+  message?: string | undefined;
   /**
    * observedGeneration represents the .metadata.generation that the condition was set based upon. For instance, if .metadata.generation is currently 12, but the .status.conditions[x].observedGeneration is 9, the condition is out of date with respect to the current state of the instance.
    */
-  observedGeneration?: number;
+  observedGeneration?: number | undefined;
   /** reason is a unique, one-word, CamelCase reason for the condition's last transition. */
-  reason?: string;
+  reason?: string | undefined;
   /** status is the status of the condition. Can be True, False, Unknown. */
   status: string;
   /** type is the type of the condition. Types include Established, NamesAccepted and Terminating. */
@@ -84,17 +84,17 @@ export interface CustomResourceDefinitionList {
   /**
    * APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
    */
-  apiVersion?: 'apiextensions.k8s.io/v1';
+  apiVersion?: 'apiextensions.k8s.io/v1' | undefined;
   /** items list individual CustomResourceDefinition objects */
   items: CustomResourceDefinition[];
   /**
    * Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
    */
-  kind?: 'CustomResourceDefinitionList';
+  kind?: 'CustomResourceDefinitionList' | undefined;
   /**
    * Standard object's metadata More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
    */
-  metadata?: ListMeta;
+  metadata?: ListMeta | undefined;
 }
 
 /** CustomResourceDefinitionNames indicates the names to serve this CustomResourceDefinition */
@@ -102,13 +102,13 @@ export interface CustomResourceDefinitionNames {
   /**
    * categories is a list of grouped resources this custom resource belongs to (e.g. 'all'). This is published in API discovery documents, and used by clients to support invocations like `kubectl get all`.
    */
-  categories?: string[];
+  categories?: string[] | undefined;
   /**
    * kind is the serialized kind of the resource. It is normally CamelCase and singular. Custom resource instances will use this value as the `kind` attribute in API calls.
    */
   kind: string;
   /** listKind is the serialized kind of the list for this resource. Defaults to "`kind`List". */
-  listKind?: string;
+  listKind?: string | undefined;
   /**
    * plural is the plural name of the resource to serve. The custom resources are served under `/apis/<group>/<version>/.../<plural>`. Must match the name of the CustomResourceDefinition (in the form `<names.plural>.<group>`). Must be all lowercase.
    */
@@ -116,17 +116,17 @@ export interface CustomResourceDefinitionNames {
   /**
    * shortNames are short names for the resource, exposed in API discovery documents, and used by clients to support invocations like `kubectl get <shortname>`. It must be all lowercase.
    */
-  shortNames?: string[];
+  shortNames?: string[] | undefined;
   /**
    * singular is the singular name of the resource. It must be all lowercase. Defaults to lowercased `kind`.
    */
-  singular?: string;
+  singular?: string | undefined;
 }
 
 /** CustomResourceDefinitionSpec describes how a user wants their resource to appear */
 export interface CustomResourceDefinitionSpec {
   /** conversion defines conversion settings for the CRD. */
-  conversion?: CustomResourceConversion;
+  conversion?: CustomResourceConversion | undefined;
   /**
    * group is the API group of the defined custom resource. The custom resources are served under `/apis/<group>/...`. Must match the name of the CustomResourceDefinition (in the form `<names.plural>.<group>`).
    */
@@ -136,7 +136,7 @@ export interface CustomResourceDefinitionSpec {
   /**
    * preserveUnknownFields indicates that object fields which are not specified in the OpenAPI schema should be preserved when persisting to storage. apiVersion, kind, metadata and known fields inside metadata are always preserved. This field is deprecated in favor of setting `x-preserve-unknown-fields` to true in `spec.versions[*].schema.openAPIV3Schema`. See https://kubernetes.io/docs/tasks/extend-kubernetes/custom-resources/custom-resource-definitions/#field-pruning for details.
    */
-  preserveUnknownFields?: boolean;
+  preserveUnknownFields?: boolean | undefined;
   /**
    * scope indicates whether the defined custom resource is cluster- or namespace-scoped. Allowed values are `Cluster` and `Namespaced`.
    */
@@ -152,15 +152,15 @@ export interface CustomResourceDefinitionStatus {
   /**
    * acceptedNames are the names that are actually being used to serve discovery. They may be different than the names in spec.
    */
-  acceptedNames?: CustomResourceDefinitionNames;
+  acceptedNames?: CustomResourceDefinitionNames | undefined;
   /** conditions indicate state for particular aspects of a CustomResourceDefinition */
-  conditions?: CustomResourceDefinitionCondition[];
+  conditions?: CustomResourceDefinitionCondition[] | undefined;
   /** The generation observed by the CRD controller. */
-  observedGeneration?: number;
+  observedGeneration?: number | undefined;
   /**
    * storedVersions lists all versions of CustomResources that were ever persisted. Tracking these versions allows a migration path for stored versions in etcd. The field is mutable so a migration controller can finish a migration to another version (ensuring no old objects are left in storage), and then remove the rest of the versions from this list. Versions may not be removed from `spec.versions` while they exist in this list.
    */
-  storedVersions?: string[];
+  storedVersions?: string[] | undefined;
 }
 
 /** CustomResourceDefinitionVersion describes a version for CRD. */
@@ -168,15 +168,15 @@ export interface CustomResourceDefinitionVersion {
   /**
    * additionalPrinterColumns specifies additional columns returned in Table output. See https://kubernetes.io/docs/reference/using-api/api-concepts/#receiving-resources-as-tables for details. If no columns are specified, a single column displaying the age of the custom resource is used.
    */
-  additionalPrinterColumns?: CustomResourceColumnDefinition[];
+  additionalPrinterColumns?: CustomResourceColumnDefinition[] | undefined;
   /**
    * deprecated indicates this version of the custom resource API is deprecated. When set to true, API requests to this version receive a warning header in the server response. Defaults to false.
    */
-  deprecated?: boolean;
+  deprecated?: boolean | undefined;
   /**
    * deprecationWarning overrides the default warning returned to API clients. May only be set when `deprecated` is true. The default warning indicates this version is deprecated and recommends use of the newest served version of equal or greater stability, if one exists.
    */
-  deprecationWarning?: string;
+  deprecationWarning?: string | undefined;
   /**
    * name is the version name, e.g. “v1”, “v2beta1”, etc. The custom resources are served under this version at `/apis/<group>/<version>/...` if `served` is true.
    */
@@ -184,11 +184,11 @@ export interface CustomResourceDefinitionVersion {
   /**
    * schema describes the schema used for validation, pruning, and defaulting of this version of the custom resource.
    */
-  schema?: CustomResourceValidation;
+  schema?: CustomResourceValidation | undefined;
   /**
    * selectableFields specifies paths to fields that may be used as field selectors. A maximum of 8 selectable fields are allowed. See https://kubernetes.io/docs/concepts/overview/working-with-objects/field-selectors
    */
-  selectableFields?: SelectableField[];
+  selectableFields?: SelectableField[] | undefined;
   /** served is a flag enabling/disabling this version from being served via REST APIs */
   served: boolean;
   /**
@@ -196,7 +196,7 @@ export interface CustomResourceDefinitionVersion {
    */
   storage: boolean;
   /** subresources specify what subresources this version of the defined custom resource have. */
-  subresources?: CustomResourceSubresources;
+  subresources?: CustomResourceSubresources | undefined;
 }
 
 /** CustomResourceSubresourceScale defines how to serve the scale subresource for CustomResources. */
@@ -204,7 +204,7 @@ export interface CustomResourceSubresourceScale {
   /**
    * labelSelectorPath defines the JSON path inside of a custom resource that corresponds to Scale `status.selector`. Only JSON paths without the array notation are allowed. Must be a JSON Path under `.status` or `.spec`. Must be set to work with HorizontalPodAutoscaler. The field pointed by this JSON path must be a string field (not a complex selector struct) which contains a serialized label selector in string form. More info: https://kubernetes.io/docs/tasks/access-kubernetes-api/custom-resources/custom-resource-definitions#scale-subresource If there is no value under the given path in the custom resource, the `status.selector` value in the `/scale` subresource will default to the empty string.
    */
-  labelSelectorPath?: string;
+  labelSelectorPath?: string | undefined;
   /**
    * specReplicasPath defines the JSON path inside of a custom resource that corresponds to Scale `spec.replicas`. Only JSON paths without the array notation are allowed. Must be a JSON Path under `.spec`. If there is no value under the given path in the custom resource, the `/scale` subresource will return an error on GET.
    */
@@ -225,23 +225,23 @@ export interface CustomResourceSubresources {
   /**
    * scale indicates the custom resource should serve a `/scale` subresource that returns an `autoscaling/v1` Scale object.
    */
-  scale?: CustomResourceSubresourceScale;
+  scale?: CustomResourceSubresourceScale | undefined;
   /**
    * status indicates the custom resource should serve a `/status` subresource. When enabled: 1. requests to the custom resource primary endpoint ignore changes to the `status` stanza of the object. 2. requests to the custom resource `/status` subresource ignore changes to anything other than the `status` stanza of the object.
    */
-  status?: CustomResourceSubresourceStatus;
+  status?: CustomResourceSubresourceStatus | undefined;
 }
 
 /** CustomResourceValidation is a list of validation methods for CustomResources. */
 export interface CustomResourceValidation {
   /** openAPIV3Schema is the OpenAPI v3 schema to use for validation and pruning. */
-  openAPIV3Schema?: JSONSchemaProps;
+  openAPIV3Schema?: JSONSchemaProps | undefined;
 }
 
 /** ExternalDocumentation allows referencing an external resource for extended documentation. */
 export interface ExternalDocumentation {
-  description?: string;
-  url?: string;
+  description?: string | undefined;
+  url?: string | undefined;
 }
 
 /**
@@ -251,55 +251,55 @@ export type JSON = unknown;
 
 /** JSONSchemaProps is a JSON-Schema following Specification Draft 4 (http://json-schema.org/). */
 export interface JSONSchemaProps {
-  $ref?: string;
-  $schema?: string;
-  additionalItems?: JSONSchemaPropsOrBool;
-  additionalProperties?: JSONSchemaPropsOrBool;
-  allOf?: JSONSchemaProps[];
-  anyOf?: JSONSchemaProps[];
+  $ref?: string | undefined;
+  $schema?: string | undefined;
+  additionalItems?: JSONSchemaPropsOrBool | undefined;
+  additionalProperties?: JSONSchemaPropsOrBool | undefined;
+  allOf?: JSONSchemaProps[] | undefined;
+  anyOf?: JSONSchemaProps[] | undefined;
   /**
    * default is a default value for undefined object fields. Defaulting is a beta feature under the CustomResourceDefaulting feature gate. Defaulting requires spec.preserveUnknownFields to be false.
    */
-  default?: JSON;
-  definitions?: { [key: string]: JSONSchemaProps };
-  dependencies?: { [key: string]: JSONSchemaPropsOrStringArray };
-  description?: string;
-  enum?: JSON[];
-  example?: JSON;
-  exclusiveMaximum?: boolean;
-  exclusiveMinimum?: boolean;
-  externalDocs?: ExternalDocumentation;
+  default?: JSON | undefined;
+  definitions?: { [key: string]: JSONSchemaProps } | undefined;
+  dependencies?: { [key: string]: JSONSchemaPropsOrStringArray } | undefined;
+  description?: string | undefined;
+  enum?: JSON[] | undefined;
+  example?: JSON | undefined;
+  exclusiveMaximum?: boolean | undefined;
+  exclusiveMinimum?: boolean | undefined;
+  externalDocs?: ExternalDocumentation | undefined;
   /**
    * format is an OpenAPI v3 format string. Unknown formats are ignored. The following formats are validated:
    *
    * - bsonobjectid: a bson object ID, i.e. a 24 characters hex string - uri: an URI as parsed by Golang net/url.ParseRequestURI - email: an email address as parsed by Golang net/mail.ParseAddress - hostname: a valid representation for an Internet host name, as defined by RFC 1034, section 3.1 [RFC1034]. - ipv4: an IPv4 IP as parsed by Golang net.ParseIP - ipv6: an IPv6 IP as parsed by Golang net.ParseIP - cidr: a CIDR as parsed by Golang net.ParseCIDR - mac: a MAC address as parsed by Golang net.ParseMAC - uuid: an UUID that allows uppercase defined by the regex (?i)^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$ - uuid3: an UUID3 that allows uppercase defined by the regex (?i)^[0-9a-f]{8}-?[0-9a-f]{4}-?3[0-9a-f]{3}-?[0-9a-f]{4}-?[0-9a-f]{12}$ - uuid4: an UUID4 that allows uppercase defined by the regex (?i)^[0-9a-f]{8}-?[0-9a-f]{4}-?4[0-9a-f]{3}-?[89ab][0-9a-f]{3}-?[0-9a-f]{12}$ - uuid5: an UUID5 that allows uppercase defined by the regex (?i)^[0-9a-f]{8}-?[0-9a-f]{4}-?5[0-9a-f]{3}-?[89ab][0-9a-f]{3}-?[0-9a-f]{12}$ - isbn: an ISBN10 or ISBN13 number string like "0321751043" or "978-0321751041" - isbn10: an ISBN10 number string like "0321751043" - isbn13: an ISBN13 number string like "978-0321751041" - creditcard: a credit card number defined by the regex ^(?:4[0-9]{12}(?:[0-9]{3})?|5[1-5][0-9]{14}|6(?:011|5[0-9][0-9])[0-9]{12}|3[47][0-9]{13}|3(?:0[0-5]|[68][0-9])[0-9]{11}|(?:2131|1800|35\\d{3})\\d{11})$ with any non digit characters mixed in - ssn: a U.S. social security number following the regex ^\\d{3}[- ]?\\d{2}[- ]?\\d{4}$ - hexcolor: an hexadecimal color code like "#FFFFFF: following the regex ^#?([0-9a-fA-F]{3}|[0-9a-fA-F]{6})$ - rgbcolor: an RGB color code like rgb like "rgb(255,255,2559" - byte: base64 encoded binary data - password: any kind of string - date: a date string like "2006-01-02" as defined by full-date in RFC3339 - duration: a duration string like "22 ns" as parsed by Golang time.ParseDuration or compatible with Scala duration format - datetime: a date time string like "2014-12-15T19:30:20.000Z" as defined by date-time in RFC3339.
    */
-  format?: string;
-  id?: string;
-  items?: JSONSchemaPropsOrArray;
-  maxItems?: number;
-  maxLength?: number;
-  maxProperties?: number;
-  maximum?: number;
-  minItems?: number;
-  minLength?: number;
-  minProperties?: number;
-  minimum?: number;
-  multipleOf?: number;
-  not?: JSONSchemaProps;
-  nullable?: boolean;
-  oneOf?: JSONSchemaProps[];
-  pattern?: string;
-  patternProperties?: { [key: string]: JSONSchemaProps };
-  properties?: { [key: string]: JSONSchemaProps };
-  required?: string[];
-  title?: string;
-  type?: string;
-  uniqueItems?: boolean;
+  format?: string | undefined;
+  id?: string | undefined;
+  items?: JSONSchemaPropsOrArray | undefined;
+  maxItems?: number | undefined;
+  maxLength?: number | undefined;
+  maxProperties?: number | undefined;
+  maximum?: number | undefined;
+  minItems?: number | undefined;
+  minLength?: number | undefined;
+  minProperties?: number | undefined;
+  minimum?: number | undefined;
+  multipleOf?: number | undefined;
+  not?: JSONSchemaProps | undefined;
+  nullable?: boolean | undefined;
+  oneOf?: JSONSchemaProps[] | undefined;
+  pattern?: string | undefined;
+  patternProperties?: { [key: string]: JSONSchemaProps } | undefined;
+  properties?: { [key: string]: JSONSchemaProps } | undefined;
+  required?: string[] | undefined;
+  title?: string | undefined;
+  type?: string | undefined;
+  uniqueItems?: boolean | undefined;
   /**
    * x-kubernetes-embedded-resource defines that the value is an embedded Kubernetes runtime.Object, with TypeMeta and ObjectMeta. The type must be object. It is allowed to further restrict the embedded object. kind, apiVersion and metadata are validated automatically. x-kubernetes-preserve-unknown-fields is allowed to be true, but does not have to be if the object is fully specified (up to kind, apiVersion, metadata).
    */
-  'x-kubernetes-embedded-resource'?: boolean;
+  'x-kubernetes-embedded-resource'?: boolean | undefined;
   /**
    * x-kubernetes-int-or-string specifies that this value is either an integer or a string. If this is true, an empty type is allowed and type as child of anyOf is permitted if following one of the following patterns:
    *
@@ -312,7 +312,7 @@ export interface JSONSchemaProps {
    *      - type: string
    *    - ... zero or more
    */
-  'x-kubernetes-int-or-string'?: boolean;
+  'x-kubernetes-int-or-string'?: boolean | undefined;
   /**
    * x-kubernetes-list-map-keys annotates an array with the x-kubernetes-list-type `map` by specifying the keys used as the index of the map.
    *
@@ -320,7 +320,7 @@ export interface JSONSchemaProps {
    *
    * The properties specified must either be required or have a default value, to ensure those properties are present for all list items.
    */
-  'x-kubernetes-list-map-keys'?: string[];
+  'x-kubernetes-list-map-keys'?: string[] | undefined;
   /**
    * x-kubernetes-list-type annotates an array to further describe its topology. This extension must only be used on lists and may have 3 possible values:
    *
@@ -337,7 +337,7 @@ export interface JSONSchemaProps {
    *      must only be used on a list with elements of type object.
    * Defaults to atomic for arrays.
    */
-  'x-kubernetes-list-type'?: string;
+  'x-kubernetes-list-type'?: string | undefined;
   /**
    * x-kubernetes-map-type annotates an object to further describe its topology. This extension must only be used when type is object and may have 2 possible values:
    *
@@ -348,15 +348,15 @@ export interface JSONSchemaProps {
    * 2) `atomic`: the list is treated as a single entity, like a scalar.
    *      Atomic maps will be entirely replaced when updated.
    */
-  'x-kubernetes-map-type'?: string;
+  'x-kubernetes-map-type'?: string | undefined;
   /**
    * x-kubernetes-preserve-unknown-fields stops the API server decoding step from pruning fields which are not specified in the validation schema. This affects fields recursively, but switches back to normal pruning behaviour if nested properties or additionalProperties are specified in the schema. This can either be true or undefined. False is forbidden.
    */
-  'x-kubernetes-preserve-unknown-fields'?: boolean;
+  'x-kubernetes-preserve-unknown-fields'?: boolean | undefined;
   /**
    * x-kubernetes-validations describes a list of validation rules written in the CEL expression language.
    */
-  'x-kubernetes-validations'?: ValidationRule[];
+  'x-kubernetes-validations'?: ValidationRule[] | undefined;
 }
 
 /**
@@ -387,11 +387,11 @@ export interface ServiceReference {
   /** namespace is the namespace of the service. Required */
   namespace: string;
   /** path is an optional URL path at which the webhook will be contacted. */
-  path?: string;
+  path?: string | undefined;
   /**
    * port is an optional service port at which the webhook will be contacted. `port` should be a valid port number (1-65535, inclusive). Defaults to 443 for backward compatibility.
    */
-  port?: number;
+  port?: number | undefined;
 }
 
 /** ValidationRule describes a validation rule written in the CEL expression language. */
@@ -399,15 +399,15 @@ export interface ValidationRule {
   /**
    * fieldPath represents the field path returned when the validation fails. It must be a relative JSON path (i.e. with array notation) scoped to the location of this x-kubernetes-validations extension in the schema and refer to an existing field. e.g. when validation checks if a specific attribute `foo` under a map `testMap`, the fieldPath could be set to `.testMap.foo` If the validation checks two lists must have unique attributes, the fieldPath could be set to either of the list: e.g. `.testList` It does not support list numeric index. It supports child operation to refer to an existing field currently. Refer to [JSONPath support in Kubernetes](https://kubernetes.io/docs/reference/kubectl/jsonpath/) for more info. Numeric index of array is not supported. For field name which contains special characters, use `['specialName']` to refer the field name. e.g. for attribute `foo.34$` appears in a list `testList`, the fieldPath could be set to `.testList['foo.34$']`
    */
-  fieldPath?: string;
+  fieldPath?: string | undefined;
   /**
    * Message represents the message displayed when validation fails. The message is required if the Rule contains line breaks. The message must not contain line breaks. If unset, the message is "failed rule: {Rule}". e.g. "must be a URL with the host matching spec.host"
    */
-  message?: string;
+  message?: string | undefined;
   /**
    * MessageExpression declares a CEL expression that evaluates to the validation failure message that is returned when this rule fails. Since messageExpression is used as a failure message, it must evaluate to a string. If both message and messageExpression are present on a rule, then messageExpression will be used if validation fails. If messageExpression results in a runtime error, the runtime error is logged, and the validation failure message is produced as if the messageExpression field were unset. If messageExpression evaluates to an empty string, a string with only spaces, or a string that contains line breaks, then the validation failure message will also be produced as if the messageExpression field were unset, and the fact that messageExpression produced an empty string/string with only spaces/string with line breaks will be logged. messageExpression has access to all the same variables as the rule; the only difference is the return type. Example: "x must be less than max ("+string(self.max)+")"
    */
-  messageExpression?: string;
+  messageExpression?: string | undefined;
   /**
    * optionalOldSelf is used to opt a transition rule into evaluation even when the object is first created, or if the old object is missing the value.
    *
@@ -417,7 +417,7 @@ export interface ValidationRule {
    *
    * May not be set unless `oldSelf` is used in `rule`.
    */
-  optionalOldSelf?: boolean;
+  optionalOldSelf?: boolean | undefined;
   /**
    * reason provides a machine-readable validation failure reason that is returned to the caller when a request fails this validation rule. The HTTP status code returned to the caller will match the reason of the reason of the first failed validation rule. The currently supported reasons are: "FieldValueInvalid", "FieldValueForbidden", "FieldValueRequired", "FieldValueDuplicate". If not set, default to use "FieldValueInvalid". All future added reasons must be accepted by clients when reading this value and unknown reasons should be treated as FieldValueInvalid.
    *
@@ -427,7 +427,7 @@ export interface ValidationRule {
    *  - `"FieldValueInvalid"` is used to report malformed values (e.g. failed regex match, too long, out of bounds).
    *  - `"FieldValueRequired"` is used to report required values that are not provided (e.g. empty strings, null values, or empty arrays).
    */
-  reason?: 'FieldValueDuplicate' | 'FieldValueForbidden' | 'FieldValueInvalid' | 'FieldValueRequired';
+  reason?: 'FieldValueDuplicate' | 'FieldValueForbidden' | 'FieldValueInvalid' | 'FieldValueRequired' | undefined;
   /**
    * Rule represents the expression which will be evaluated by CEL. ref: https://github.com/google/cel-spec The Rule is scoped to the location of the x-kubernetes-validations extension in the schema. The `self` variable in the CEL expression is bound to the scoped value. Example: - Rule scoped to the root of a resource with a status subresource: {"rule": "self.status.actual <= self.spec.maxDesired"}
    *
@@ -471,13 +471,13 @@ export interface WebhookClientConfig {
   /**
    * caBundle is a PEM encoded CA bundle which will be used to validate the webhook's server certificate. If unspecified, system trust roots on the apiserver are used.
    */
-  caBundle?: string;
+  caBundle?: string | undefined;
   /**
    * service is a reference to the service for this webhook. Either service or url must be specified.
    *
    * If the webhook is running within the cluster, then you should use `service`.
    */
-  service?: ServiceReference;
+  service?: ServiceReference | undefined;
   /**
    * url gives the location of the webhook, in standard URL form (`scheme://host:port/path`). Exactly one of `url` or `service` must be specified.
    *
@@ -491,13 +491,13 @@ export interface WebhookClientConfig {
    *
    * Attempting to use a user or basic auth e.g. "user:password@" is not allowed. Fragments ("#...") and query parameters ("?...") are not allowed, either.
    */
-  url?: string;
+  url?: string | undefined;
 }
 
 /** WebhookConversion describes how to call a conversion webhook */
 export interface WebhookConversion {
   /** clientConfig is the instructions for how to call the webhook if strategy is `Webhook`. */
-  clientConfig?: WebhookClientConfig;
+  clientConfig?: WebhookClientConfig | undefined;
   /**
    * conversionReviewVersions is an ordered list of preferred `ConversionReview` versions the Webhook expects. The API server will use the first version in the list which it supports. If none of the versions specified in this list are supported by API server, conversion will fail for the custom resource. If a persisted Webhook configuration specifies allowed versions and does not include any versions known to the API Server, calls to the webhook will fail.
    */

@@ -21,10 +21,13 @@ export const apiServicesResource = {
   categories: ['api-extensions'],
 } as const satisfies ResourceDescriptor;
 
+/** APIServicesClient is the typed client of APIService objects (`apiservices`, cluster-scoped): what `ApiregistrationV1Client.apiServices` returns. */
+export type APIServicesClient = ResourceClientFor<typeof apiServicesResource, APIService, APIServiceList>;
+
 /** ApiregistrationV1Client is the typed client of apiregistration.k8s.io/v1: one method per resource, with the verbs discovery lists. */
 export interface ApiregistrationV1Client {
   /** apiServices returns the client of APIService objects (cluster-scoped). */
-  apiServices(): ResourceClientFor<typeof apiServicesResource, APIService, APIServiceList>;
+  apiServices(): APIServicesClient;
 }
 
 /** APIREGISTRATION_V1 defines apiregistration.k8s.io/v1: its resources by method name. */

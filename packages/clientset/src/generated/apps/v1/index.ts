@@ -75,18 +75,33 @@ export const statefulSetsResource = {
   categories: ['all'],
 } as const satisfies ResourceDescriptor;
 
+/** ControllerRevisionsClient is the typed client of ControllerRevision objects (`controllerrevisions`, namespaced): what `AppsV1Client.controllerRevisions` returns. */
+export type ControllerRevisionsClient = ResourceClientFor<typeof controllerRevisionsResource, ControllerRevision, ControllerRevisionList>;
+
+/** DaemonSetsClient is the typed client of DaemonSet objects (`daemonsets`, namespaced): what `AppsV1Client.daemonSets` returns. */
+export type DaemonSetsClient = ResourceClientFor<typeof daemonSetsResource, DaemonSet, DaemonSetList>;
+
+/** DeploymentsClient is the typed client of Deployment objects (`deployments`, namespaced): what `AppsV1Client.deployments` returns. */
+export type DeploymentsClient = ResourceClientFor<typeof deploymentsResource, Deployment, DeploymentList>;
+
+/** ReplicaSetsClient is the typed client of ReplicaSet objects (`replicasets`, namespaced): what `AppsV1Client.replicaSets` returns. */
+export type ReplicaSetsClient = ResourceClientFor<typeof replicaSetsResource, ReplicaSet, ReplicaSetList>;
+
+/** StatefulSetsClient is the typed client of StatefulSet objects (`statefulsets`, namespaced): what `AppsV1Client.statefulSets` returns. */
+export type StatefulSetsClient = ResourceClientFor<typeof statefulSetsResource, StatefulSet, StatefulSetList>;
+
 /** AppsV1Client is the typed client of apps/v1: one method per resource, with the verbs discovery lists. */
 export interface AppsV1Client {
   /** controllerRevisions returns the client of ControllerRevision objects in `namespace` (none: the context's; `''`: every namespace, for list and watch). */
-  controllerRevisions(namespace?: string): ResourceClientFor<typeof controllerRevisionsResource, ControllerRevision, ControllerRevisionList>;
+  controllerRevisions(namespace?: string): ControllerRevisionsClient;
   /** daemonSets returns the client of DaemonSet objects in `namespace` (none: the context's; `''`: every namespace, for list and watch). */
-  daemonSets(namespace?: string): ResourceClientFor<typeof daemonSetsResource, DaemonSet, DaemonSetList>;
+  daemonSets(namespace?: string): DaemonSetsClient;
   /** deployments returns the client of Deployment objects in `namespace` (none: the context's; `''`: every namespace, for list and watch). */
-  deployments(namespace?: string): ResourceClientFor<typeof deploymentsResource, Deployment, DeploymentList>;
+  deployments(namespace?: string): DeploymentsClient;
   /** replicaSets returns the client of ReplicaSet objects in `namespace` (none: the context's; `''`: every namespace, for list and watch). */
-  replicaSets(namespace?: string): ResourceClientFor<typeof replicaSetsResource, ReplicaSet, ReplicaSetList>;
+  replicaSets(namespace?: string): ReplicaSetsClient;
   /** statefulSets returns the client of StatefulSet objects in `namespace` (none: the context's; `''`: every namespace, for list and watch). */
-  statefulSets(namespace?: string): ResourceClientFor<typeof statefulSetsResource, StatefulSet, StatefulSetList>;
+  statefulSets(namespace?: string): StatefulSetsClient;
 }
 
 /** APPS_V1 defines apps/v1: its resources by method name. */

@@ -10,19 +10,19 @@ export interface ControllerRevision {
   /**
    * APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
    */
-  apiVersion?: 'apps/v1';
+  apiVersion?: 'apps/v1' | undefined;
   /** Data is the serialized representation of the state. */
   data: RawExtension;
   /**
    * Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
    */
-  kind?: 'ControllerRevision';
+  kind?: 'ControllerRevision' | undefined;
   /**
    * Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
    */
-  metadata?: ObjectMeta;
+  metadata?: ObjectMeta | undefined;
   /** Revision indicates the revision of the state represented by Data. */
-  revision?: number;
+  revision?: number | undefined;
 }
 
 /** ControllerRevisionList is a resource containing a list of ControllerRevision objects. */
@@ -30,17 +30,17 @@ export interface ControllerRevisionList {
   /**
    * APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
    */
-  apiVersion?: 'apps/v1';
+  apiVersion?: 'apps/v1' | undefined;
   /** Items is the list of ControllerRevisions */
   items: ControllerRevision[];
   /**
    * Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
    */
-  kind?: 'ControllerRevisionList';
+  kind?: 'ControllerRevisionList' | undefined;
   /**
    * More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
    */
-  metadata?: ListMeta;
+  metadata?: ListMeta | undefined;
 }
 
 /** DaemonSet represents the configuration of a daemon set. */
@@ -48,15 +48,15 @@ export interface DaemonSet {
   /**
    * APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
    */
-  apiVersion?: 'apps/v1';
+  apiVersion?: 'apps/v1' | undefined;
   /**
    * Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
    */
-  kind?: 'DaemonSet';
+  kind?: 'DaemonSet' | undefined;
   /**
    * Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
    */
-  metadata?: ObjectMeta;
+  metadata?: ObjectMeta | undefined;
   /**
    * The desired behavior of this daemon set. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status
    */
@@ -64,21 +64,21 @@ export interface DaemonSet {
   /**
    * The current status of this daemon set. This data may be out of date by some window of time. Populated by the system. Read-only. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status
    */
-  status?: DaemonSetStatus;
+  status?: DaemonSetStatus | undefined;
 }
 
 /** DaemonSetCondition describes the state of a DaemonSet at a certain point. */
 export interface DaemonSetCondition {
   /** Last time the condition transitioned from one status to another. */
-  lastTransitionTime?: Time;
+  lastTransitionTime?: Time | undefined;
   /** A human readable message indicating details about the transition. */
-  message?: string;
+  message?: string | undefined;
   /** The reason for the condition's last transition. */
-  reason?: string;
+  reason?: string | undefined;
   /** Status of the condition, one of True, False, Unknown. */
-  status?: string;
+  status?: string | undefined;
   /** Type of DaemonSet condition. */
-  type?: string;
+  type?: string | undefined;
 }
 
 /** DaemonSetList is a collection of daemon sets. */
@@ -86,17 +86,17 @@ export interface DaemonSetList {
   /**
    * APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
    */
-  apiVersion?: 'apps/v1';
+  apiVersion?: 'apps/v1' | undefined;
   /** A list of daemon sets. */
   items: DaemonSet[];
   /**
    * Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
    */
-  kind?: 'DaemonSetList';
+  kind?: 'DaemonSetList' | undefined;
   /**
    * Standard list metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
    */
-  metadata?: ListMeta;
+  metadata?: ListMeta | undefined;
 }
 
 /** DaemonSetSpec is the specification of a daemon set. */
@@ -104,11 +104,11 @@ export interface DaemonSetSpec {
   /**
    * The minimum number of seconds for which a newly created DaemonSet pod should be ready without any of its container crashing, for it to be considered available. Defaults to 0 (pod will be considered available as soon as it is ready).
    */
-  minReadySeconds?: number;
+  minReadySeconds?: number | undefined;
   /**
    * The number of old history to retain to allow rollback. This is a pointer to distinguish between explicit zero and not specified. Defaults to 10.
    */
-  revisionHistoryLimit?: number;
+  revisionHistoryLimit?: number | undefined;
   /**
    * A label query over pods that are managed by the daemon set. Must match in order to be controlled. It must match the pod template's labels. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/labels/#label-selectors
    */
@@ -118,7 +118,7 @@ export interface DaemonSetSpec {
    */
   template: PodTemplateSpec;
   /** An update strategy to replace existing DaemonSet pods with new pods. */
-  updateStrategy?: DaemonSetUpdateStrategy;
+  updateStrategy?: DaemonSetUpdateStrategy | undefined;
 }
 
 /** DaemonSetStatus represents the current status of a daemon set. */
@@ -126,9 +126,9 @@ export interface DaemonSetStatus {
   /**
    * Count of hash collisions for the DaemonSet. The DaemonSet controller uses this field as a collision avoidance mechanism when it needs to create the name for the newest ControllerRevision.
    */
-  collisionCount?: number;
+  collisionCount?: number | undefined;
   /** Represents the latest available observations of a DaemonSet's current state. */
-  conditions?: DaemonSetCondition[];
+  conditions?: DaemonSetCondition[] | undefined;
   /**
    * The number of nodes that are running at least 1 daemon pod and are supposed to run the daemon pod. More info: https://kubernetes.io/docs/concepts/workloads/controllers/daemonset/
    */
@@ -140,7 +140,7 @@ export interface DaemonSetStatus {
   /**
    * The number of nodes that should be running the daemon pod and have one or more of the daemon pod running and available (ready for at least spec.minReadySeconds)
    */
-  numberAvailable?: number;
+  numberAvailable?: number | undefined;
   /**
    * The number of nodes that are running the daemon pod, but are not supposed to run the daemon pod. More info: https://kubernetes.io/docs/concepts/workloads/controllers/daemonset/
    */
@@ -152,17 +152,17 @@ export interface DaemonSetStatus {
   /**
    * The number of nodes that should be running the daemon pod and have none of the daemon pod running and available (ready for at least spec.minReadySeconds)
    */
-  numberUnavailable?: number;
+  numberUnavailable?: number | undefined;
   /** The most recent generation observed by the daemon set controller. */
-  observedGeneration?: number;
+  observedGeneration?: number | undefined;
   /** The total number of nodes that are running updated daemon pod */
-  updatedNumberScheduled?: number;
+  updatedNumberScheduled?: number | undefined;
 }
 
 /** DaemonSetUpdateStrategy is a struct used to control the update strategy for a DaemonSet. */
 export interface DaemonSetUpdateStrategy {
   /** Rolling update config params. Present only if type = "RollingUpdate". */
-  rollingUpdate?: RollingUpdateDaemonSet;
+  rollingUpdate?: RollingUpdateDaemonSet | undefined;
   /**
    * Type of daemon set update. Can be "RollingUpdate" or "OnDelete". Default is RollingUpdate.
    *
@@ -170,7 +170,7 @@ export interface DaemonSetUpdateStrategy {
    *  - `"OnDelete"` Replace the old daemons only when it's killed
    *  - `"RollingUpdate"` Replace the old daemons by new ones using rolling update i.e replace them on each node one after the other.
    */
-  type?: 'OnDelete' | 'RollingUpdate';
+  type?: 'OnDelete' | 'RollingUpdate' | undefined;
 }
 
 /** Deployment enables declarative updates for Pods and ReplicaSets. */
@@ -178,35 +178,35 @@ export interface Deployment {
   /**
    * APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
    */
-  apiVersion?: 'apps/v1';
+  apiVersion?: 'apps/v1' | undefined;
   /**
    * Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
    */
-  kind?: 'Deployment';
+  kind?: 'Deployment' | undefined;
   /**
    * Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
    */
-  metadata?: ObjectMeta;
+  metadata?: ObjectMeta | undefined;
   /** Specification of the desired behavior of the Deployment. */
   spec: DeploymentSpec;
   /** Most recently observed status of the Deployment. */
-  status?: DeploymentStatus;
+  status?: DeploymentStatus | undefined;
 }
 
 /** DeploymentCondition describes the state of a deployment at a certain point. */
 export interface DeploymentCondition {
   /** Last time the condition transitioned from one status to another. */
-  lastTransitionTime?: Time;
+  lastTransitionTime?: Time | undefined;
   /** The last time this condition was updated. */
-  lastUpdateTime?: Time;
+  lastUpdateTime?: Time | undefined;
   /** A human readable message indicating details about the transition. */
-  message?: string;
+  message?: string | undefined;
   /** The reason for the condition's last transition. */
-  reason?: string;
+  reason?: string | undefined;
   /** Status of the condition, one of True, False, Unknown. */
-  status?: string;
+  status?: string | undefined;
   /** Type of deployment condition. */
-  type?: string;
+  type?: string | undefined;
 }
 
 /** DeploymentList is a list of Deployments. */
@@ -214,15 +214,15 @@ export interface DeploymentList {
   /**
    * APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
    */
-  apiVersion?: 'apps/v1';
+  apiVersion?: 'apps/v1' | undefined;
   /** Items is the list of Deployments. */
   items: Deployment[];
   /**
    * Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
    */
-  kind?: 'DeploymentList';
+  kind?: 'DeploymentList' | undefined;
   /** Standard list metadata. */
-  metadata?: ListMeta;
+  metadata?: ListMeta | undefined;
 }
 
 /** DeploymentSpec is the specification of the desired behavior of the Deployment. */
@@ -230,27 +230,27 @@ export interface DeploymentSpec {
   /**
    * Minimum number of seconds for which a newly created pod should be ready without any of its container crashing, for it to be considered available. Defaults to 0 (pod will be considered available as soon as it is ready)
    */
-  minReadySeconds?: number;
+  minReadySeconds?: number | undefined;
   /** Indicates that the deployment is paused. */
-  paused?: boolean;
+  paused?: boolean | undefined;
   /**
    * The maximum time in seconds for a deployment to make progress before it is considered to be failed. The deployment controller will continue to process failed deployments and a condition with a ProgressDeadlineExceeded reason will be surfaced in the deployment status. Note that progress will not be estimated during the time a deployment is paused. Defaults to 600s.
    */
-  progressDeadlineSeconds?: number;
+  progressDeadlineSeconds?: number | undefined;
   /**
    * Number of desired pods. This is a pointer to distinguish between explicit zero and not specified. Defaults to 1.
    */
-  replicas?: number;
+  replicas?: number | undefined;
   /**
    * The number of old ReplicaSets to retain to allow rollback. This is a pointer to distinguish between explicit zero and not specified. Defaults to 10.
    */
-  revisionHistoryLimit?: number;
+  revisionHistoryLimit?: number | undefined;
   /**
    * Label selector for pods. Existing ReplicaSets whose pods are selected by this will be the ones affected by this deployment. It must match the pod template's labels.
    */
   selector: LabelSelector;
   /** The deployment strategy to use to replace existing pods with new ones. */
-  strategy?: DeploymentStrategy;
+  strategy?: DeploymentStrategy | undefined;
   /**
    * Template describes the pods that will be created. The only allowed template.spec.restartPolicy value is "Always".
    */
@@ -262,41 +262,41 @@ export interface DeploymentStatus {
   /**
    * Total number of available non-terminating pods (ready for at least minReadySeconds) targeted by this deployment.
    */
-  availableReplicas?: number;
+  availableReplicas?: number | undefined;
   /**
    * Count of hash collisions for the Deployment. The Deployment controller uses this field as a collision avoidance mechanism when it needs to create the name for the newest ReplicaSet.
    */
-  collisionCount?: number;
+  collisionCount?: number | undefined;
   /** Represents the latest available observations of a deployment's current state. */
-  conditions?: DeploymentCondition[];
+  conditions?: DeploymentCondition[] | undefined;
   /** The generation observed by the deployment controller. */
-  observedGeneration?: number;
+  observedGeneration?: number | undefined;
   /** Total number of non-terminating pods targeted by this Deployment with a Ready Condition. */
-  readyReplicas?: number;
+  readyReplicas?: number | undefined;
   /**
    * Total number of non-terminating pods targeted by this deployment (their labels match the selector).
    */
-  replicas?: number;
+  replicas?: number | undefined;
   /**
    * Total number of terminating pods targeted by this deployment. Terminating pods have a non-null .metadata.deletionTimestamp and have not yet reached the Failed or Succeeded .status.phase.
    *
    * This is a beta field and requires enabling DeploymentReplicaSetTerminatingReplicas feature (enabled by default).
    */
-  terminatingReplicas?: number;
+  terminatingReplicas?: number | undefined;
   /**
    * Total number of unavailable pods targeted by this deployment. This is the total number of pods that are still required for the deployment to have 100% available capacity. They may either be pods that are running but not yet available or pods that still have not been created.
    */
-  unavailableReplicas?: number;
+  unavailableReplicas?: number | undefined;
   /**
    * Total number of non-terminating pods targeted by this deployment that have the desired template spec.
    */
-  updatedReplicas?: number;
+  updatedReplicas?: number | undefined;
 }
 
 /** DeploymentStrategy describes how to replace existing pods with new ones. */
 export interface DeploymentStrategy {
   /** Rolling update config params. Present only if DeploymentStrategyType = RollingUpdate. */
-  rollingUpdate?: RollingUpdateDeployment;
+  rollingUpdate?: RollingUpdateDeployment | undefined;
   /**
    * Type of deployment. Can be "Recreate" or "RollingUpdate". Default is RollingUpdate.
    *
@@ -304,7 +304,7 @@ export interface DeploymentStrategy {
    *  - `"Recreate"` Kill all existing pods before creating new ones.
    *  - `"RollingUpdate"` Replace the old ReplicaSets by new one using rolling update i.e gradually scale down the old ReplicaSets and scale up the new one.
    */
-  type?: 'Recreate' | 'RollingUpdate';
+  type?: 'Recreate' | 'RollingUpdate' | undefined;
 }
 
 /** ReplicaSet ensures that a specified number of pod replicas are running at any given time. */
@@ -312,15 +312,15 @@ export interface ReplicaSet {
   /**
    * APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
    */
-  apiVersion?: 'apps/v1';
+  apiVersion?: 'apps/v1' | undefined;
   /**
    * Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
    */
-  kind?: 'ReplicaSet';
+  kind?: 'ReplicaSet' | undefined;
   /**
    * If the Labels of a ReplicaSet are empty, they are defaulted to be the same as the Pod(s) that the ReplicaSet manages. Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
    */
-  metadata?: ObjectMeta;
+  metadata?: ObjectMeta | undefined;
   /**
    * Spec defines the specification of the desired behavior of the ReplicaSet. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status
    */
@@ -328,21 +328,21 @@ export interface ReplicaSet {
   /**
    * Status is the most recently observed status of the ReplicaSet. This data may be out of date by some window of time. Populated by the system. Read-only. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status
    */
-  status?: ReplicaSetStatus;
+  status?: ReplicaSetStatus | undefined;
 }
 
 /** ReplicaSetCondition describes the state of a replica set at a certain point. */
 export interface ReplicaSetCondition {
   /** The last time the condition transitioned from one status to another. */
-  lastTransitionTime?: Time;
+  lastTransitionTime?: Time | undefined;
   /** A human readable message indicating details about the transition. */
-  message?: string;
+  message?: string | undefined;
   /** The reason for the condition's last transition. */
-  reason?: string;
+  reason?: string | undefined;
   /** Status of the condition, one of True, False, Unknown. */
-  status?: string;
+  status?: string | undefined;
   /** Type of replica set condition. */
-  type?: string;
+  type?: string | undefined;
 }
 
 /** ReplicaSetList is a collection of ReplicaSets. */
@@ -350,7 +350,7 @@ export interface ReplicaSetList {
   /**
    * APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
    */
-  apiVersion?: 'apps/v1';
+  apiVersion?: 'apps/v1' | undefined;
   /**
    * List of ReplicaSets. More info: https://kubernetes.io/docs/concepts/workloads/controllers/replicaset
    */
@@ -358,11 +358,11 @@ export interface ReplicaSetList {
   /**
    * Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
    */
-  kind?: 'ReplicaSetList';
+  kind?: 'ReplicaSetList' | undefined;
   /**
    * Standard list metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
    */
-  metadata?: ListMeta;
+  metadata?: ListMeta | undefined;
 }
 
 /** ReplicaSetSpec is the specification of a ReplicaSet. */
@@ -370,11 +370,11 @@ export interface ReplicaSetSpec {
   /**
    * Minimum number of seconds for which a newly created pod should be ready without any of its container crashing, for it to be considered available. Defaults to 0 (pod will be considered available as soon as it is ready)
    */
-  minReadySeconds?: number;
+  minReadySeconds?: number | undefined;
   /**
    * Replicas is the number of desired pods. This is a pointer to distinguish between explicit zero and unspecified. Defaults to 1. More info: https://kubernetes.io/docs/concepts/workloads/controllers/replicaset
    */
-  replicas?: number;
+  replicas?: number | undefined;
   /**
    * Selector is a label query over pods that should match the replica count. Label keys and values that must match in order to be controlled by this replica set. It must match the pod template's labels. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/labels/#label-selectors
    */
@@ -382,7 +382,7 @@ export interface ReplicaSetSpec {
   /**
    * Template is the object that describes the pod that will be created if insufficient replicas are detected. More info: https://kubernetes.io/docs/concepts/workloads/controllers/replicaset/#pod-template
    */
-  template?: PodTemplateSpec;
+  template?: PodTemplateSpec | undefined;
 }
 
 /** ReplicaSetStatus represents the current status of a ReplicaSet. */
@@ -390,17 +390,17 @@ export interface ReplicaSetStatus {
   /**
    * The number of available non-terminating pods (ready for at least minReadySeconds) for this replica set.
    */
-  availableReplicas?: number;
+  availableReplicas?: number | undefined;
   /** Represents the latest available observations of a replica set's current state. */
-  conditions?: ReplicaSetCondition[];
+  conditions?: ReplicaSetCondition[] | undefined;
   /**
    * The number of non-terminating pods that have labels matching the labels of the pod template of the replicaset.
    */
-  fullyLabeledReplicas?: number;
+  fullyLabeledReplicas?: number | undefined;
   /** ObservedGeneration reflects the generation of the most recently observed ReplicaSet. */
-  observedGeneration?: number;
+  observedGeneration?: number | undefined;
   /** The number of non-terminating pods targeted by this ReplicaSet with a Ready Condition. */
-  readyReplicas?: number;
+  readyReplicas?: number | undefined;
   /**
    * Replicas is the most recently observed number of non-terminating pods. More info: https://kubernetes.io/docs/concepts/workloads/controllers/replicaset
    */
@@ -410,7 +410,7 @@ export interface ReplicaSetStatus {
    *
    * This is a beta field and requires enabling DeploymentReplicaSetTerminatingReplicas feature (enabled by default).
    */
-  terminatingReplicas?: number;
+  terminatingReplicas?: number | undefined;
 }
 
 /** Spec to control the desired behavior of daemon set rolling update. */
@@ -418,11 +418,11 @@ export interface RollingUpdateDaemonSet {
   /**
    * The maximum number of nodes with an existing available DaemonSet pod that can have an updated DaemonSet pod during during an update. Value can be an absolute number (ex: 5) or a percentage of desired pods (ex: 10%). This can not be 0 if MaxUnavailable is 0. Absolute number is calculated from percentage by rounding up to a minimum of 1. Default value is 0. Example: when this is set to 30%, at most 30% of the total number of nodes that should be running the daemon pod (i.e. status.desiredNumberScheduled) can have their a new pod created before the old pod is marked as deleted. The update starts by launching new pods on 30% of nodes. Once an updated pod is available (Ready for at least minReadySeconds) the old DaemonSet pod on that node is marked deleted. If the old pod becomes unavailable for any reason (Ready transitions to false, is evicted, or is drained) an updated pod is immediately created on that node without considering surge limits. Allowing surge implies the possibility that the resources consumed by the daemonset on any given node can double if the readiness check fails, and so resource intensive daemonsets should take into account that they may cause evictions during disruption.
    */
-  maxSurge?: IntOrString;
+  maxSurge?: IntOrString | undefined;
   /**
    * The maximum number of DaemonSet pods that can be unavailable during the update. Value can be an absolute number (ex: 5) or a percentage of total number of DaemonSet pods at the start of the update (ex: 10%). Absolute number is calculated from percentage by rounding up. This cannot be 0 if MaxSurge is 0 Default value is 1. Example: when this is set to 30%, at most 30% of the total number of nodes that should be running the daemon pod (i.e. status.desiredNumberScheduled) can have their pods stopped for an update at any given time. The update starts by stopping at most 30% of those DaemonSet pods and then brings up new DaemonSet pods in their place. Once the new pods are available, it then proceeds onto other DaemonSet pods, thus ensuring that at least 70% of original number of DaemonSet pods are available at all times during the update.
    */
-  maxUnavailable?: IntOrString;
+  maxUnavailable?: IntOrString | undefined;
 }
 
 /** Spec to control the desired behavior of rolling update. */
@@ -430,11 +430,11 @@ export interface RollingUpdateDeployment {
   /**
    * The maximum number of pods that can be scheduled above the desired number of pods. Value can be an absolute number (ex: 5) or a percentage of desired pods (ex: 10%). This can not be 0 if MaxUnavailable is 0. Absolute number is calculated from percentage by rounding up. Defaults to 25%. Example: when this is set to 30%, the new ReplicaSet can be scaled up immediately when the rolling update starts, such that the total number of old and new pods do not exceed 130% of desired pods. Once old pods have been killed, new ReplicaSet can be scaled up further, ensuring that total number of pods running at any time during the update is at most 130% of desired pods.
    */
-  maxSurge?: IntOrString;
+  maxSurge?: IntOrString | undefined;
   /**
    * The maximum number of pods that can be unavailable during the update. Value can be an absolute number (ex: 5) or a percentage of desired pods (ex: 10%). Absolute number is calculated from percentage by rounding down. This can not be 0 if MaxSurge is 0. Defaults to 25%. Example: when this is set to 30%, the old ReplicaSet can be scaled down to 70% of desired pods immediately when the rolling update starts. Once new pods are ready, old ReplicaSet can be scaled down further, followed by scaling up the new ReplicaSet, ensuring that the total number of pods available at all times during the update is at least 70% of desired pods.
    */
-  maxUnavailable?: IntOrString;
+  maxUnavailable?: IntOrString | undefined;
 }
 
 /**
@@ -444,11 +444,11 @@ export interface RollingUpdateStatefulSetStrategy {
   /**
    * The maximum number of pods that can be unavailable during the update. Value can be an absolute number (ex: 5) or a percentage of desired pods (ex: 10%). Absolute number is calculated from percentage by rounding up. This can not be 0. Defaults to 1. This field is beta-level and is enabled by default. The field applies to all pods in the range 0 to Replicas-1. That means if there is any unavailable pod in the range 0 to Replicas-1, it will be counted towards MaxUnavailable. This setting might not be effective for the OrderedReady podManagementPolicy. That policy ensures pods are created and become ready one at a time.
    */
-  maxUnavailable?: IntOrString;
+  maxUnavailable?: IntOrString | undefined;
   /**
    * Partition indicates the ordinal at which the StatefulSet should be partitioned for updates. During a rolling update, all pods from ordinal Replicas-1 to Partition are updated. All pods from ordinal Partition-1 to 0 remain untouched. This is helpful in being able to do a canary based deployment. The default value is 0.
    */
-  partition?: number;
+  partition?: number | undefined;
 }
 
 /**
@@ -462,35 +462,35 @@ export interface StatefulSet {
   /**
    * APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
    */
-  apiVersion?: 'apps/v1';
+  apiVersion?: 'apps/v1' | undefined;
   /**
    * Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
    */
-  kind?: 'StatefulSet';
+  kind?: 'StatefulSet' | undefined;
   /**
    * Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
    */
-  metadata?: ObjectMeta;
+  metadata?: ObjectMeta | undefined;
   /** Spec defines the desired identities of pods in this set. */
   spec: StatefulSetSpec;
   /**
    * Status is the current status of Pods in this StatefulSet. This data may be out of date by some window of time.
    */
-  status?: StatefulSetStatus;
+  status?: StatefulSetStatus | undefined;
 }
 
 /** StatefulSetCondition describes the state of a statefulset at a certain point. */
 export interface StatefulSetCondition {
   /** Last time the condition transitioned from one status to another. */
-  lastTransitionTime?: Time;
+  lastTransitionTime?: Time | undefined;
   /** A human readable message indicating details about the transition. */
-  message?: string;
+  message?: string | undefined;
   /** The reason for the condition's last transition. */
-  reason?: string;
+  reason?: string | undefined;
   /** Status of the condition, one of True, False, Unknown. */
-  status?: string;
+  status?: string | undefined;
   /** Type of statefulset condition. */
-  type?: string;
+  type?: string | undefined;
 }
 
 /** StatefulSetList is a collection of StatefulSets. */
@@ -498,17 +498,17 @@ export interface StatefulSetList {
   /**
    * APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
    */
-  apiVersion?: 'apps/v1';
+  apiVersion?: 'apps/v1' | undefined;
   /** Items is the list of stateful sets. */
   items: StatefulSet[];
   /**
    * Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
    */
-  kind?: 'StatefulSetList';
+  kind?: 'StatefulSetList' | undefined;
   /**
    * Standard list's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
    */
-  metadata?: ListMeta;
+  metadata?: ListMeta | undefined;
 }
 
 /**
@@ -521,7 +521,7 @@ export interface StatefulSetOrdinals {
    * If unset, defaults to 0. Replica indices will be in the range:
    *   [0, .spec.replicas).
    */
-  start?: number;
+  start?: number | undefined;
 }
 
 /**
@@ -531,11 +531,11 @@ export interface StatefulSetPersistentVolumeClaimRetentionPolicy {
   /**
    * WhenDeleted specifies what happens to PVCs created from StatefulSet VolumeClaimTemplates when the StatefulSet is deleted. The default policy of `Retain` causes PVCs to not be affected by StatefulSet deletion. The `Delete` policy causes those PVCs to be deleted.
    */
-  whenDeleted?: string;
+  whenDeleted?: string | undefined;
   /**
    * WhenScaled specifies what happens to PVCs created from StatefulSet VolumeClaimTemplates when the StatefulSet is scaled down. The default policy of `Retain` causes PVCs to not be affected by a scaledown. The `Delete` policy causes the associated PVCs for any excess pods above the replica count to be deleted.
    */
-  whenScaled?: string;
+  whenScaled?: string | undefined;
 }
 
 /** A StatefulSetSpec is the specification of a StatefulSet. */
@@ -543,15 +543,15 @@ export interface StatefulSetSpec {
   /**
    * Minimum number of seconds for which a newly created pod should be ready without any of its container crashing for it to be considered available. Defaults to 0 (pod will be considered available as soon as it is ready)
    */
-  minReadySeconds?: number;
+  minReadySeconds?: number | undefined;
   /**
    * ordinals controls the numbering of replica indices in a StatefulSet. The default ordinals behavior assigns a "0" index to the first replica and increments the index by one for each additional replica requested.
    */
-  ordinals?: StatefulSetOrdinals;
+  ordinals?: StatefulSetOrdinals | undefined;
   /**
    * persistentVolumeClaimRetentionPolicy describes the lifecycle of persistent volume claims created from volumeClaimTemplates. By default, all persistent volume claims are created as needed and retained until manually deleted. This policy allows the lifecycle to be altered, for example by deleting persistent volume claims when their stateful set is deleted, or when their pod is scaled down.
    */
-  persistentVolumeClaimRetentionPolicy?: StatefulSetPersistentVolumeClaimRetentionPolicy;
+  persistentVolumeClaimRetentionPolicy?: StatefulSetPersistentVolumeClaimRetentionPolicy | undefined;
   /**
    * podManagementPolicy controls how pods are created during initial scale up, when replacing pods on nodes, or when scaling down. The default policy is `OrderedReady`, where pods are created in increasing order (pod-0, then pod-1, etc) and the controller will wait until each pod is ready before continuing. When scaling down, the pods are removed in the opposite order. The alternative policy is `Parallel` which will create pods in parallel to match the desired scale without waiting, and on scale down will delete all pods at once.
    *
@@ -559,15 +559,15 @@ export interface StatefulSetSpec {
    *  - `"OrderedReady"` will create pods in strictly increasing order on scale up and strictly decreasing order on scale down, progressing only when the previous pod is ready or terminated. At most one pod will be changed at any time.
    *  - `"Parallel"` will create and delete pods as soon as the stateful set replica count is changed, and will not wait for pods to be ready or complete termination.
    */
-  podManagementPolicy?: 'OrderedReady' | 'Parallel';
+  podManagementPolicy?: 'OrderedReady' | 'Parallel' | undefined;
   /**
    * replicas is the desired number of replicas of the given Template. These are replicas in the sense that they are instantiations of the same Template, but individual replicas also have a consistent identity. If unspecified, defaults to 1.
    */
-  replicas?: number;
+  replicas?: number | undefined;
   /**
    * revisionHistoryLimit is the maximum number of revisions that will be maintained in the StatefulSet's revision history. The revision history consists of all revisions not represented by a currently applied StatefulSetSpec version. The default value is 10.
    */
-  revisionHistoryLimit?: number;
+  revisionHistoryLimit?: number | undefined;
   /**
    * selector is a label query over pods that should match the replica count. It must match the pod template's labels. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/labels/#label-selectors
    */
@@ -575,7 +575,7 @@ export interface StatefulSetSpec {
   /**
    * serviceName is the name of the service that governs this StatefulSet. This service must exist before the StatefulSet, and is responsible for the network identity of the set. Pods get DNS/hostnames that follow the pattern: pod-specific-string.serviceName.default.svc.cluster.local where "pod-specific-string" is managed by the StatefulSet controller.
    */
-  serviceName?: string;
+  serviceName?: string | undefined;
   /**
    * template is the object that describes the pod that will be created if insufficient replicas are detected. Each pod stamped out by the StatefulSet will fulfill this Template, but have a unique identity from the rest of the StatefulSet. Each pod will be named with the format <statefulsetname>-<podindex>. For example, a pod in a StatefulSet named "web" with index number "3" would be named "web-3". The only allowed template.spec.restartPolicy value is "Always".
    */
@@ -583,11 +583,11 @@ export interface StatefulSetSpec {
   /**
    * updateStrategy indicates the StatefulSetUpdateStrategy that will be employed to update Pods in the StatefulSet when a revision is made to Template.
    */
-  updateStrategy?: StatefulSetUpdateStrategy;
+  updateStrategy?: StatefulSetUpdateStrategy | undefined;
   /**
    * volumeClaimTemplates is a list of claims that pods are allowed to reference. The StatefulSet controller is responsible for mapping network identities to claims in a way that maintains the identity of a pod. Every claim in this list must have at least one matching (by name) volumeMount in one container in the template. A claim in this list takes precedence over any volumes in the template, with the same name.
    */
-  volumeClaimTemplates?: PersistentVolumeClaim[];
+  volumeClaimTemplates?: PersistentVolumeClaim[] | undefined;
 }
 
 /** StatefulSetStatus represents the current state of a StatefulSet. */
@@ -595,37 +595,37 @@ export interface StatefulSetStatus {
   /**
    * Total number of available pods (ready for at least minReadySeconds) targeted by this statefulset.
    */
-  availableReplicas?: number;
+  availableReplicas?: number | undefined;
   /**
    * collisionCount is the count of hash collisions for the StatefulSet. The StatefulSet controller uses this field as a collision avoidance mechanism when it needs to create the name for the newest ControllerRevision.
    */
-  collisionCount?: number;
+  collisionCount?: number | undefined;
   /** Represents the latest available observations of a statefulset's current state. */
-  conditions?: StatefulSetCondition[];
+  conditions?: StatefulSetCondition[] | undefined;
   /**
    * currentReplicas is the number of Pods created by the StatefulSet controller from the StatefulSet version indicated by currentRevision.
    */
-  currentReplicas?: number;
+  currentReplicas?: number | undefined;
   /**
    * currentRevision, if not empty, indicates the version of the StatefulSet used to generate Pods in the sequence [0,currentReplicas).
    */
-  currentRevision?: string;
+  currentRevision?: string | undefined;
   /**
    * observedGeneration is the most recent generation observed for this StatefulSet. It corresponds to the StatefulSet's generation, which is updated on mutation by the API Server.
    */
-  observedGeneration?: number;
+  observedGeneration?: number | undefined;
   /** readyReplicas is the number of pods created for this StatefulSet with a Ready Condition. */
-  readyReplicas?: number;
+  readyReplicas?: number | undefined;
   /** replicas is the number of Pods created by the StatefulSet controller. */
   replicas: number;
   /**
    * updateRevision, if not empty, indicates the version of the StatefulSet used to generate Pods in the sequence [replicas-updatedReplicas,replicas)
    */
-  updateRevision?: string;
+  updateRevision?: string | undefined;
   /**
    * updatedReplicas is the number of Pods created by the StatefulSet controller from the StatefulSet version indicated by updateRevision.
    */
-  updatedReplicas?: number;
+  updatedReplicas?: number | undefined;
 }
 
 /**
@@ -635,7 +635,7 @@ export interface StatefulSetUpdateStrategy {
   /**
    * RollingUpdate is used to communicate parameters when Type is RollingUpdateStatefulSetStrategyType.
    */
-  rollingUpdate?: RollingUpdateStatefulSetStrategy;
+  rollingUpdate?: RollingUpdateStatefulSetStrategy | undefined;
   /**
    * Type indicates the type of the StatefulSetUpdateStrategy. Default is RollingUpdate.
    *
@@ -644,5 +644,5 @@ export interface StatefulSetUpdateStrategy {
    *  - `"Recreate"` indicates that all existing pods will be deleted and fully terminated before any new-revision pods are created. This ensures that old and new revision Pods never run at the same time. This is an alpha type and requires enabling StatefulSetRecreateStrategy feature gate. Switching to the Recreate strategy is allowed when the feature gate is enabled, and switching away from it to a different update strategy is also allowed. +featureGate=StatefulSetRecreateStrategy
    *  - `"RollingUpdate"` indicates that update will be applied to all Pods in the StatefulSet with respect to the StatefulSet ordering constraints. When a scale operation is performed with this strategy, new Pods will be created from the specification version indicated by the StatefulSet's updateRevision.
    */
-  type?: 'OnDelete' | 'Recreate' | 'RollingUpdate';
+  type?: 'OnDelete' | 'Recreate' | 'RollingUpdate' | undefined;
 }

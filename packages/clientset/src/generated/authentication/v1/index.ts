@@ -30,12 +30,18 @@ export const tokenReviewsResource = {
   verbs: ['create'],
 } as const satisfies ResourceDescriptor;
 
+/** SelfSubjectReviewsClient is the typed client of SelfSubjectReview objects (`selfsubjectreviews`, cluster-scoped): what `AuthenticationV1Client.selfSubjectReviews` returns. */
+export type SelfSubjectReviewsClient = ResourceClientFor<typeof selfSubjectReviewsResource, SelfSubjectReview>;
+
+/** TokenReviewsClient is the typed client of TokenReview objects (`tokenreviews`, cluster-scoped): what `AuthenticationV1Client.tokenReviews` returns. */
+export type TokenReviewsClient = ResourceClientFor<typeof tokenReviewsResource, TokenReview>;
+
 /** AuthenticationV1Client is the typed client of authentication.k8s.io/v1: one method per resource, with the verbs discovery lists. */
 export interface AuthenticationV1Client {
   /** selfSubjectReviews returns the client of SelfSubjectReview objects (cluster-scoped). */
-  selfSubjectReviews(): ResourceClientFor<typeof selfSubjectReviewsResource, SelfSubjectReview>;
+  selfSubjectReviews(): SelfSubjectReviewsClient;
   /** tokenReviews returns the client of TokenReview objects (cluster-scoped). */
-  tokenReviews(): ResourceClientFor<typeof tokenReviewsResource, TokenReview>;
+  tokenReviews(): TokenReviewsClient;
 }
 
 /** AUTHENTICATION_V1 defines authentication.k8s.io/v1: its resources by method name. */

@@ -5,15 +5,15 @@ import type { ObjectMeta, Time } from '../../meta/v1/types.js';
 /** BoundObjectReference is a reference to an object that a token is bound to. */
 export interface BoundObjectReference {
   /** apiVersion is API version of the referent. */
-  apiVersion?: string;
+  apiVersion?: string | undefined;
   /**
    * kind of the referent. Valid kinds are 'Pod', 'Secret', 'Node', 'ValidatingWebhookConfiguration', and 'MutatingWebhookConfiguration'.
    */
-  kind?: string;
+  kind?: string | undefined;
   /** name of the referent. */
-  name?: string;
+  name?: string | undefined;
   /** uid of the referent. */
-  uid?: string;
+  uid?: string | undefined;
 }
 
 /**
@@ -23,23 +23,23 @@ export interface SelfSubjectReview {
   /**
    * APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
    */
-  apiVersion?: 'authentication.k8s.io/v1';
+  apiVersion?: 'authentication.k8s.io/v1' | undefined;
   /**
    * Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
    */
-  kind?: 'SelfSubjectReview';
+  kind?: 'SelfSubjectReview' | undefined;
   /**
    * metadata is standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
    */
-  metadata?: ObjectMeta;
+  metadata?: ObjectMeta | undefined;
   /** status is filled in by the server with the user attributes. */
-  status?: SelfSubjectReviewStatus;
+  status?: SelfSubjectReviewStatus | undefined;
 }
 
 /** SelfSubjectReviewStatus is filled by the kube-apiserver and sent back to a user. */
 export interface SelfSubjectReviewStatus {
   /** userInfo is a set of attributes belonging to the user making this request. */
-  userInfo?: UserInfo;
+  userInfo?: UserInfo | undefined;
 }
 
 /** TokenRequest requests a token for a given service account. */
@@ -47,19 +47,19 @@ export interface TokenRequest {
   /**
    * APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
    */
-  apiVersion?: 'authentication.k8s.io/v1';
+  apiVersion?: 'authentication.k8s.io/v1' | undefined;
   /**
    * Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
    */
-  kind?: 'TokenRequest';
+  kind?: 'TokenRequest' | undefined;
   /**
    * metadata is the standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
    */
-  metadata?: ObjectMeta;
+  metadata?: ObjectMeta | undefined;
   /** spec holds information about the request being evaluated */
-  spec?: TokenRequestSpec;
+  spec?: TokenRequestSpec | undefined;
   /** status is filled in by the server and indicates whether the token can be authenticated. */
-  status?: TokenRequestStatus;
+  status?: TokenRequestStatus | undefined;
 }
 
 /** TokenRequestSpec contains client provided parameters of a token request. */
@@ -67,27 +67,27 @@ export interface TokenRequestSpec {
   /**
    * attestations is a map of well-known keys to string-slice values. The values for each key have a specific semantic meaning, which is documented on the key definition. Requesters of tokens may ask the Kubernetes API Server to attest to certain claims. The API Server may perform authorization checks depending on the key of this map.
    */
-  attestations?: { [key: string]: string[] };
+  attestations?: { [key: string]: string[] } | undefined;
   /**
    * audiences are the intendend audiences of the token. A recipient of a token must identify themself with an identifier in the list of audiences of the token, and otherwise should reject the token. A token issued for multiple audiences may be used to authenticate against any of the audiences listed but implies a high degree of trust between the target audiences.
    */
-  audiences?: string[];
+  audiences?: string[] | undefined;
   /**
    * boundObjectRef is a reference to an object that the token will be bound to. The token will only be valid for as long as the bound object exists. NOTE: The API server's TokenReview endpoint will validate the BoundObjectRef, but other audiences may not. Keep ExpirationSeconds small if you want prompt revocation.
    */
-  boundObjectRef?: BoundObjectReference;
+  boundObjectRef?: BoundObjectReference | undefined;
   /**
    * expirationSeconds is the requested duration of validity of the request. The token issuer may return a token with a different validity duration so a client needs to check the 'expiration' field in a response.
    */
-  expirationSeconds?: number;
+  expirationSeconds?: number | undefined;
 }
 
 /** TokenRequestStatus is the result of a token request. */
 export interface TokenRequestStatus {
   /** expirationTimestamp is the time of expiration of the returned token. */
-  expirationTimestamp?: Time;
+  expirationTimestamp?: Time | undefined;
   /** token is the opaque bearer token. */
-  token?: string;
+  token?: string | undefined;
 }
 
 /**
@@ -97,19 +97,19 @@ export interface TokenReview {
   /**
    * APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
    */
-  apiVersion?: 'authentication.k8s.io/v1';
+  apiVersion?: 'authentication.k8s.io/v1' | undefined;
   /**
    * Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
    */
-  kind?: 'TokenReview';
+  kind?: 'TokenReview' | undefined;
   /**
    * metadata is the standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
    */
-  metadata?: ObjectMeta;
+  metadata?: ObjectMeta | undefined;
   /** spec holds information about the request being evaluated */
   spec: TokenReviewSpec;
   /** status is filled in by the server and indicates whether the request can be authenticated. */
-  status?: TokenReviewStatus;
+  status?: TokenReviewStatus | undefined;
 }
 
 /** TokenReviewSpec is a description of the token authentication request. */
@@ -117,7 +117,7 @@ export interface TokenReviewSpec {
   /**
    * audiences is a list of the identifiers that the resource server presented with the token identifies as. Audience-aware token authenticators will verify that the token was intended for at least one of the audiences in this list. If no audiences are provided, the audience will default to the audience of the Kubernetes apiserver.
    */
-  audiences?: string[];
+  audiences?: string[] | undefined;
   /** token is the opaque bearer token. */
   token: string;
 }
@@ -127,25 +127,25 @@ export interface TokenReviewStatus {
   /**
    * audiences are audience identifiers chosen by the authenticator that are compatible with both the TokenReview and token. An identifier is any identifier in the intersection of the TokenReviewSpec audiences and the token's audiences. A client of the TokenReview API that sets the spec.audiences field should validate that a compatible audience identifier is returned in the status.audiences field to ensure that the TokenReview server is audience aware. If a TokenReview returns an empty status.audience field where status.authenticated is "true", the token is valid against the audience of the Kubernetes API server.
    */
-  audiences?: string[];
+  audiences?: string[] | undefined;
   /** authenticated indicates that the token was associated with a known user. */
-  authenticated?: boolean;
+  authenticated?: boolean | undefined;
   /** error indicates that the token couldn't be checked */
-  error?: string;
+  error?: string | undefined;
   /** user is the UserInfo associated with the provided token. */
-  user?: UserInfo;
+  user?: UserInfo | undefined;
 }
 
 /** UserInfo holds the information about the user needed to implement the user.Info interface. */
 export interface UserInfo {
   /** extra is any additional information provided by the authenticator. */
-  extra?: { [key: string]: string[] };
+  extra?: { [key: string]: string[] } | undefined;
   /** groups is the names of groups this user is a part of. */
-  groups?: string[];
+  groups?: string[] | undefined;
   /**
    * uid is a unique value that identifies this user across time. If this user is deleted and another user by the same name is added, they will have different UIDs.
    */
-  uid?: string;
+  uid?: string | undefined;
   /** username is the name that uniquely identifies this user among all active users. */
-  username?: string;
+  username?: string | undefined;
 }

@@ -52,16 +52,28 @@ export const subjectAccessReviewsResource = {
   verbs: ['create'],
 } as const satisfies ResourceDescriptor;
 
+/** LocalSubjectAccessReviewsClient is the typed client of LocalSubjectAccessReview objects (`localsubjectaccessreviews`, namespaced): what `AuthorizationV1Client.localSubjectAccessReviews` returns. */
+export type LocalSubjectAccessReviewsClient = ResourceClientFor<typeof localSubjectAccessReviewsResource, LocalSubjectAccessReview>;
+
+/** SelfSubjectAccessReviewsClient is the typed client of SelfSubjectAccessReview objects (`selfsubjectaccessreviews`, cluster-scoped): what `AuthorizationV1Client.selfSubjectAccessReviews` returns. */
+export type SelfSubjectAccessReviewsClient = ResourceClientFor<typeof selfSubjectAccessReviewsResource, SelfSubjectAccessReview>;
+
+/** SelfSubjectRulesReviewsClient is the typed client of SelfSubjectRulesReview objects (`selfsubjectrulesreviews`, cluster-scoped): what `AuthorizationV1Client.selfSubjectRulesReviews` returns. */
+export type SelfSubjectRulesReviewsClient = ResourceClientFor<typeof selfSubjectRulesReviewsResource, SelfSubjectRulesReview>;
+
+/** SubjectAccessReviewsClient is the typed client of SubjectAccessReview objects (`subjectaccessreviews`, cluster-scoped): what `AuthorizationV1Client.subjectAccessReviews` returns. */
+export type SubjectAccessReviewsClient = ResourceClientFor<typeof subjectAccessReviewsResource, SubjectAccessReview>;
+
 /** AuthorizationV1Client is the typed client of authorization.k8s.io/v1: one method per resource, with the verbs discovery lists. */
 export interface AuthorizationV1Client {
   /** localSubjectAccessReviews returns the client of LocalSubjectAccessReview objects in `namespace` (none: the context's; `''`: every namespace, for list and watch). */
-  localSubjectAccessReviews(namespace?: string): ResourceClientFor<typeof localSubjectAccessReviewsResource, LocalSubjectAccessReview>;
+  localSubjectAccessReviews(namespace?: string): LocalSubjectAccessReviewsClient;
   /** selfSubjectAccessReviews returns the client of SelfSubjectAccessReview objects (cluster-scoped). */
-  selfSubjectAccessReviews(): ResourceClientFor<typeof selfSubjectAccessReviewsResource, SelfSubjectAccessReview>;
+  selfSubjectAccessReviews(): SelfSubjectAccessReviewsClient;
   /** selfSubjectRulesReviews returns the client of SelfSubjectRulesReview objects (cluster-scoped). */
-  selfSubjectRulesReviews(): ResourceClientFor<typeof selfSubjectRulesReviewsResource, SelfSubjectRulesReview>;
+  selfSubjectRulesReviews(): SelfSubjectRulesReviewsClient;
   /** subjectAccessReviews returns the client of SubjectAccessReview objects (cluster-scoped). */
-  subjectAccessReviews(): ResourceClientFor<typeof subjectAccessReviewsResource, SubjectAccessReview>;
+  subjectAccessReviews(): SubjectAccessReviewsClient;
 }
 
 /** AUTHORIZATION_V1 defines authorization.k8s.io/v1: its resources by method name. */

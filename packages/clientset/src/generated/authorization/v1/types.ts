@@ -9,11 +9,11 @@ export interface FieldSelectorAttributes {
   /**
    * rawSelector is the serialization of a field selector that would be included in a query parameter. Webhook implementations are encouraged to ignore rawSelector. The kube-apiserver's *SubjectAccessReview will parse the rawSelector as long as the requirements are not present.
    */
-  rawSelector?: string;
+  rawSelector?: string | undefined;
   /**
    * requirements is the parsed interpretation of a field selector. All requirements must be met for a resource instance to match the selector. Webhook implementations should handle requirements, but how to handle them is up to the webhook. Since requirements can only limit the request, it is safe to authorize as unlimited request if the requirements are not understood.
    */
-  requirements?: FieldSelectorRequirement[];
+  requirements?: FieldSelectorRequirement[] | undefined;
 }
 
 /**
@@ -23,11 +23,11 @@ export interface LabelSelectorAttributes {
   /**
    * rawSelector is the serialization of a field selector that would be included in a query parameter. Webhook implementations are encouraged to ignore rawSelector. The kube-apiserver's *SubjectAccessReview will parse the rawSelector as long as the requirements are not present.
    */
-  rawSelector?: string;
+  rawSelector?: string | undefined;
   /**
    * requirements is the parsed interpretation of a label selector. All requirements must be met for a resource instance to match the selector. Webhook implementations should handle requirements, but how to handle them is up to the webhook. Since requirements can only limit the request, it is safe to authorize as unlimited request if the requirements are not understood.
    */
-  requirements?: LabelSelectorRequirement[];
+  requirements?: LabelSelectorRequirement[] | undefined;
 }
 
 /**
@@ -37,21 +37,21 @@ export interface LocalSubjectAccessReview {
   /**
    * APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
    */
-  apiVersion?: 'authorization.k8s.io/v1';
+  apiVersion?: 'authorization.k8s.io/v1' | undefined;
   /**
    * Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
    */
-  kind?: 'LocalSubjectAccessReview';
+  kind?: 'LocalSubjectAccessReview' | undefined;
   /**
    * metadata is the standard list metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
    */
-  metadata?: ObjectMeta;
+  metadata?: ObjectMeta | undefined;
   /**
    * spec holds information about the request being evaluated.  spec.namespace must be equal to the namespace you made the request against.  If empty, it is defaulted.
    */
   spec: SubjectAccessReviewSpec;
   /** status is filled in by the server and indicates whether the request is allowed or not */
-  status?: SubjectAccessReviewStatus;
+  status?: SubjectAccessReviewStatus | undefined;
 }
 
 /**
@@ -59,9 +59,9 @@ export interface LocalSubjectAccessReview {
  */
 export interface NonResourceAttributes {
   /** path is the URL path of the request */
-  path?: string;
+  path?: string | undefined;
   /** verb is the standard HTTP verb */
-  verb?: string;
+  verb?: string | undefined;
 }
 
 /** NonResourceRule holds information that describes a rule for the non-resource */
@@ -69,7 +69,7 @@ export interface NonResourceRule {
   /**
    * nonResourceURLs is a set of partial urls that a user should have access to.  *s are allowed, but only as the full, final step in the path.  "*" means all.
    */
-  nonResourceURLs?: string[];
+  nonResourceURLs?: string[] | undefined;
   /**
    * verbs is a list of kubernetes non-resource API verbs, like: get, post, put, delete, patch, head, options.  "*" means all.
    */
@@ -83,31 +83,31 @@ export interface ResourceAttributes {
   /**
    * fieldSelector describes the limitation on access based on field.  It can only limit access, not broaden it.
    */
-  fieldSelector?: FieldSelectorAttributes;
+  fieldSelector?: FieldSelectorAttributes | undefined;
   /** group is the API Group of the Resource.  "*" means all. */
-  group?: string;
+  group?: string | undefined;
   /**
    * labelSelector describes the limitation on access based on labels.  It can only limit access, not broaden it.
    */
-  labelSelector?: LabelSelectorAttributes;
+  labelSelector?: LabelSelectorAttributes | undefined;
   /**
    * name is the name of the resource being requested for a "get" or deleted for a "delete". "" (empty) means all.
    */
-  name?: string;
+  name?: string | undefined;
   /**
    * namespace is the namespace of the action being requested.  Currently, there is no distinction between no namespace and all namespaces "" (empty) is defaulted for LocalSubjectAccessReviews "" (empty) is empty for cluster-scoped resources "" (empty) means "all" for namespace scoped resources from a SubjectAccessReview or SelfSubjectAccessReview
    */
-  namespace?: string;
+  namespace?: string | undefined;
   /** resource is one of the existing resource types.  "*" means all. */
-  resource?: string;
+  resource?: string | undefined;
   /** subresource is one of the existing resource types.  "" means none. */
-  subresource?: string;
+  subresource?: string | undefined;
   /**
    * verb is a kubernetes resource API verb, like: get, list, watch, create, update, delete, proxy.  "*" means all.
    */
-  verb?: string;
+  verb?: string | undefined;
   /** version is the API Version of the Resource.  "*" means all. */
-  version?: string;
+  version?: string | undefined;
 }
 
 /**
@@ -117,16 +117,16 @@ export interface ResourceRule {
   /**
    * apiGroups is the name of the APIGroup that contains the resources.  If multiple API groups are specified, any action requested against one of the enumerated resources in any API group will be allowed.  "*" means all.
    */
-  apiGroups?: string[];
+  apiGroups?: string[] | undefined;
   /**
    * resourceNames is an optional white list of names that the rule applies to.  An empty set means that everything is allowed.  "*" means all.
    */
-  resourceNames?: string[];
+  resourceNames?: string[] | undefined;
   /**
    * resources is a list of resources this rule applies to.  "*" means all in the specified apiGroups.
    *  "*\/foo" represents the subresource 'foo' for all resources in the specified apiGroups.
    */
-  resources?: string[];
+  resources?: string[] | undefined;
   /**
    * verbs is a list of kubernetes resource API verbs, like: get, list, watch, create, update, delete, proxy.  "*" means all.
    */
@@ -140,19 +140,19 @@ export interface SelfSubjectAccessReview {
   /**
    * APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
    */
-  apiVersion?: 'authorization.k8s.io/v1';
+  apiVersion?: 'authorization.k8s.io/v1' | undefined;
   /**
    * Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
    */
-  kind?: 'SelfSubjectAccessReview';
+  kind?: 'SelfSubjectAccessReview' | undefined;
   /**
    * metadata is the standard list metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
    */
-  metadata?: ObjectMeta;
+  metadata?: ObjectMeta | undefined;
   /** spec holds information about the request being evaluated.  user and groups must be empty */
   spec: SelfSubjectAccessReviewSpec;
   /** status is filled in by the server and indicates whether the request is allowed or not */
-  status?: SubjectAccessReviewStatus;
+  status?: SubjectAccessReviewStatus | undefined;
 }
 
 /**
@@ -160,9 +160,9 @@ export interface SelfSubjectAccessReview {
  */
 export interface SelfSubjectAccessReviewSpec {
   /** nonResourceAttributes describes information for a non-resource access request */
-  nonResourceAttributes?: NonResourceAttributes;
+  nonResourceAttributes?: NonResourceAttributes | undefined;
   /** resourceAttributes describes information for a resource access request */
-  resourceAttributes?: ResourceAttributes;
+  resourceAttributes?: ResourceAttributes | undefined;
 }
 
 /**
@@ -172,25 +172,25 @@ export interface SelfSubjectRulesReview {
   /**
    * APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
    */
-  apiVersion?: 'authorization.k8s.io/v1';
+  apiVersion?: 'authorization.k8s.io/v1' | undefined;
   /**
    * Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
    */
-  kind?: 'SelfSubjectRulesReview';
+  kind?: 'SelfSubjectRulesReview' | undefined;
   /**
    * metadata is the standard list metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
    */
-  metadata?: ObjectMeta;
+  metadata?: ObjectMeta | undefined;
   /** spec holds information about the request being evaluated. */
   spec: SelfSubjectRulesReviewSpec;
   /** status is filled in by the server and indicates the set of actions a user can perform. */
-  status?: SubjectRulesReviewStatus;
+  status?: SubjectRulesReviewStatus | undefined;
 }
 
 /** SelfSubjectRulesReviewSpec defines the specification for SelfSubjectRulesReview. */
 export interface SelfSubjectRulesReviewSpec {
   /** namespace to evaluate rules for. Required. */
-  namespace?: string;
+  namespace?: string | undefined;
 }
 
 /** SubjectAccessReview checks whether or not a user or group can perform an action. */
@@ -198,19 +198,19 @@ export interface SubjectAccessReview {
   /**
    * APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
    */
-  apiVersion?: 'authorization.k8s.io/v1';
+  apiVersion?: 'authorization.k8s.io/v1' | undefined;
   /**
    * Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
    */
-  kind?: 'SubjectAccessReview';
+  kind?: 'SubjectAccessReview' | undefined;
   /**
    * metadata is the standard list metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
    */
-  metadata?: ObjectMeta;
+  metadata?: ObjectMeta | undefined;
   /** spec holds information about the request being evaluated */
   spec: SubjectAccessReviewSpec;
   /** status is filled in by the server and indicates whether the request is allowed or not */
-  status?: SubjectAccessReviewStatus;
+  status?: SubjectAccessReviewStatus | undefined;
 }
 
 /**
@@ -220,19 +220,19 @@ export interface SubjectAccessReviewSpec {
   /**
    * extra corresponds to the user.Info.GetExtra() method from the authenticator.  Since that is input to the authorizer it needs a reflection here.
    */
-  extra?: { [key: string]: string[] };
+  extra?: { [key: string]: string[] } | undefined;
   /** groups is the groups you're testing for. */
-  groups?: string[];
+  groups?: string[] | undefined;
   /** nonResourceAttributes describes information for a non-resource access request */
-  nonResourceAttributes?: NonResourceAttributes;
+  nonResourceAttributes?: NonResourceAttributes | undefined;
   /** resourceAttributes describes information for a resource access request */
-  resourceAttributes?: ResourceAttributes;
+  resourceAttributes?: ResourceAttributes | undefined;
   /** uid information about the requesting user. */
-  uid?: string;
+  uid?: string | undefined;
   /**
    * user is the user you're testing for. If you specify "User" but not "Groups", then is it interpreted as "What if User were not a member of any groups
    */
-  user?: string;
+  user?: string | undefined;
 }
 
 /** SubjectAccessReviewStatus */
@@ -242,13 +242,13 @@ export interface SubjectAccessReviewStatus {
   /**
    * denied is optional. True if the action would be denied, otherwise false. If both allowed is false and denied is false, then the authorizer has no opinion on whether to authorize the action. Denied may not be true if Allowed is true.
    */
-  denied?: boolean;
+  denied?: boolean | undefined;
   /**
    * evaluationError is an indication that some error occurred during the authorization check. It is entirely possible to get an error and be able to continue determine authorization status in spite of it. For instance, RBAC can be missing a role, but enough roles are still present and bound to reason about the request.
    */
-  evaluationError?: string;
+  evaluationError?: string | undefined;
   /** reason is optional.  It indicates why a request was allowed or denied. */
-  reason?: string;
+  reason?: string | undefined;
 }
 
 /**
@@ -258,7 +258,7 @@ export interface SubjectRulesReviewStatus {
   /**
    * evaluationError can appear in combination with Rules. It indicates an error occurred during rule evaluation, such as an authorizer that doesn't support rule evaluation, and that ResourceRules and/or NonResourceRules may be incomplete.
    */
-  evaluationError?: string;
+  evaluationError?: string | undefined;
   /**
    * incomplete is true when the rules returned by this call are incomplete. This is most commonly encountered when an authorizer, such as an external authorizer, doesn't support rules evaluation.
    */

@@ -22,10 +22,13 @@ export const horizontalPodAutoscalersResource = {
   categories: ['all'],
 } as const satisfies ResourceDescriptor;
 
+/** HorizontalPodAutoscalersClient is the typed client of HorizontalPodAutoscaler objects (`horizontalpodautoscalers`, namespaced): what `AutoscalingV1Client.horizontalPodAutoscalers` returns. */
+export type HorizontalPodAutoscalersClient = ResourceClientFor<typeof horizontalPodAutoscalersResource, HorizontalPodAutoscaler, HorizontalPodAutoscalerList>;
+
 /** AutoscalingV1Client is the typed client of autoscaling/v1: one method per resource, with the verbs discovery lists. */
 export interface AutoscalingV1Client {
   /** horizontalPodAutoscalers returns the client of HorizontalPodAutoscaler objects in `namespace` (none: the context's; `''`: every namespace, for list and watch). */
-  horizontalPodAutoscalers(namespace?: string): ResourceClientFor<typeof horizontalPodAutoscalersResource, HorizontalPodAutoscaler, HorizontalPodAutoscalerList>;
+  horizontalPodAutoscalers(namespace?: string): HorizontalPodAutoscalersClient;
 }
 
 /** AUTOSCALING_V1 defines autoscaling/v1: its resources by method name. */

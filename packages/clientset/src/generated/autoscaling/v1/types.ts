@@ -7,7 +7,7 @@ import type { ListMeta, ObjectMeta, Time } from '../../meta/v1/types.js';
  */
 export interface CrossVersionObjectReference {
   /** apiVersion is the API version of the referent */
-  apiVersion?: string;
+  apiVersion?: string | undefined;
   /**
    * kind is the kind of the referent; More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
    */
@@ -23,21 +23,21 @@ export interface HorizontalPodAutoscaler {
   /**
    * APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
    */
-  apiVersion?: 'autoscaling/v1';
+  apiVersion?: 'autoscaling/v1' | undefined;
   /**
    * Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
    */
-  kind?: 'HorizontalPodAutoscaler';
+  kind?: 'HorizontalPodAutoscaler' | undefined;
   /**
    * metadata is the standard object metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
    */
-  metadata?: ObjectMeta;
+  metadata?: ObjectMeta | undefined;
   /**
    * spec defines the behaviour of autoscaler. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status.
    */
   spec: HorizontalPodAutoscalerSpec;
   /** status is the current information about the autoscaler. */
-  status?: HorizontalPodAutoscalerStatus;
+  status?: HorizontalPodAutoscalerStatus | undefined;
 }
 
 /** list of horizontal pod autoscaler objects. */
@@ -45,15 +45,15 @@ export interface HorizontalPodAutoscalerList {
   /**
    * APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
    */
-  apiVersion?: 'autoscaling/v1';
+  apiVersion?: 'autoscaling/v1' | undefined;
   /** items is the list of horizontal pod autoscaler objects. */
   items: HorizontalPodAutoscaler[];
   /**
    * Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
    */
-  kind?: 'HorizontalPodAutoscalerList';
+  kind?: 'HorizontalPodAutoscalerList' | undefined;
   /** Standard list metadata. */
-  metadata?: ListMeta;
+  metadata?: ListMeta | undefined;
 }
 
 /** specification of a horizontal pod autoscaler. */
@@ -65,7 +65,7 @@ export interface HorizontalPodAutoscalerSpec {
   /**
    * minReplicas is the lower limit for the number of replicas to which the autoscaler can scale down.  It defaults to 1 pod.  minReplicas is allowed to be 0 if the alpha feature gate HPAScaleToZero is enabled and at least one Object or External metric is configured.  Scaling is active as long as at least one metric value is available.
    */
-  minReplicas?: number;
+  minReplicas?: number | undefined;
   /**
    * scaleTargetRef is the reference to scaled resource; horizontal pod autoscaler will learn the current resource consumption and will set the desired number of pods by using its Scale subresource.
    */
@@ -73,7 +73,7 @@ export interface HorizontalPodAutoscalerSpec {
   /**
    * targetCPUUtilizationPercentage is the target average CPU utilization (represented as a percentage of requested CPU) over all the pods; if not specified the default autoscaling policy will be used.
    */
-  targetCPUUtilizationPercentage?: number;
+  targetCPUUtilizationPercentage?: number | undefined;
 }
 
 /** current status of a horizontal pod autoscaler */
@@ -81,7 +81,7 @@ export interface HorizontalPodAutoscalerStatus {
   /**
    * currentCPUUtilizationPercentage is the current average CPU utilization over all pods, represented as a percentage of requested CPU, e.g. 70 means that an average pod is using now 70% of its requested CPU.
    */
-  currentCPUUtilizationPercentage?: number;
+  currentCPUUtilizationPercentage?: number | undefined;
   /** currentReplicas is the current number of replicas of pods managed by this autoscaler. */
   currentReplicas: number;
   /** desiredReplicas is the  desired number of replicas of pods managed by this autoscaler. */
@@ -89,9 +89,9 @@ export interface HorizontalPodAutoscalerStatus {
   /**
    * lastScaleTime is the last time the HorizontalPodAutoscaler scaled the number of pods; used by the autoscaler to control how often the number of pods is changed.
    */
-  lastScaleTime?: Time;
+  lastScaleTime?: Time | undefined;
   /** observedGeneration is the most recent generation observed by this autoscaler. */
-  observedGeneration?: number;
+  observedGeneration?: number | undefined;
 }
 
 /** Scale represents a scaling request for a resource. */
@@ -99,29 +99,29 @@ export interface Scale {
   /**
    * APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
    */
-  apiVersion?: 'autoscaling/v1';
+  apiVersion?: 'autoscaling/v1' | undefined;
   /**
    * Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
    */
-  kind?: 'Scale';
+  kind?: 'Scale' | undefined;
   /**
    * metadata is the standard object metadata; More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata.
    */
-  metadata?: ObjectMeta;
+  metadata?: ObjectMeta | undefined;
   /**
    * spec defines the behavior of the scale. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status.
    */
-  spec?: ScaleSpec;
+  spec?: ScaleSpec | undefined;
   /**
    * status is the current status of the scale. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status. Read-only.
    */
-  status?: ScaleStatus;
+  status?: ScaleStatus | undefined;
 }
 
 /** ScaleSpec describes the attributes of a scale subresource. */
 export interface ScaleSpec {
   /** replicas is the desired number of instances for the scaled object. */
-  replicas?: number;
+  replicas?: number | undefined;
 }
 
 /** ScaleStatus represents the current status of a scale subresource. */
@@ -131,5 +131,5 @@ export interface ScaleStatus {
   /**
    * selector is the label query over pods that should match the replicas count. This is same as the label selector but in the string format to avoid introspection by clients. The string will be in the same format as the query-param syntax. More info about label selectors: https://kubernetes.io/docs/concepts/overview/working-with-objects/labels/
    */
-  selector?: string;
+  selector?: string | undefined;
 }

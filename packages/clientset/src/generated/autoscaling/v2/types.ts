@@ -31,7 +31,7 @@ export interface ContainerResourceMetricStatus {
  */
 export interface CrossVersionObjectReference {
   /** apiVersion is the API version of the referent */
-  apiVersion?: string;
+  apiVersion?: string | undefined;
   /**
    * kind is the kind of the referent; More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
    */
@@ -87,21 +87,21 @@ export interface HPAScalingRules {
   /**
    * policies is a list of potential scaling polices which can be used during scaling. If not set, use the default values: - For scale up: allow doubling the number of pods, or an absolute change of 4 pods in a 15s window. - For scale down: allow all pods to be removed in a 15s window.
    */
-  policies?: HPAScalingPolicy[];
+  policies?: HPAScalingPolicy[] | undefined;
   /**
    * selectPolicy is used to specify which policy should be used. If not set, the default value Max is used.
    */
-  selectPolicy?: string;
+  selectPolicy?: string | undefined;
   /**
    * stabilizationWindowSeconds is the number of seconds for which past recommendations should be considered while scaling up or scaling down. StabilizationWindowSeconds must be greater than or equal to zero and less than or equal to 3600 (one hour). If not set, use the default values: - For scale up: 0 (i.e. no stabilization is done). - For scale down: 300 (i.e. the stabilization window is 300 seconds long).
    */
-  stabilizationWindowSeconds?: number;
+  stabilizationWindowSeconds?: number | undefined;
   /**
    * tolerance is the tolerance on the ratio between the current and desired metric value under which no updates are made to the desired number of replicas (e.g. 0.01 for 1%). Must be greater than or equal to zero. If not set, the default cluster-wide tolerance is applied (by default 10%).
    *
    * For example, if autoscaling is configured with a memory consumption target of 100Mi, and scale-down and scale-up tolerances of 5% and 1% respectively, scaling will be triggered when the actual consumption falls below 95Mi or exceeds 101Mi.
    */
-  tolerance?: Quantity;
+  tolerance?: Quantity | undefined;
 }
 
 /**
@@ -111,21 +111,21 @@ export interface HorizontalPodAutoscaler {
   /**
    * APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
    */
-  apiVersion?: 'autoscaling/v2';
+  apiVersion?: 'autoscaling/v2' | undefined;
   /**
    * Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
    */
-  kind?: 'HorizontalPodAutoscaler';
+  kind?: 'HorizontalPodAutoscaler' | undefined;
   /**
    * metadata is the standard object metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
    */
-  metadata?: ObjectMeta;
+  metadata?: ObjectMeta | undefined;
   /**
    * spec is the specification for the behaviour of the autoscaler. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status.
    */
   spec: HorizontalPodAutoscalerSpec;
   /** status is the current information about the autoscaler. */
-  status?: HorizontalPodAutoscalerStatus;
+  status?: HorizontalPodAutoscalerStatus | undefined;
 }
 
 /**
@@ -135,14 +135,14 @@ export interface HorizontalPodAutoscalerBehavior {
   /**
    * scaleDown is scaling policy for scaling Down. If not set, the default value is to allow to scale down to minReplicas pods, with a 300 second stabilization window (i.e., the highest recommendation for the last 300sec is used).
    */
-  scaleDown?: HPAScalingRules;
+  scaleDown?: HPAScalingRules | undefined;
   /**
    * scaleUp is scaling policy for scaling Up. If not set, the default value is the higher of:
    *   * increase no more than 4 pods per 60 seconds
    *   * double the number of pods per 60 seconds
    * No stabilization is used.
    */
-  scaleUp?: HPAScalingRules;
+  scaleUp?: HPAScalingRules | undefined;
 }
 
 /**
@@ -150,15 +150,15 @@ export interface HorizontalPodAutoscalerBehavior {
  */
 export interface HorizontalPodAutoscalerCondition {
   /** lastTransitionTime is the last time the condition transitioned from one status to another */
-  lastTransitionTime?: Time;
+  lastTransitionTime?: Time | undefined;
   /** message is a human-readable explanation containing details about the transition */
-  message?: string;
+  message?: string | undefined;
   /**
    * observedGeneration represents the .metadata.generation that the condition was set based upon. For instance, if .metadata.generation is currently 12, but the .status.conditions[x].observedGeneration is 9, the condition is out of date with respect to the current state of the instance.
    */
-  observedGeneration?: number;
+  observedGeneration?: number | undefined;
   /** reason is the reason for the condition's last transition. */
-  reason?: string;
+  reason?: string | undefined;
   /** status is the status of the condition (True, False, Unknown) */
   status: string;
   /** type describes the current condition */
@@ -170,15 +170,15 @@ export interface HorizontalPodAutoscalerList {
   /**
    * APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
    */
-  apiVersion?: 'autoscaling/v2';
+  apiVersion?: 'autoscaling/v2' | undefined;
   /** items is the list of horizontal pod autoscaler objects. */
   items: HorizontalPodAutoscaler[];
   /**
    * Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
    */
-  kind?: 'HorizontalPodAutoscalerList';
+  kind?: 'HorizontalPodAutoscalerList' | undefined;
   /** metadata is the standard list metadata. */
-  metadata?: ListMeta;
+  metadata?: ListMeta | undefined;
 }
 
 /** HorizontalPodAutoscalerSpec describes the desired functionality of the HorizontalPodAutoscaler. */
@@ -186,7 +186,7 @@ export interface HorizontalPodAutoscalerSpec {
   /**
    * behavior configures the scaling behavior of the target in both Up and Down directions (scaleUp and scaleDown fields respectively). If not set, the default HPAScalingRules for scale up and scale down are used.
    */
-  behavior?: HorizontalPodAutoscalerBehavior;
+  behavior?: HorizontalPodAutoscalerBehavior | undefined;
   /**
    * maxReplicas is the upper limit for the number of replicas to which the autoscaler can scale up. It cannot be less that minReplicas.
    */
@@ -194,11 +194,11 @@ export interface HorizontalPodAutoscalerSpec {
   /**
    * metrics contains the specifications for which to use to calculate the desired replica count (the maximum replica count across all metrics will be used).  The desired replica count is calculated multiplying the ratio between the target value and the current value by the current number of pods.  Ergo, metrics used must decrease as the pod count is increased, and vice-versa.  See the individual metric source types for more information about how each type of metric must respond. If not set, the default metric will be set to 80% average CPU utilization.
    */
-  metrics?: MetricSpec[];
+  metrics?: MetricSpec[] | undefined;
   /**
    * minReplicas is the lower limit for the number of replicas to which the autoscaler can scale down.  It defaults to 1 pod.  minReplicas is allowed to be 0 if the alpha feature gate HPAScaleToZero is enabled and at least one Object or External metric is configured.  Scaling is active as long as at least one metric value is available.
    */
-  minReplicas?: number;
+  minReplicas?: number | undefined;
   /**
    * scaleTargetRef points to the target resource to scale, and is used to the pods for which metrics should be collected, as well as to actually change the replica count.
    */
@@ -210,13 +210,13 @@ export interface HorizontalPodAutoscalerStatus {
   /**
    * conditions is the set of conditions required for this autoscaler to scale its target, and indicates whether or not those conditions are met.
    */
-  conditions?: HorizontalPodAutoscalerCondition[];
+  conditions?: HorizontalPodAutoscalerCondition[] | undefined;
   /** currentMetrics is the last read state of the metrics used by this autoscaler. */
-  currentMetrics?: MetricStatus[];
+  currentMetrics?: MetricStatus[] | undefined;
   /**
    * currentReplicas is current number of replicas of pods managed by this autoscaler, as last seen by the autoscaler.
    */
-  currentReplicas?: number;
+  currentReplicas?: number | undefined;
   /**
    * desiredReplicas is the desired number of replicas of pods managed by this autoscaler, as last calculated by the autoscaler.
    */
@@ -224,9 +224,9 @@ export interface HorizontalPodAutoscalerStatus {
   /**
    * lastScaleTime is the last time the HorizontalPodAutoscaler scaled the number of pods, used by the autoscaler to control how often the number of pods is changed.
    */
-  lastScaleTime?: Time;
+  lastScaleTime?: Time | undefined;
   /** observedGeneration is the most recent generation observed by this autoscaler. */
-  observedGeneration?: number;
+  observedGeneration?: number | undefined;
 }
 
 /** MetricIdentifier defines the name and optionally selector for a metric */
@@ -236,7 +236,7 @@ export interface MetricIdentifier {
   /**
    * selector is the string-encoded form of a standard kubernetes label selector for the given metric When set, it is passed as an additional parameter to the metrics server for more specific metrics scoping. When unset, just the metricName will be used to gather metrics.
    */
-  selector?: LabelSelector;
+  selector?: LabelSelector | undefined;
 }
 
 /**
@@ -246,23 +246,23 @@ export interface MetricSpec {
   /**
    * containerResource refers to a resource metric (such as those specified in requests and limits) known to Kubernetes describing a single container in each pod of the current scale target (e.g. CPU or memory). Such metrics are built in to Kubernetes, and have special scaling options on top of those available to normal per-pod metrics using the "pods" source.
    */
-  containerResource?: ContainerResourceMetricSource;
+  containerResource?: ContainerResourceMetricSource | undefined;
   /**
    * external refers to a global metric that is not associated with any Kubernetes object. It allows autoscaling based on information coming from components running outside of cluster (for example length of queue in cloud messaging service, or QPS from loadbalancer running outside of cluster).
    */
-  external?: ExternalMetricSource;
+  external?: ExternalMetricSource | undefined;
   /**
    * object refers to a metric describing a single kubernetes object (for example, hits-per-second on an Ingress object).
    */
-  object?: ObjectMetricSource;
+  object?: ObjectMetricSource | undefined;
   /**
    * pods refers to a metric describing each pod in the current scale target (for example, transactions-processed-per-second).  The values will be averaged together before being compared to the target value.
    */
-  pods?: PodsMetricSource;
+  pods?: PodsMetricSource | undefined;
   /**
    * resource refers to a resource metric (such as those specified in requests and limits) known to Kubernetes describing each pod in the current scale target (e.g. CPU or memory). Such metrics are built in to Kubernetes, and have special scaling options on top of those available to normal per-pod metrics using the "pods" source.
    */
-  resource?: ResourceMetricSource;
+  resource?: ResourceMetricSource | undefined;
   /**
    * type is the type of metric source.  It should be one of "ContainerResource", "External", "Object", "Pods" or "Resource", each mapping to a matching field in the object.
    */
@@ -274,23 +274,23 @@ export interface MetricStatus {
   /**
    * containerResource refers to a resource metric (such as those specified in requests and limits) known to Kubernetes describing a single container in each pod in the current scale target (e.g. CPU or memory). Such metrics are built in to Kubernetes, and have special scaling options on top of those available to normal per-pod metrics using the "pods" source.
    */
-  containerResource?: ContainerResourceMetricStatus;
+  containerResource?: ContainerResourceMetricStatus | undefined;
   /**
    * external refers to a global metric that is not associated with any Kubernetes object. It allows autoscaling based on information coming from components running outside of cluster (for example length of queue in cloud messaging service, or QPS from loadbalancer running outside of cluster).
    */
-  external?: ExternalMetricStatus;
+  external?: ExternalMetricStatus | undefined;
   /**
    * object refers to a metric describing a single kubernetes object (for example, hits-per-second on an Ingress object).
    */
-  object?: ObjectMetricStatus;
+  object?: ObjectMetricStatus | undefined;
   /**
    * pods refers to a metric describing each pod in the current scale target (for example, transactions-processed-per-second).  The values will be averaged together before being compared to the target value.
    */
-  pods?: PodsMetricStatus;
+  pods?: PodsMetricStatus | undefined;
   /**
    * resource refers to a resource metric (such as those specified in requests and limits) known to Kubernetes describing each pod in the current scale target (e.g. CPU or memory). Such metrics are built in to Kubernetes, and have special scaling options on top of those available to normal per-pod metrics using the "pods" source.
    */
-  resource?: ResourceMetricStatus;
+  resource?: ResourceMetricStatus | undefined;
   /**
    * type is the type of metric source.  It will be one of "ContainerResource", "External", "Object", "Pods" or "Resource", each corresponds to a matching field in the object.
    */
@@ -304,15 +304,15 @@ export interface MetricTarget {
   /**
    * averageUtilization is the target value of the average of the resource metric across all relevant pods, represented as a percentage of the requested value of the resource for the pods. Currently only valid for Resource metric source type
    */
-  averageUtilization?: number;
+  averageUtilization?: number | undefined;
   /**
    * averageValue is the target value of the average of the metric across all relevant pods (as a quantity)
    */
-  averageValue?: Quantity;
+  averageValue?: Quantity | undefined;
   /** type represents whether the metric type is Utilization, Value, or AverageValue */
   type: string;
   /** value is the target value of the metric (as a quantity). */
-  value?: Quantity;
+  value?: Quantity | undefined;
 }
 
 /** MetricValueStatus holds the current value for a metric */
@@ -320,13 +320,13 @@ export interface MetricValueStatus {
   /**
    * averageUtilization is the current value of the average of the resource metric across all relevant pods, represented as a percentage of the requested value of the resource for the pods.
    */
-  averageUtilization?: number;
+  averageUtilization?: number | undefined;
   /**
    * averageValue is the current value of the average of the metric across all relevant pods (as a quantity)
    */
-  averageValue?: Quantity;
+  averageValue?: Quantity | undefined;
   /** value is the current value of the metric (as a quantity). */
-  value?: Quantity;
+  value?: Quantity | undefined;
 }
 
 /**

@@ -35,12 +35,18 @@ export const jobsResource = {
   categories: ['all'],
 } as const satisfies ResourceDescriptor;
 
+/** CronJobsClient is the typed client of CronJob objects (`cronjobs`, namespaced): what `BatchV1Client.cronJobs` returns. */
+export type CronJobsClient = ResourceClientFor<typeof cronJobsResource, CronJob, CronJobList>;
+
+/** JobsClient is the typed client of Job objects (`jobs`, namespaced): what `BatchV1Client.jobs` returns. */
+export type JobsClient = ResourceClientFor<typeof jobsResource, Job, JobList>;
+
 /** BatchV1Client is the typed client of batch/v1: one method per resource, with the verbs discovery lists. */
 export interface BatchV1Client {
   /** cronJobs returns the client of CronJob objects in `namespace` (none: the context's; `''`: every namespace, for list and watch). */
-  cronJobs(namespace?: string): ResourceClientFor<typeof cronJobsResource, CronJob, CronJobList>;
+  cronJobs(namespace?: string): CronJobsClient;
   /** jobs returns the client of Job objects in `namespace` (none: the context's; `''`: every namespace, for list and watch). */
-  jobs(namespace?: string): ResourceClientFor<typeof jobsResource, Job, JobList>;
+  jobs(namespace?: string): JobsClient;
 }
 
 /** BATCH_V1 defines batch/v1: its resources by method name. */

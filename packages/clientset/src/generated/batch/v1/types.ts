@@ -9,15 +9,15 @@ export interface CronJob {
   /**
    * APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
    */
-  apiVersion?: 'batch/v1';
+  apiVersion?: 'batch/v1' | undefined;
   /**
    * Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
    */
-  kind?: 'CronJob';
+  kind?: 'CronJob' | undefined;
   /**
    * Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
    */
-  metadata?: ObjectMeta;
+  metadata?: ObjectMeta | undefined;
   /**
    * Specification of the desired behavior of a cron job, including the schedule. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status
    */
@@ -25,7 +25,7 @@ export interface CronJob {
   /**
    * Current status of a cron job. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status
    */
-  status?: CronJobStatus;
+  status?: CronJobStatus | undefined;
 }
 
 /** CronJobList is a collection of cron jobs. */
@@ -33,17 +33,17 @@ export interface CronJobList {
   /**
    * APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
    */
-  apiVersion?: 'batch/v1';
+  apiVersion?: 'batch/v1' | undefined;
   /** items is the list of CronJobs. */
   items: CronJob[];
   /**
    * Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
    */
-  kind?: 'CronJobList';
+  kind?: 'CronJobList' | undefined;
   /**
    * Standard list metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
    */
-  metadata?: ListMeta;
+  metadata?: ListMeta | undefined;
 }
 
 /** CronJobSpec describes how the job execution will look like and when it will actually run. */
@@ -58,11 +58,11 @@ export interface CronJobSpec {
    *  - `"Forbid"` forbids concurrent runs, skipping next run if previous hasn't finished yet.
    *  - `"Replace"` cancels currently running job and replaces it with a new one.
    */
-  concurrencyPolicy?: 'Allow' | 'Forbid' | 'Replace';
+  concurrencyPolicy?: 'Allow' | 'Forbid' | 'Replace' | undefined;
   /**
    * The number of failed finished jobs to retain. Value must be non-negative integer. Defaults to 1.
    */
-  failedJobsHistoryLimit?: number;
+  failedJobsHistoryLimit?: number | undefined;
   /** Specifies the job that will be created when executing a CronJob. */
   jobTemplate: JobTemplateSpec;
   /** The schedule in Cron format, see https://en.wikipedia.org/wiki/Cron. */
@@ -70,29 +70,29 @@ export interface CronJobSpec {
   /**
    * Optional deadline in seconds for starting the job if it misses scheduled time for any reason.  Missed jobs executions will be counted as failed ones.
    */
-  startingDeadlineSeconds?: number;
+  startingDeadlineSeconds?: number | undefined;
   /**
    * The number of successful finished jobs to retain. Value must be non-negative integer. Defaults to 3.
    */
-  successfulJobsHistoryLimit?: number;
+  successfulJobsHistoryLimit?: number | undefined;
   /**
    * This flag tells the controller to suspend subsequent executions, it does not apply to already started executions.  Defaults to false.
    */
-  suspend?: boolean;
+  suspend?: boolean | undefined;
   /**
    * The time zone name for the given schedule, see https://en.wikipedia.org/wiki/List_of_tz_database_time_zones. If not specified, this will default to the time zone of the kube-controller-manager process. The set of valid time zone names and the time zone offset is loaded from the system-wide time zone database by the API server during CronJob validation and the controller manager during execution. If no system-wide time zone database can be found a bundled version of the database is used instead. If the time zone name becomes invalid during the lifetime of a CronJob or due to a change in host configuration, the controller will stop creating new new Jobs and will create a system event with the reason UnknownTimeZone. More information can be found in https://kubernetes.io/docs/concepts/workloads/controllers/cron-jobs/#time-zones
    */
-  timeZone?: string;
+  timeZone?: string | undefined;
 }
 
 /** CronJobStatus represents the current state of a cron job. */
 export interface CronJobStatus {
   /** A list of pointers to currently running jobs. */
-  active?: ObjectReference[];
+  active?: ObjectReference[] | undefined;
   /** Information when was the last time the job was successfully scheduled. */
-  lastScheduleTime?: Time;
+  lastScheduleTime?: Time | undefined;
   /** Information when was the last time the job successfully completed. */
-  lastSuccessfulTime?: Time;
+  lastSuccessfulTime?: Time | undefined;
 }
 
 /** Job represents the configuration of a single job. */
@@ -100,35 +100,35 @@ export interface Job {
   /**
    * APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
    */
-  apiVersion?: 'batch/v1';
+  apiVersion?: 'batch/v1' | undefined;
   /**
    * Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
    */
-  kind?: 'Job';
+  kind?: 'Job' | undefined;
   /**
    * Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
    */
-  metadata?: ObjectMeta;
+  metadata?: ObjectMeta | undefined;
   /**
    * Specification of the desired behavior of a job. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status
    */
-  spec?: JobSpec;
+  spec?: JobSpec | undefined;
   /**
    * Current status of a job. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status
    */
-  status?: JobStatus;
+  status?: JobStatus | undefined;
 }
 
 /** JobCondition describes current state of a job. */
 export interface JobCondition {
   /** Last time the condition was checked. */
-  lastProbeTime?: Time;
+  lastProbeTime?: Time | undefined;
   /** Last time the condition transit from one status to another. */
-  lastTransitionTime?: Time;
+  lastTransitionTime?: Time | undefined;
   /** Human readable message indicating details about last transition. */
-  message?: string;
+  message?: string | undefined;
   /** (brief) reason for the condition's last transition. */
-  reason?: string;
+  reason?: string | undefined;
   /** Status of the condition, one of True, False, Unknown. */
   status: string;
   /** Type of job condition, Complete or Failed. */
@@ -140,17 +140,17 @@ export interface JobList {
   /**
    * APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
    */
-  apiVersion?: 'batch/v1';
+  apiVersion?: 'batch/v1' | undefined;
   /** items is the list of Jobs. */
   items: Job[];
   /**
    * Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
    */
-  kind?: 'JobList';
+  kind?: 'JobList' | undefined;
   /**
    * Standard list metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
    */
-  metadata?: ListMeta;
+  metadata?: ListMeta | undefined;
 }
 
 /** JobSchedulingConfiguration composes the reusable workload-aware scheduling building blocks. */
@@ -158,19 +158,19 @@ export interface JobSchedulingConfiguration {
   /**
    * DisruptionMode defines the mode in which the Job's pods can be disrupted. One of Single, All. This field is immutable after creation: it may not be added or removed, and the selected mode may not be changed.
    */
-  disruptionMode?: WorkloadPodGroupDisruptionMode;
+  disruptionMode?: WorkloadPodGroupDisruptionMode | undefined;
   /**
    * ResourceClaims defines which ResourceClaims may be shared among Pods in the Job. Pods consume the devices allocated to a PodGroup's claim by defining a claim in its own Spec.ResourceClaims that matches the PodGroup's claim exactly. The claim must have the same name and refer to the same ResourceClaim or ResourceClaimTemplate. At most 4 claims may be set, matching the limit on the resulting PodGroup. This list is immutable after creation: entries may neither be added, removed, nor modified.
    */
-  resourceClaims?: WorkloadPodGroupResourceClaim[];
+  resourceClaims?: WorkloadPodGroupResourceClaim[] | undefined;
   /**
    * SchedulingConstraints defines scheduling constraints (e.g. topology) for the Job's pods. This field is immutable after creation.
    */
-  schedulingConstraints?: WorkloadPodGroupSchedulingConstraints;
+  schedulingConstraints?: WorkloadPodGroupSchedulingConstraints | undefined;
   /**
    * SchedulingPolicy defines the scheduling policy for this Job. Exactly one of Basic or Gang must be set. This field is immutable after creation: the policy may not be added or removed. The policy variant (basic/gang) is frozen by hand-written validation; only schedulingPolicy.gang.minCount may be changed.
    */
-  schedulingPolicy?: WorkloadPodGroupSchedulingPolicy;
+  schedulingPolicy?: WorkloadPodGroupSchedulingPolicy | undefined;
 }
 
 /** JobSpec describes how the job execution will look like. */
@@ -178,15 +178,15 @@ export interface JobSpec {
   /**
    * Specifies the duration in seconds relative to the startTime that the job may be continuously active before the system tries to terminate it; value must be positive integer. If a Job is suspended (at creation or through an update), this timer will effectively be stopped and reset when the Job is resumed again.
    */
-  activeDeadlineSeconds?: number;
+  activeDeadlineSeconds?: number | undefined;
   /**
    * Specifies the number of retries before marking this job failed. Defaults to 6, unless backoffLimitPerIndex (only Indexed Job) is specified. When backoffLimitPerIndex is specified, backoffLimit defaults to 2147483647.
    */
-  backoffLimit?: number;
+  backoffLimit?: number | undefined;
   /**
    * Specifies the limit for the number of retries within an index before marking this index as failed. When enabled the number of failures per index is kept in the pod's batch.kubernetes.io/job-index-failure-count annotation. It can only be set when Job's completionMode=Indexed, and the Pod's restart policy is Never. The field is immutable.
    */
-  backoffLimitPerIndex?: number;
+  backoffLimitPerIndex?: number | undefined;
   /**
    * completionMode specifies how Pod completions are tracked. It can be `NonIndexed` (default) or `Indexed`.
    *
@@ -200,31 +200,31 @@ export interface JobSpec {
    *  - `"Indexed"` is a Job completion mode. In this mode, the Pods of a Job get an associated completion index from 0 to (.spec.completions - 1). The Job is considered complete when a Pod completes for each completion index.
    *  - `"NonIndexed"` is a Job completion mode. In this mode, the Job is considered complete when there have been .spec.completions successfully completed Pods. Pod completions are homologous to each other.
    */
-  completionMode?: 'Indexed' | 'NonIndexed';
+  completionMode?: 'Indexed' | 'NonIndexed' | undefined;
   /**
    * Specifies the desired number of successfully finished pods the job should be run with.  Setting to null means that the success of any pod signals the success of all pods, and allows parallelism to have any positive value.  Setting to 1 means that parallelism is limited to 1 and the success of that pod signals the success of the job. More info: https://kubernetes.io/docs/concepts/workloads/controllers/jobs-run-to-completion/
    */
-  completions?: number;
+  completions?: number | undefined;
   /**
    * ManagedBy field indicates the controller that manages a Job. The k8s Job controller reconciles jobs which don't have this field at all or the field value is the reserved string `kubernetes.io/job-controller`, but skips reconciling Jobs with a custom value for this field. The value must be a valid domain-prefixed path (e.g. acme.io/foo) - all characters before the first "/" must be a valid subdomain as defined by RFC 1123. All characters trailing the first "/" must be valid HTTP Path characters as defined by RFC 3986. The value cannot exceed 63 characters. This field is immutable.
    */
-  managedBy?: string;
+  managedBy?: string | undefined;
   /**
    * manualSelector controls generation of pod labels and pod selectors. Leave `manualSelector` unset unless you are certain what you are doing. When false or unset, the system pick labels unique to this job and appends those labels to the pod template.  When true, the user is responsible for picking unique labels and specifying the selector.  Failure to pick a unique label may cause this and other jobs to not function correctly.  However, You may see `manualSelector=true` in jobs that were created with the old `extensions/v1beta1` API. More info: https://kubernetes.io/docs/concepts/workloads/controllers/jobs-run-to-completion/#specifying-your-own-pod-selector
    */
-  manualSelector?: boolean;
+  manualSelector?: boolean | undefined;
   /**
    * Specifies the maximal number of failed indexes before marking the Job as failed, when backoffLimitPerIndex is set. Once the number of failed indexes exceeds this number the entire Job is marked as Failed and its execution is terminated. When left as null the job continues execution of all of its indexes and is marked with the `Complete` Job condition. It can only be specified when backoffLimitPerIndex is set. It can be null or up to completions. It is required and must be less than or equal to 10^4 when is completions greater than 10^5.
    */
-  maxFailedIndexes?: number;
+  maxFailedIndexes?: number | undefined;
   /**
    * Specifies the maximum desired number of pods the job should run at any given time. The actual number of pods running in steady state will be less than this number when ((.spec.completions - .status.successful) < .spec.parallelism), i.e. when the work left to do is less than max parallelism. More info: https://kubernetes.io/docs/concepts/workloads/controllers/jobs-run-to-completion/
    */
-  parallelism?: number;
+  parallelism?: number | undefined;
   /**
    * Specifies the policy of handling failed pods. In particular, it allows to specify the set of actions and conditions which need to be satisfied to take the associated action. If empty, the default behaviour applies - the counter of failed pods, represented by the jobs's .status.failed field, is incremented and it is checked against the backoffLimit. This field cannot be used in combination with restartPolicy=OnFailure.
    */
-  podFailurePolicy?: PodFailurePolicy;
+  podFailurePolicy?: PodFailurePolicy | undefined;
   /**
    * podReplacementPolicy specifies when to create replacement Pods. Possible values are: - TerminatingOrFailed means that we recreate pods
    *   when they are terminating (has a metadata.deletionTimestamp) or failed.
@@ -237,23 +237,23 @@ export interface JobSpec {
    *  - `"Failed"` means to wait until a previously created Pod is fully terminated (has phase Failed or Succeeded) before creating a replacement Pod.
    *  - `"TerminatingOrFailed"` means that we recreate pods when they are terminating (has a metadata.deletionTimestamp) or failed.
    */
-  podReplacementPolicy?: 'Failed' | 'TerminatingOrFailed';
+  podReplacementPolicy?: 'Failed' | 'TerminatingOrFailed' | undefined;
   /**
    * scheduling defines the Workload-aware Scheduling configuration for this Job. When set, it specifies the scheduling policy (basic or gang), topology constraints, disruption mode, and shared resource claims. When omitted, the Job defaults to the basic scheduling policy, which behaves as standard pod-by-pod scheduling. This field is alpha-level and requires the WorkloadWithJob feature gate. This field is immutable, including whether it is set at all, only policy.gang.minCount may be changed after creation.
    */
-  scheduling?: JobSchedulingConfiguration;
+  scheduling?: JobSchedulingConfiguration | undefined;
   /**
    * A label query over pods that should match the pod count. Normally, the system sets this field for you. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/labels/#label-selectors
    */
-  selector?: LabelSelector;
+  selector?: LabelSelector | undefined;
   /**
    * successPolicy specifies the policy when the Job can be declared as succeeded. If empty, the default behavior applies - the Job is declared as succeeded only when the number of succeeded pods equals to the completions. When the field is specified, it must be immutable and works only for the Indexed Jobs. Once the Job meets the SuccessPolicy, the lingering pods are terminated.
    */
-  successPolicy?: SuccessPolicy;
+  successPolicy?: SuccessPolicy | undefined;
   /**
    * suspend specifies whether the Job controller should create Pods or not. If a Job is created with suspend set to true, no Pods are created by the Job controller. If a Job is suspended after creation (i.e. the flag goes from false to true), the Job controller will delete all active Pods associated with this Job. Users must design their workload to gracefully handle this. Suspending a Job will reset the StartTime field of the Job, effectively resetting the ActiveDeadlineSeconds timer too. Defaults to false.
    */
-  suspend?: boolean;
+  suspend?: boolean | undefined;
   /**
    * Describes the pod that will be created when executing a job. The only allowed template.spec.restartPolicy values are "Never" or "OnFailure". More info: https://kubernetes.io/docs/concepts/workloads/controllers/jobs-run-to-completion/
    */
@@ -261,7 +261,7 @@ export interface JobSpec {
   /**
    * ttlSecondsAfterFinished limits the lifetime of a Job that has finished execution (either Complete or Failed). If this field is set, ttlSecondsAfterFinished after the Job finishes, it is eligible to be automatically deleted. When the Job is being deleted, its lifecycle guarantees (e.g. finalizers) will be honored. If this field is unset, the Job won't be automatically deleted. If this field is set to zero, the Job becomes eligible to be deleted immediately after it finishes.
    */
-  ttlSecondsAfterFinished?: number;
+  ttlSecondsAfterFinished?: number | undefined;
 }
 
 /** JobStatus represents the current state of a Job. */
@@ -269,15 +269,15 @@ export interface JobStatus {
   /**
    * The number of pending and running pods which are not terminating (without a deletionTimestamp). The value is zero for finished jobs.
    */
-  active?: number;
+  active?: number | undefined;
   /**
    * completedIndexes holds the completed indexes when .spec.completionMode = "Indexed" in a text format. The indexes are represented as decimal integers separated by commas. The numbers are listed in increasing order. Three or more consecutive numbers are compressed and represented by the first and last element of the series, separated by a hyphen. For example, if the completed indexes are 1, 3, 4, 5 and 7, they are represented as "1,3-5,7".
    */
-  completedIndexes?: string;
+  completedIndexes?: string | undefined;
   /**
    * Represents time when the job was completed. It is not guaranteed to be set in happens-before order across separate operations. It is represented in RFC3339 form and is in UTC. The completion time is set when the job finishes successfully, and only then. The value cannot be updated or removed. The value indicates the same or later point in time as the startTime field.
    */
-  completionTime?: Time;
+  completionTime?: Time | undefined;
   /**
    * The latest available observations of an object's current state. When a Job fails, one of the conditions will have type "Failed" and status true. When a Job is suspended, one of the conditions will have type "Suspended" and status true; when the Job is resumed, the status of this condition will become false. When a Job is completed, one of the conditions will have type "Complete" and status true.
    *
@@ -285,31 +285,31 @@ export interface JobStatus {
    *
    * More info: https://kubernetes.io/docs/concepts/workloads/controllers/jobs-run-to-completion/
    */
-  conditions?: JobCondition[];
+  conditions?: JobCondition[] | undefined;
   /** The number of pods which reached phase Failed. The value increases monotonically. */
-  failed?: number;
+  failed?: number | undefined;
   /**
    * FailedIndexes holds the failed indexes when spec.backoffLimitPerIndex is set. The indexes are represented in the text format analogous as for the `completedIndexes` field, ie. they are kept as decimal integers separated by commas. The numbers are listed in increasing order. Three or more consecutive numbers are compressed and represented by the first and last element of the series, separated by a hyphen. For example, if the failed indexes are 1, 3, 4, 5 and 7, they are represented as "1,3-5,7". The set of failed indexes cannot overlap with the set of completed indexes.
    */
-  failedIndexes?: string;
+  failedIndexes?: string | undefined;
   /**
    * The number of active pods which have a Ready condition and are not terminating (without a deletionTimestamp).
    */
-  ready?: number;
+  ready?: number | undefined;
   /**
    * Represents time when the job controller started processing a job. When a Job is created in the suspended state, this field is not set until the first time it is resumed. This field is reset every time a Job is resumed from suspension. It is represented in RFC3339 form and is in UTC.
    *
    * Once set, the field can only be removed when the job is suspended. The field cannot be modified while the job is unsuspended or finished.
    */
-  startTime?: Time;
+  startTime?: Time | undefined;
   /**
    * The number of pods which reached phase Succeeded. The value increases monotonically for a given spec. However, it may decrease in reaction to scale down of elastic indexed jobs.
    */
-  succeeded?: number;
+  succeeded?: number | undefined;
   /**
    * The number of pods which are terminating (in phase Pending or Running and have a deletionTimestamp).
    */
-  terminating?: number;
+  terminating?: number | undefined;
   /**
    * uncountedTerminatedPods holds the UIDs of Pods that have terminated but the job controller hasn't yet accounted for in the status counters.
    *
@@ -320,7 +320,7 @@ export interface JobStatus {
    *
    * Old jobs might not be tracked using this field, in which case the field remains null. The structure is empty for finished jobs.
    */
-  uncountedTerminatedPods?: UncountedTerminatedPods;
+  uncountedTerminatedPods?: UncountedTerminatedPods | undefined;
 }
 
 /** JobTemplateSpec describes the data a Job should have when created from a template */
@@ -328,11 +328,11 @@ export interface JobTemplateSpec {
   /**
    * Standard object's metadata of the jobs created from this template. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
    */
-  metadata?: ObjectMeta;
+  metadata?: ObjectMeta | undefined;
   /**
    * Specification of the desired behavior of the job. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status
    */
-  spec?: JobSpec;
+  spec?: JobSpec | undefined;
 }
 
 /** PodFailurePolicy describes how failed pods influence the backoffLimit. */
@@ -350,7 +350,7 @@ export interface PodFailurePolicyOnExitCodesRequirement {
   /**
    * Restricts the check for exit codes to the container with the specified name. When null, the rule applies to all containers. When specified, it should match one the container or initContainer names in the pod template.
    */
-  containerName?: string;
+  containerName?: string | undefined;
   /**
    * Represents the relationship between the container exit code(s) and the specified values. Containers completed with success (exit code 0) are excluded from the requirement check. Possible values are:
    *
@@ -380,7 +380,7 @@ export interface PodFailurePolicyOnPodConditionsPattern {
   /**
    * Specifies the required Pod condition status. To match a pod condition it is required that the specified status equals the pod condition status. Defaults to True.
    */
-  status?: string;
+  status?: string | undefined;
   /**
    * Specifies the required Pod condition type. To match a pod condition it is required that specified type equals the pod condition type.
    */
@@ -412,11 +412,11 @@ export interface PodFailurePolicyRule {
    */
   action: 'Count' | 'FailIndex' | 'FailJob' | 'Ignore';
   /** Represents the requirement on the container exit codes. */
-  onExitCodes?: PodFailurePolicyOnExitCodesRequirement;
+  onExitCodes?: PodFailurePolicyOnExitCodesRequirement | undefined;
   /**
    * Represents the requirement on the pod conditions. The requirement is represented as a list of pod condition patterns. The requirement is satisfied if at least one pattern matches an actual pod condition. At most 20 elements are allowed.
    */
-  onPodConditions?: PodFailurePolicyOnPodConditionsPattern[];
+  onPodConditions?: PodFailurePolicyOnPodConditionsPattern[] | undefined;
 }
 
 /**
@@ -436,11 +436,11 @@ export interface SuccessPolicyRule {
   /**
    * succeededCount specifies the minimal required size of the actual set of the succeeded indexes for the Job. When succeededCount is used along with succeededIndexes, the check is constrained only to the set of indexes specified by succeededIndexes. For example, given that succeededIndexes is "1-4", succeededCount is "3", and completed indexes are "1", "3", and "5", the Job isn't declared as succeeded because only "1" and "3" indexes are considered in that rules. When this field is null, this doesn't default to any value and is never evaluated at any time. When specified it needs to be a positive integer.
    */
-  succeededCount?: number;
+  succeededCount?: number | undefined;
   /**
    * succeededIndexes specifies the set of indexes which need to be contained in the actual set of the succeeded indexes for the Job. The list of indexes must be within 0 to ".spec.completions-1" and must not contain duplicates. At least one element is required. The indexes are represented as intervals separated by commas. The intervals can be a decimal integer or a pair of decimal integers separated by a hyphen. The number are listed in represented by the first and last element of the series, separated by a hyphen. For example, if the completed indexes are 1, 3, 4, 5 and 7, they are represented as "1,3-5,7". When this field is null, this field doesn't default to any value and is never evaluated at any time.
    */
-  succeededIndexes?: string;
+  succeededIndexes?: string | undefined;
 }
 
 /**
@@ -448,7 +448,7 @@ export interface SuccessPolicyRule {
  */
 export interface UncountedTerminatedPods {
   /** failed holds UIDs of failed Pods. */
-  failed?: string[];
+  failed?: string[] | undefined;
   /** succeeded holds UIDs of succeeded Pods. */
-  succeeded?: string[];
+  succeeded?: string[] | undefined;
 }

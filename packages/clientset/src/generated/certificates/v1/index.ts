@@ -44,14 +44,23 @@ export const podCertificateRequestsResource = {
   subresources: { status: ['get', 'patch', 'update'] },
 } as const satisfies ResourceDescriptor;
 
+/** CertificateSigningRequestsClient is the typed client of CertificateSigningRequest objects (`certificatesigningrequests`, cluster-scoped): what `CertificatesV1Client.certificateSigningRequests` returns. */
+export type CertificateSigningRequestsClient = ResourceClientFor<typeof certificateSigningRequestsResource, CertificateSigningRequest, CertificateSigningRequestList>;
+
+/** ClusterTrustBundlesClient is the typed client of ClusterTrustBundle objects (`clustertrustbundles`, cluster-scoped): what `CertificatesV1Client.clusterTrustBundles` returns. */
+export type ClusterTrustBundlesClient = ResourceClientFor<typeof clusterTrustBundlesResource, ClusterTrustBundle, ClusterTrustBundleList>;
+
+/** PodCertificateRequestsClient is the typed client of PodCertificateRequest objects (`podcertificaterequests`, namespaced): what `CertificatesV1Client.podCertificateRequests` returns. */
+export type PodCertificateRequestsClient = ResourceClientFor<typeof podCertificateRequestsResource, PodCertificateRequest, PodCertificateRequestList>;
+
 /** CertificatesV1Client is the typed client of certificates.k8s.io/v1: one method per resource, with the verbs discovery lists. */
 export interface CertificatesV1Client {
   /** certificateSigningRequests returns the client of CertificateSigningRequest objects (cluster-scoped). */
-  certificateSigningRequests(): ResourceClientFor<typeof certificateSigningRequestsResource, CertificateSigningRequest, CertificateSigningRequestList>;
+  certificateSigningRequests(): CertificateSigningRequestsClient;
   /** clusterTrustBundles returns the client of ClusterTrustBundle objects (cluster-scoped). */
-  clusterTrustBundles(): ResourceClientFor<typeof clusterTrustBundlesResource, ClusterTrustBundle, ClusterTrustBundleList>;
+  clusterTrustBundles(): ClusterTrustBundlesClient;
   /** podCertificateRequests returns the client of PodCertificateRequest objects in `namespace` (none: the context's; `''`: every namespace, for list and watch). */
-  podCertificateRequests(namespace?: string): ResourceClientFor<typeof podCertificateRequestsResource, PodCertificateRequest, PodCertificateRequestList>;
+  podCertificateRequests(namespace?: string): PodCertificateRequestsClient;
 }
 
 /** CERTIFICATES_V1 defines certificates.k8s.io/v1: its resources by method name. */

@@ -15,12 +15,12 @@ export interface CertificateSigningRequest {
   /**
    * APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
    */
-  apiVersion?: 'certificates.k8s.io/v1';
+  apiVersion?: 'certificates.k8s.io/v1' | undefined;
   /**
    * Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
    */
-  kind?: 'CertificateSigningRequest';
-  metadata?: ObjectMeta;
+  kind?: 'CertificateSigningRequest' | undefined;
+  metadata?: ObjectMeta | undefined;
   /**
    * spec contains the certificate request, and is immutable after creation. Only the request, signerName, expirationSeconds, and usages fields can be set on creation. Other fields are derived by Kubernetes and cannot be modified by users.
    */
@@ -28,7 +28,7 @@ export interface CertificateSigningRequest {
   /**
    * status contains information about whether the request is approved or denied, and the certificate issued by the signer, or the failure condition indicating signer failure.
    */
-  status?: CertificateSigningRequestStatus;
+  status?: CertificateSigningRequestStatus | undefined;
 }
 
 /** CertificateSigningRequestCondition describes a condition of a CertificateSigningRequest object */
@@ -36,13 +36,13 @@ export interface CertificateSigningRequestCondition {
   /**
    * lastTransitionTime is the time the condition last transitioned from one status to another. If unset, when a new condition type is added or an existing condition's status is changed, the server defaults this to the current time.
    */
-  lastTransitionTime?: Time;
+  lastTransitionTime?: Time | undefined;
   /** lastUpdateTime is the time of the last update to this condition */
-  lastUpdateTime?: Time;
+  lastUpdateTime?: Time | undefined;
   /** message contains a human readable message with details about the request state */
-  message?: string;
+  message?: string | undefined;
   /** reason indicates a brief reason for the request state */
-  reason?: string;
+  reason?: string | undefined;
   /**
    * status of the condition, one of True, False, Unknown. Approved, Denied, and Failed conditions may not be "False" or "Unknown".
    */
@@ -68,14 +68,14 @@ export interface CertificateSigningRequestList {
   /**
    * APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
    */
-  apiVersion?: 'certificates.k8s.io/v1';
+  apiVersion?: 'certificates.k8s.io/v1' | undefined;
   /** items is a collection of CertificateSigningRequest objects */
   items: CertificateSigningRequest[];
   /**
    * Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
    */
-  kind?: 'CertificateSigningRequestList';
-  metadata?: ListMeta;
+  kind?: 'CertificateSigningRequestList' | undefined;
+  metadata?: ListMeta | undefined;
 }
 
 /** CertificateSigningRequestSpec contains the certificate request. */
@@ -94,15 +94,15 @@ export interface CertificateSigningRequestSpec {
    *
    * The minimum valid value for expirationSeconds is 600, i.e. 10 minutes.
    */
-  expirationSeconds?: number;
+  expirationSeconds?: number | undefined;
   /**
    * extra contains extra attributes of the user that created the CertificateSigningRequest. Populated by the API server on creation and immutable.
    */
-  extra?: { [key: string]: string[] };
+  extra?: { [key: string]: string[] } | undefined;
   /**
    * groups contains group membership of the user that created the CertificateSigningRequest. Populated by the API server on creation and immutable.
    */
-  groups?: string[];
+  groups?: string[] | undefined;
   /**
    * request contains an x509 certificate signing request encoded in a "CERTIFICATE REQUEST" PEM block. When serialized as JSON or YAML, the data is additionally base64-encoded.
    */
@@ -134,7 +134,7 @@ export interface CertificateSigningRequestSpec {
   /**
    * uid contains the uid of the user that created the CertificateSigningRequest. Populated by the API server on creation and immutable.
    */
-  uid?: string;
+  uid?: string | undefined;
   /**
    * usages specifies a set of key usages requested in the issued certificate.
    *
@@ -151,11 +151,11 @@ export interface CertificateSigningRequestSpec {
    *  "ipsec end system", "ipsec tunnel", "ipsec user",
    *  "timestamping", "ocsp signing", "microsoft sgc", "netscape sgc"
    */
-  usages?: ('any' | 'cert sign' | 'client auth' | 'code signing' | 'content commitment' | 'crl sign' | 'data encipherment' | 'decipher only' | 'digital signature' | 'email protection' | 'encipher only' | 'ipsec end system' | 'ipsec tunnel' | 'ipsec user' | 'key agreement' | 'key encipherment' | 'microsoft sgc' | 'netscape sgc' | 'ocsp signing' | 's/mime' | 'server auth' | 'signing' | 'timestamping')[];
+  usages?: ('any' | 'cert sign' | 'client auth' | 'code signing' | 'content commitment' | 'crl sign' | 'data encipherment' | 'decipher only' | 'digital signature' | 'email protection' | 'encipher only' | 'ipsec end system' | 'ipsec tunnel' | 'ipsec user' | 'key agreement' | 'key encipherment' | 'microsoft sgc' | 'netscape sgc' | 'ocsp signing' | 's/mime' | 'server auth' | 'signing' | 'timestamping')[] | undefined;
   /**
    * username contains the name of the user that created the CertificateSigningRequest. Populated by the API server on creation and immutable.
    */
-  username?: string;
+  username?: string | undefined;
 }
 
 /**
@@ -186,9 +186,9 @@ export interface CertificateSigningRequestStatus {
    *     -----END CERTIFICATE-----
    *     )
    */
-  certificate?: string;
+  certificate?: string | undefined;
   /** conditions applied to the request. Known conditions are "Approved", "Denied", and "Failed". */
-  conditions?: CertificateSigningRequestCondition[];
+  conditions?: CertificateSigningRequestCondition[] | undefined;
 }
 
 /**
@@ -202,13 +202,13 @@ export interface ClusterTrustBundle {
   /**
    * APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
    */
-  apiVersion?: 'certificates.k8s.io/v1';
+  apiVersion?: 'certificates.k8s.io/v1' | undefined;
   /**
    * Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
    */
-  kind?: 'ClusterTrustBundle';
+  kind?: 'ClusterTrustBundle' | undefined;
   /** metadata contains the object metadata. */
-  metadata?: ObjectMeta;
+  metadata?: ObjectMeta | undefined;
   /** spec contains the signer (if any) and trust anchors. */
   spec: ClusterTrustBundleSpec;
 }
@@ -218,15 +218,15 @@ export interface ClusterTrustBundleList {
   /**
    * APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
    */
-  apiVersion?: 'certificates.k8s.io/v1';
+  apiVersion?: 'certificates.k8s.io/v1' | undefined;
   /** items is a collection of ClusterTrustBundle objects */
   items: ClusterTrustBundle[];
   /**
    * Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
    */
-  kind?: 'ClusterTrustBundleList';
+  kind?: 'ClusterTrustBundleList' | undefined;
   /** metadata contains the list metadata. */
-  metadata?: ListMeta;
+  metadata?: ListMeta | undefined;
 }
 
 /** ClusterTrustBundleSpec contains the signer and trust anchors. */
@@ -242,7 +242,7 @@ export interface ClusterTrustBundleSpec {
    *
    * List/watch requests for ClusterTrustBundles can filter on this field using a `spec.signerName=NAME` field selector.
    */
-  signerName?: string;
+  signerName?: string | undefined;
   /**
    * trustBundle contains the individual X.509 trust anchors for this bundle, as PEM bundle of PEM-wrapped, DER-formatted X.509 certificates.
    *
@@ -262,17 +262,17 @@ export interface PodCertificateRequest {
   /**
    * APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
    */
-  apiVersion?: 'certificates.k8s.io/v1';
+  apiVersion?: 'certificates.k8s.io/v1' | undefined;
   /**
    * Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
    */
-  kind?: 'PodCertificateRequest';
+  kind?: 'PodCertificateRequest' | undefined;
   /** metadata contains the object metadata. */
-  metadata?: ObjectMeta;
+  metadata?: ObjectMeta | undefined;
   /** spec contains the details about the certificate being requested. */
   spec: PodCertificateRequestSpec;
   /** status contains the issued certificate, and a standard set of conditions. */
-  status?: PodCertificateRequestStatus;
+  status?: PodCertificateRequestStatus | undefined;
 }
 
 /** PodCertificateRequestList is a collection of PodCertificateRequest objects */
@@ -280,15 +280,15 @@ export interface PodCertificateRequestList {
   /**
    * APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
    */
-  apiVersion?: 'certificates.k8s.io/v1';
+  apiVersion?: 'certificates.k8s.io/v1' | undefined;
   /** items is a collection of PodCertificateRequest objects */
   items: PodCertificateRequest[];
   /**
    * Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
    */
-  kind?: 'PodCertificateRequestList';
+  kind?: 'PodCertificateRequestList' | undefined;
   /** metadata contains the list metadata. */
-  metadata?: ListMeta;
+  metadata?: ListMeta | undefined;
 }
 
 /**
@@ -302,7 +302,7 @@ export interface PodCertificateRequestSpec {
    *
    * The signer implementation is then free to issue a certificate with any lifetime *shorter* than MaxExpirationSeconds, but no shorter than 3600 seconds (1 hour).  This constraint is enforced by kube-apiserver. `kubernetes.io` signers will never issue certificates with a lifetime longer than 24 hours.
    */
-  maxExpirationSeconds?: number;
+  maxExpirationSeconds?: number | undefined;
   /** nodeName is the name of the node the pod is assigned to. */
   nodeName: string;
   /** nodeUID is the UID of the node the pod is assigned to. */
@@ -338,7 +338,7 @@ export interface PodCertificateRequestSpec {
    *
    * Signers should document the keys and values they support.  Signers should deny requests that contain keys they do not recognize.
    */
-  unverifiedUserAnnotations?: { [key: string]: string };
+  unverifiedUserAnnotations?: { [key: string]: string } | undefined;
 }
 
 /**
@@ -350,7 +350,7 @@ export interface PodCertificateRequestStatus {
    *
    * This field is only a hint.  Kubelet may start refreshing before or after this time if necessary.
    */
-  beginRefreshAt?: Time;
+  beginRefreshAt?: Time | undefined;
   /**
    * certificateChain is populated with an issued certificate by the signer. This field is set via the /status subresource. Once populated, this field is immutable.
    *
@@ -363,7 +363,7 @@ export interface PodCertificateRequestStatus {
    *
    * If more than one block is present, and the definition of the requested spec.signerName does not indicate otherwise, the first block is the issued certificate, and subsequent blocks should be treated as intermediate certificates and presented in TLS handshakes.  When projecting the chain into a pod volume, kubelet will drop any data in-between the PEM blocks, as well as any PEM block headers.
    */
-  certificateChain?: string;
+  certificateChain?: string | undefined;
   /**
    * conditions applied to the request.
    *
@@ -371,13 +371,13 @@ export interface PodCertificateRequestStatus {
    *
    * If the request is denied with `Reason=UnsupportedKeyType`, the signer may suggest a key type that will work in the message field.
    */
-  conditions?: Condition[];
+  conditions?: Condition[] | undefined;
   /**
    * notAfter is the time at which the certificate expires.  The value must be the same as the notAfter value in the leaf certificate in certificateChain.  This field is set via the /status subresource.  Once populated, it is immutable.  The signer must set this field at the same time it sets certificateChain.
    */
-  notAfter?: Time;
+  notAfter?: Time | undefined;
   /**
    * notBefore is the time at which the certificate becomes valid.  The value must be the same as the notBefore value in the leaf certificate in certificateChain.  This field is set via the /status subresource.  Once populated, it is immutable. The signer must set this field at the same time it sets certificateChain.
    */
-  notBefore?: Time;
+  notBefore?: Time | undefined;
 }

@@ -19,10 +19,13 @@ export const leasesResource = {
   verbs: ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'],
 } as const satisfies ResourceDescriptor;
 
+/** LeasesClient is the typed client of Lease objects (`leases`, namespaced): what `CoordinationV1Client.leases` returns. */
+export type LeasesClient = ResourceClientFor<typeof leasesResource, Lease, LeaseList>;
+
 /** CoordinationV1Client is the typed client of coordination.k8s.io/v1: one method per resource, with the verbs discovery lists. */
 export interface CoordinationV1Client {
   /** leases returns the client of Lease objects in `namespace` (none: the context's; `''`: every namespace, for list and watch). */
-  leases(namespace?: string): ResourceClientFor<typeof leasesResource, Lease, LeaseList>;
+  leases(namespace?: string): LeasesClient;
 }
 
 /** COORDINATION_V1 defines coordination.k8s.io/v1: its resources by method name. */

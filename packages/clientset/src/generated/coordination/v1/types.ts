@@ -7,19 +7,19 @@ export interface Lease {
   /**
    * APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
    */
-  apiVersion?: 'coordination.k8s.io/v1';
+  apiVersion?: 'coordination.k8s.io/v1' | undefined;
   /**
    * Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
    */
-  kind?: 'Lease';
+  kind?: 'Lease' | undefined;
   /**
    * metadata is the standard object metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
    */
-  metadata?: ObjectMeta;
+  metadata?: ObjectMeta | undefined;
   /**
    * spec contains the specification of the Lease. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status
    */
-  spec?: LeaseSpec;
+  spec?: LeaseSpec | undefined;
 }
 
 /** LeaseList is a list of Lease objects. */
@@ -27,41 +27,41 @@ export interface LeaseList {
   /**
    * APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
    */
-  apiVersion?: 'coordination.k8s.io/v1';
+  apiVersion?: 'coordination.k8s.io/v1' | undefined;
   /** items is a list of schema objects. */
   items: Lease[];
   /**
    * Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
    */
-  kind?: 'LeaseList';
+  kind?: 'LeaseList' | undefined;
   /**
    * Standard list metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
    */
-  metadata?: ListMeta;
+  metadata?: ListMeta | undefined;
 }
 
 /** LeaseSpec is a specification of a Lease. */
 export interface LeaseSpec {
   /** acquireTime is a time when the current lease was acquired. */
-  acquireTime?: MicroTime;
+  acquireTime?: MicroTime | undefined;
   /**
    * holderIdentity contains the identity of the holder of a current lease. If Coordinated Leader Election is used, the holder identity must be equal to the elected LeaseCandidate.metadata.name field.
    */
-  holderIdentity?: string;
+  holderIdentity?: string | undefined;
   /**
    * leaseDurationSeconds is a duration that candidates for a lease need to wait to force acquire it. This is measured against the time of last observed renewTime.
    */
-  leaseDurationSeconds?: number;
+  leaseDurationSeconds?: number | undefined;
   /** leaseTransitions is the number of transitions of a lease between holders. */
-  leaseTransitions?: number;
+  leaseTransitions?: number | undefined;
   /**
    * preferredHolder signals to a lease holder that the lease has a more optimal holder and should be given up. This field can only be set if Strategy is also set.
    */
-  preferredHolder?: string;
+  preferredHolder?: string | undefined;
   /** renewTime is a time when the current holder of a lease has last updated the lease. */
-  renewTime?: MicroTime;
+  renewTime?: MicroTime | undefined;
   /**
    * strategy indicates the strategy for picking the leader for coordinated leader election. If the field is not specified, there is no active coordination for this lease. (Alpha) Using this field requires the CoordinatedLeaderElection feature gate to be enabled.
    */
-  strategy?: string;
+  strategy?: string | undefined;
 }

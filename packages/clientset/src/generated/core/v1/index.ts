@@ -221,42 +221,93 @@ export const servicesResource = {
   categories: ['all'],
 } as const satisfies ResourceDescriptor;
 
+/** BindingsClient is the typed client of Binding objects (`bindings`, namespaced): what `CoreV1Client.bindings` returns. */
+export type BindingsClient = ResourceClientFor<typeof bindingsResource, Binding>;
+
+/** ComponentStatusesClient is the typed client of ComponentStatus objects (`componentstatuses`, cluster-scoped): what `CoreV1Client.componentStatuses` returns. */
+export type ComponentStatusesClient = ResourceClientFor<typeof componentStatusesResource, ComponentStatus, ComponentStatusList>;
+
+/** ConfigMapsClient is the typed client of ConfigMap objects (`configmaps`, namespaced): what `CoreV1Client.configMaps` returns. */
+export type ConfigMapsClient = ResourceClientFor<typeof configMapsResource, ConfigMap, ConfigMapList>;
+
+/** EndpointsClient is the typed client of Endpoints objects (`endpoints`, namespaced): what `CoreV1Client.endpoints` returns. */
+export type EndpointsClient = ResourceClientFor<typeof endpointsResource, Endpoints, EndpointsList>;
+
+/** EventsClient is the typed client of Event objects (`events`, namespaced): what `CoreV1Client.events` returns. */
+export type EventsClient = ResourceClientFor<typeof eventsResource, Event, EventList>;
+
+/** LimitRangesClient is the typed client of LimitRange objects (`limitranges`, namespaced): what `CoreV1Client.limitRanges` returns. */
+export type LimitRangesClient = ResourceClientFor<typeof limitRangesResource, LimitRange, LimitRangeList>;
+
+/** NamespacesClient is the typed client of Namespace objects (`namespaces`, cluster-scoped): what `CoreV1Client.namespaces` returns. */
+export type NamespacesClient = ResourceClientFor<typeof namespacesResource, Namespace, NamespaceList>;
+
+/** NodesClient is the typed client of Node objects (`nodes`, cluster-scoped): what `CoreV1Client.nodes` returns. */
+export type NodesClient = ResourceClientFor<typeof nodesResource, Node, NodeList>;
+
+/** PersistentVolumeClaimsClient is the typed client of PersistentVolumeClaim objects (`persistentvolumeclaims`, namespaced): what `CoreV1Client.persistentVolumeClaims` returns. */
+export type PersistentVolumeClaimsClient = ResourceClientFor<typeof persistentVolumeClaimsResource, PersistentVolumeClaim, PersistentVolumeClaimList>;
+
+/** PersistentVolumesClient is the typed client of PersistentVolume objects (`persistentvolumes`, cluster-scoped): what `CoreV1Client.persistentVolumes` returns. */
+export type PersistentVolumesClient = ResourceClientFor<typeof persistentVolumesResource, PersistentVolume, PersistentVolumeList>;
+
+/** PodsClient is the typed client of Pod objects (`pods`, namespaced): what `CoreV1Client.pods` returns. */
+export type PodsClient = ResourceClientFor<typeof podsResource, Pod, PodList>;
+
+/** PodTemplatesClient is the typed client of PodTemplate objects (`podtemplates`, namespaced): what `CoreV1Client.podTemplates` returns. */
+export type PodTemplatesClient = ResourceClientFor<typeof podTemplatesResource, PodTemplate, PodTemplateList>;
+
+/** ReplicationControllersClient is the typed client of ReplicationController objects (`replicationcontrollers`, namespaced): what `CoreV1Client.replicationControllers` returns. */
+export type ReplicationControllersClient = ResourceClientFor<typeof replicationControllersResource, ReplicationController, ReplicationControllerList>;
+
+/** ResourceQuotasClient is the typed client of ResourceQuota objects (`resourcequotas`, namespaced): what `CoreV1Client.resourceQuotas` returns. */
+export type ResourceQuotasClient = ResourceClientFor<typeof resourceQuotasResource, ResourceQuota, ResourceQuotaList>;
+
+/** SecretsClient is the typed client of Secret objects (`secrets`, namespaced): what `CoreV1Client.secrets` returns. */
+export type SecretsClient = ResourceClientFor<typeof secretsResource, Secret, SecretList>;
+
+/** ServiceAccountsClient is the typed client of ServiceAccount objects (`serviceaccounts`, namespaced): what `CoreV1Client.serviceAccounts` returns. */
+export type ServiceAccountsClient = ResourceClientFor<typeof serviceAccountsResource, ServiceAccount, ServiceAccountList>;
+
+/** ServicesClient is the typed client of Service objects (`services`, namespaced): what `CoreV1Client.services` returns. */
+export type ServicesClient = ResourceClientFor<typeof servicesResource, Service, ServiceList>;
+
 /** CoreV1Client is the typed client of v1: one method per resource, with the verbs discovery lists. */
 export interface CoreV1Client {
   /** bindings returns the client of Binding objects in `namespace` (none: the context's; `''`: every namespace, for list and watch). */
-  bindings(namespace?: string): ResourceClientFor<typeof bindingsResource, Binding>;
+  bindings(namespace?: string): BindingsClient;
   /** componentStatuses returns the client of ComponentStatus objects (cluster-scoped). */
-  componentStatuses(): ResourceClientFor<typeof componentStatusesResource, ComponentStatus, ComponentStatusList>;
+  componentStatuses(): ComponentStatusesClient;
   /** configMaps returns the client of ConfigMap objects in `namespace` (none: the context's; `''`: every namespace, for list and watch). */
-  configMaps(namespace?: string): ResourceClientFor<typeof configMapsResource, ConfigMap, ConfigMapList>;
+  configMaps(namespace?: string): ConfigMapsClient;
   /** endpoints returns the client of Endpoints objects in `namespace` (none: the context's; `''`: every namespace, for list and watch). */
-  endpoints(namespace?: string): ResourceClientFor<typeof endpointsResource, Endpoints, EndpointsList>;
+  endpoints(namespace?: string): EndpointsClient;
   /** events returns the client of Event objects in `namespace` (none: the context's; `''`: every namespace, for list and watch). */
-  events(namespace?: string): ResourceClientFor<typeof eventsResource, Event, EventList>;
+  events(namespace?: string): EventsClient;
   /** limitRanges returns the client of LimitRange objects in `namespace` (none: the context's; `''`: every namespace, for list and watch). */
-  limitRanges(namespace?: string): ResourceClientFor<typeof limitRangesResource, LimitRange, LimitRangeList>;
+  limitRanges(namespace?: string): LimitRangesClient;
   /** namespaces returns the client of Namespace objects (cluster-scoped). */
-  namespaces(): ResourceClientFor<typeof namespacesResource, Namespace, NamespaceList>;
+  namespaces(): NamespacesClient;
   /** nodes returns the client of Node objects (cluster-scoped). */
-  nodes(): ResourceClientFor<typeof nodesResource, Node, NodeList>;
+  nodes(): NodesClient;
   /** persistentVolumeClaims returns the client of PersistentVolumeClaim objects in `namespace` (none: the context's; `''`: every namespace, for list and watch). */
-  persistentVolumeClaims(namespace?: string): ResourceClientFor<typeof persistentVolumeClaimsResource, PersistentVolumeClaim, PersistentVolumeClaimList>;
+  persistentVolumeClaims(namespace?: string): PersistentVolumeClaimsClient;
   /** persistentVolumes returns the client of PersistentVolume objects (cluster-scoped). */
-  persistentVolumes(): ResourceClientFor<typeof persistentVolumesResource, PersistentVolume, PersistentVolumeList>;
+  persistentVolumes(): PersistentVolumesClient;
   /** pods returns the client of Pod objects in `namespace` (none: the context's; `''`: every namespace, for list and watch). */
-  pods(namespace?: string): ResourceClientFor<typeof podsResource, Pod, PodList>;
+  pods(namespace?: string): PodsClient;
   /** podTemplates returns the client of PodTemplate objects in `namespace` (none: the context's; `''`: every namespace, for list and watch). */
-  podTemplates(namespace?: string): ResourceClientFor<typeof podTemplatesResource, PodTemplate, PodTemplateList>;
+  podTemplates(namespace?: string): PodTemplatesClient;
   /** replicationControllers returns the client of ReplicationController objects in `namespace` (none: the context's; `''`: every namespace, for list and watch). */
-  replicationControllers(namespace?: string): ResourceClientFor<typeof replicationControllersResource, ReplicationController, ReplicationControllerList>;
+  replicationControllers(namespace?: string): ReplicationControllersClient;
   /** resourceQuotas returns the client of ResourceQuota objects in `namespace` (none: the context's; `''`: every namespace, for list and watch). */
-  resourceQuotas(namespace?: string): ResourceClientFor<typeof resourceQuotasResource, ResourceQuota, ResourceQuotaList>;
+  resourceQuotas(namespace?: string): ResourceQuotasClient;
   /** secrets returns the client of Secret objects in `namespace` (none: the context's; `''`: every namespace, for list and watch). */
-  secrets(namespace?: string): ResourceClientFor<typeof secretsResource, Secret, SecretList>;
+  secrets(namespace?: string): SecretsClient;
   /** serviceAccounts returns the client of ServiceAccount objects in `namespace` (none: the context's; `''`: every namespace, for list and watch). */
-  serviceAccounts(namespace?: string): ResourceClientFor<typeof serviceAccountsResource, ServiceAccount, ServiceAccountList>;
+  serviceAccounts(namespace?: string): ServiceAccountsClient;
   /** services returns the client of Service objects in `namespace` (none: the context's; `''`: every namespace, for list and watch). */
-  services(namespace?: string): ResourceClientFor<typeof servicesResource, Service, ServiceList>;
+  services(namespace?: string): ServicesClient;
 }
 
 /** CORE_V1 defines v1: its resources by method name. */

@@ -11,15 +11,15 @@ export interface AWSElasticBlockStoreVolumeSource {
   /**
    * fsType is the filesystem type of the volume that you want to mount. Tip: Ensure that the filesystem type is supported by the host operating system. Examples: "ext4", "xfs", "ntfs". Implicitly inferred to be "ext4" if unspecified. More info: https://kubernetes.io/docs/concepts/storage/volumes#awselasticblockstore
    */
-  fsType?: string;
+  fsType?: string | undefined;
   /**
    * partition is the partition in the volume that you want to mount. If omitted, the default is to mount by volume name. Examples: For volume /dev/sda1, you specify the partition as "1". Similarly, the volume partition for /dev/sda is "0" (or you can leave the property empty).
    */
-  partition?: number;
+  partition?: number | undefined;
   /**
    * readOnly value true will force the readOnly setting in VolumeMounts. More info: https://kubernetes.io/docs/concepts/storage/volumes#awselasticblockstore
    */
-  readOnly?: boolean;
+  readOnly?: boolean | undefined;
   /**
    * volumeID is unique ID of the persistent disk resource in AWS (Amazon EBS volume). More info: https://kubernetes.io/docs/concepts/storage/volumes#awselasticblockstore
    */
@@ -29,15 +29,15 @@ export interface AWSElasticBlockStoreVolumeSource {
 /** Affinity is a group of affinity scheduling rules. */
 export interface Affinity {
   /** Describes node affinity scheduling rules for the pod. */
-  nodeAffinity?: NodeAffinity;
+  nodeAffinity?: NodeAffinity | undefined;
   /**
    * Describes pod affinity scheduling rules (e.g. co-locate this pod in the same node, zone, etc. as some other pod(s)).
    */
-  podAffinity?: PodAffinity;
+  podAffinity?: PodAffinity | undefined;
   /**
    * Describes pod anti-affinity scheduling rules (e.g. avoid putting this pod in the same node, zone, etc. as some other pod(s)).
    */
-  podAntiAffinity?: PodAntiAffinity;
+  podAntiAffinity?: PodAntiAffinity | undefined;
 }
 
 /** AppArmorProfile defines a pod or container's AppArmor settings. */
@@ -45,7 +45,7 @@ export interface AppArmorProfile {
   /**
    * localhostProfile indicates a profile loaded on the node that should be used. The profile must be preconfigured on the node to work. Must match the loaded name of the profile. Must be set if and only if type is "Localhost".
    */
-  localhostProfile?: string;
+  localhostProfile?: string | undefined;
   /**
    * type indicates which kind of AppArmor profile will be applied. Valid options are:
    *   Localhost - a profile pre-loaded on the node.
@@ -78,7 +78,7 @@ export interface AzureDiskVolumeSource {
    *  - `"ReadOnly"`
    *  - `"ReadWrite"`
    */
-  cachingMode?: 'None' | 'ReadOnly' | 'ReadWrite';
+  cachingMode?: 'None' | 'ReadOnly' | 'ReadWrite' | undefined;
   /** diskName is the Name of the data disk in the blob storage */
   diskName: string;
   /** diskURI is the URI of data disk in the blob storage */
@@ -86,7 +86,7 @@ export interface AzureDiskVolumeSource {
   /**
    * fsType is Filesystem type to mount. Must be a filesystem type supported by the host operating system. Ex. "ext4", "xfs", "ntfs". Implicitly inferred to be "ext4" if unspecified.
    */
-  fsType?: string;
+  fsType?: string | undefined;
   /**
    * kind expected values are Shared: multiple blob disks per storage account  Dedicated: single blob disk per storage account  Managed: azure managed data disk (only in managed availability set). defaults to shared
    *
@@ -95,11 +95,11 @@ export interface AzureDiskVolumeSource {
    *  - `"Managed"`
    *  - `"Shared"`
    */
-  kind?: 'Dedicated' | 'Managed' | 'Shared';
+  kind?: 'Dedicated' | 'Managed' | 'Shared' | undefined;
   /**
    * readOnly Defaults to false (read/write). ReadOnly here will force the ReadOnly setting in VolumeMounts.
    */
-  readOnly?: boolean;
+  readOnly?: boolean | undefined;
 }
 
 /** AzureFile represents an Azure File Service mount on the host and bind mount to the pod. */
@@ -107,13 +107,13 @@ export interface AzureFilePersistentVolumeSource {
   /**
    * readOnly defaults to false (read/write). ReadOnly here will force the ReadOnly setting in VolumeMounts.
    */
-  readOnly?: boolean;
+  readOnly?: boolean | undefined;
   /** secretName is the name of secret that contains Azure Storage Account Name and Key */
   secretName: string;
   /**
    * secretNamespace is the namespace of the secret that contains Azure Storage Account Name and Key default is the same as the Pod
    */
-  secretNamespace?: string;
+  secretNamespace?: string | undefined;
   /** shareName is the azure Share Name */
   shareName: string;
 }
@@ -123,7 +123,7 @@ export interface AzureFileVolumeSource {
   /**
    * readOnly defaults to false (read/write). ReadOnly here will force the ReadOnly setting in VolumeMounts.
    */
-  readOnly?: boolean;
+  readOnly?: boolean | undefined;
   /** secretName is the  name of secret that contains Azure Storage Account Name and Key */
   secretName: string;
   /** shareName is the azure share Name */
@@ -135,15 +135,15 @@ export interface Binding {
   /**
    * APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
    */
-  apiVersion?: 'v1';
+  apiVersion?: 'v1' | undefined;
   /**
    * Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
    */
-  kind?: 'Binding';
+  kind?: 'Binding' | undefined;
   /**
    * Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
    */
-  metadata?: ObjectMeta;
+  metadata?: ObjectMeta | undefined;
   /** The target object that you want to bind to the standard object. */
   target: ObjectReference;
 }
@@ -153,33 +153,33 @@ export interface CSIPersistentVolumeSource {
   /**
    * controllerExpandSecretRef is a reference to the secret object containing sensitive information to pass to the CSI driver to complete the CSI ControllerExpandVolume call. This field is optional, and may be empty if no secret is required. If the secret object contains more than one secret, all secrets are passed.
    */
-  controllerExpandSecretRef?: SecretReference;
+  controllerExpandSecretRef?: SecretReference | undefined;
   /**
    * controllerPublishSecretRef is a reference to the secret object containing sensitive information to pass to the CSI driver to complete the CSI ControllerPublishVolume and ControllerUnpublishVolume calls. This field is optional, and may be empty if no secret is required. If the secret object contains more than one secret, all secrets are passed.
    */
-  controllerPublishSecretRef?: SecretReference;
+  controllerPublishSecretRef?: SecretReference | undefined;
   /** driver is the name of the driver to use for this volume. Required. */
   driver: string;
   /**
    * fsType to mount. Must be a filesystem type supported by the host operating system. Ex. "ext4", "xfs", "ntfs".
    */
-  fsType?: string;
+  fsType?: string | undefined;
   /**
    * nodeExpandSecretRef is a reference to the secret object containing sensitive information to pass to the CSI driver to complete the CSI NodeExpandVolume call. This field is optional, may be omitted if no secret is required. If the secret object contains more than one secret, all secrets are passed.
    */
-  nodeExpandSecretRef?: SecretReference;
+  nodeExpandSecretRef?: SecretReference | undefined;
   /**
    * nodePublishSecretRef is a reference to the secret object containing sensitive information to pass to the CSI driver to complete the CSI NodePublishVolume and NodeUnpublishVolume calls. This field is optional, and may be empty if no secret is required. If the secret object contains more than one secret, all secrets are passed.
    */
-  nodePublishSecretRef?: SecretReference;
+  nodePublishSecretRef?: SecretReference | undefined;
   /**
    * nodeStageSecretRef is a reference to the secret object containing sensitive information to pass to the CSI driver to complete the CSI NodeStageVolume and NodeStageVolume and NodeUnstageVolume calls. This field is optional, and may be empty if no secret is required. If the secret object contains more than one secret, all secrets are passed.
    */
-  nodeStageSecretRef?: SecretReference;
+  nodeStageSecretRef?: SecretReference | undefined;
   /** readOnly value to pass to ControllerPublishVolumeRequest. Defaults to false (read/write). */
-  readOnly?: boolean;
+  readOnly?: boolean | undefined;
   /** volumeAttributes of the volume to publish. */
-  volumeAttributes?: { [key: string]: string };
+  volumeAttributes?: { [key: string]: string } | undefined;
   /**
    * volumeHandle is the unique volume name returned by the CSI volume plugin’s CreateVolume to refer to the volume on all subsequent calls. Required.
    */
@@ -195,25 +195,25 @@ export interface CSIVolumeSource {
   /**
    * fsType to mount. Ex. "ext4", "xfs", "ntfs". If not provided, the empty value is passed to the associated CSI driver which will determine the default filesystem to apply.
    */
-  fsType?: string;
+  fsType?: string | undefined;
   /**
    * nodePublishSecretRef is a reference to the secret object containing sensitive information to pass to the CSI driver to complete the CSI NodePublishVolume and NodeUnpublishVolume calls. This field is optional, and  may be empty if no secret is required. If the secret object contains more than one secret, all secret references are passed.
    */
-  nodePublishSecretRef?: LocalObjectReference;
+  nodePublishSecretRef?: LocalObjectReference | undefined;
   /** readOnly specifies a read-only configuration for the volume. Defaults to false (read/write). */
-  readOnly?: boolean;
+  readOnly?: boolean | undefined;
   /**
    * volumeAttributes stores driver-specific properties that are passed to the CSI driver. Consult your driver's documentation for supported values.
    */
-  volumeAttributes?: { [key: string]: string };
+  volumeAttributes?: { [key: string]: string } | undefined;
 }
 
 /** Adds and removes POSIX capabilities from running containers. */
 export interface Capabilities {
   /** Added capabilities */
-  add?: string[];
+  add?: string[] | undefined;
   /** Removed capabilities */
-  drop?: string[];
+  drop?: string[] | undefined;
 }
 
 /**
@@ -225,23 +225,23 @@ export interface CephFSPersistentVolumeSource {
    */
   monitors: string[];
   /** path is Optional: Used as the mounted root, rather than the full Ceph tree, default is / */
-  path?: string;
+  path?: string | undefined;
   /**
    * readOnly is Optional: Defaults to false (read/write). ReadOnly here will force the ReadOnly setting in VolumeMounts. More info: https://examples.k8s.io/volumes/cephfs/README.md#how-to-use-it
    */
-  readOnly?: boolean;
+  readOnly?: boolean | undefined;
   /**
    * secretFile is Optional: SecretFile is the path to key ring for User, default is /etc/ceph/user.secret More info: https://examples.k8s.io/volumes/cephfs/README.md#how-to-use-it
    */
-  secretFile?: string;
+  secretFile?: string | undefined;
   /**
    * secretRef is Optional: SecretRef is reference to the authentication secret for User, default is empty. More info: https://examples.k8s.io/volumes/cephfs/README.md#how-to-use-it
    */
-  secretRef?: SecretReference;
+  secretRef?: SecretReference | undefined;
   /**
    * user is Optional: User is the rados user name, default is admin More info: https://examples.k8s.io/volumes/cephfs/README.md#how-to-use-it
    */
-  user?: string;
+  user?: string | undefined;
 }
 
 /**
@@ -253,23 +253,23 @@ export interface CephFSVolumeSource {
    */
   monitors: string[];
   /** path is Optional: Used as the mounted root, rather than the full Ceph tree, default is / */
-  path?: string;
+  path?: string | undefined;
   /**
    * readOnly is Optional: Defaults to false (read/write). ReadOnly here will force the ReadOnly setting in VolumeMounts. More info: https://examples.k8s.io/volumes/cephfs/README.md#how-to-use-it
    */
-  readOnly?: boolean;
+  readOnly?: boolean | undefined;
   /**
    * secretFile is Optional: SecretFile is the path to key ring for User, default is /etc/ceph/user.secret More info: https://examples.k8s.io/volumes/cephfs/README.md#how-to-use-it
    */
-  secretFile?: string;
+  secretFile?: string | undefined;
   /**
    * secretRef is Optional: SecretRef is reference to the authentication secret for User, default is empty. More info: https://examples.k8s.io/volumes/cephfs/README.md#how-to-use-it
    */
-  secretRef?: LocalObjectReference;
+  secretRef?: LocalObjectReference | undefined;
   /**
    * user is optional: User is the rados user name, default is admin More info: https://examples.k8s.io/volumes/cephfs/README.md#how-to-use-it
    */
-  user?: string;
+  user?: string | undefined;
 }
 
 /**
@@ -279,15 +279,15 @@ export interface CinderPersistentVolumeSource {
   /**
    * fsType Filesystem type to mount. Must be a filesystem type supported by the host operating system. Examples: "ext4", "xfs", "ntfs". Implicitly inferred to be "ext4" if unspecified. More info: https://examples.k8s.io/mysql-cinder-pd/README.md
    */
-  fsType?: string;
+  fsType?: string | undefined;
   /**
    * readOnly is Optional: Defaults to false (read/write). ReadOnly here will force the ReadOnly setting in VolumeMounts. More info: https://examples.k8s.io/mysql-cinder-pd/README.md
    */
-  readOnly?: boolean;
+  readOnly?: boolean | undefined;
   /**
    * secretRef is Optional: points to a secret object containing parameters used to connect to OpenStack.
    */
-  secretRef?: SecretReference;
+  secretRef?: SecretReference | undefined;
   /**
    * volumeID used to identify the volume in cinder. More info: https://examples.k8s.io/mysql-cinder-pd/README.md
    */
@@ -301,15 +301,15 @@ export interface CinderVolumeSource {
   /**
    * fsType is the filesystem type to mount. Must be a filesystem type supported by the host operating system. Examples: "ext4", "xfs", "ntfs". Implicitly inferred to be "ext4" if unspecified. More info: https://examples.k8s.io/mysql-cinder-pd/README.md
    */
-  fsType?: string;
+  fsType?: string | undefined;
   /**
    * readOnly defaults to false (read/write). ReadOnly here will force the ReadOnly setting in VolumeMounts. More info: https://examples.k8s.io/mysql-cinder-pd/README.md
    */
-  readOnly?: boolean;
+  readOnly?: boolean | undefined;
   /**
    * secretRef is optional: points to a secret object containing parameters used to connect to OpenStack.
    */
-  secretRef?: LocalObjectReference;
+  secretRef?: LocalObjectReference | undefined;
   /**
    * volumeID used to identify the volume in cinder. More info: https://examples.k8s.io/mysql-cinder-pd/README.md
    */
@@ -321,7 +321,7 @@ export interface ClientIPConfig {
   /**
    * timeoutSeconds specifies the seconds of ClientIP type session sticky time. The value must be >0 && <=86400(for 1 day) if ServiceAffinity == "ClientIP". Default value is 10800(for 3 hours).
    */
-  timeoutSeconds?: number;
+  timeoutSeconds?: number | undefined;
 }
 
 /**
@@ -331,33 +331,33 @@ export interface ClusterTrustBundleProjection {
   /**
    * Select all ClusterTrustBundles that match this label selector.  Only has effect if signerName is set.  Mutually-exclusive with name.  If unset, interpreted as "match nothing".  If set but empty, interpreted as "match everything".
    */
-  labelSelector?: LabelSelector;
+  labelSelector?: LabelSelector | undefined;
   /**
    * Select a single ClusterTrustBundle by object name.  Mutually-exclusive with signerName and labelSelector.
    */
-  name?: string;
+  name?: string | undefined;
   /**
    * If true, don't block pod startup if the referenced ClusterTrustBundle(s) aren't available.  If using name, then the named ClusterTrustBundle is allowed not to exist.  If using signerName, then the combination of signerName and labelSelector is allowed to match zero ClusterTrustBundles.
    */
-  optional?: boolean;
+  optional?: boolean | undefined;
   /** Relative path from the volume root to write the bundle. */
   path: string;
   /**
    * Select all ClusterTrustBundles that match this signer name. Mutually-exclusive with name.  The contents of all selected ClusterTrustBundles will be unified and deduplicated.
    */
-  signerName?: string;
+  signerName?: string | undefined;
   /**
    * user is Optional: The owner UID of the created file. If specified, the item-level user field takes precedence over defaultUser. (Alpha) This field requires the AtomicWriteVolumeUserFields feature gate to be enabled.
    */
-  user?: number;
+  user?: number | undefined;
 }
 
 /** Information about the condition of a component. */
 export interface ComponentCondition {
   /** Condition error code for a component. For example, a health check error code. */
-  error?: string;
+  error?: string | undefined;
   /** Message about the condition for a component. For example, information about a health check. */
-  message?: string;
+  message?: string | undefined;
   /**
    * Status of the condition for a component. Valid values for "Healthy": "True", "False", or "Unknown".
    */
@@ -373,17 +373,17 @@ export interface ComponentStatus {
   /**
    * APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
    */
-  apiVersion?: 'v1';
+  apiVersion?: 'v1' | undefined;
   /** List of component conditions observed */
-  conditions?: ComponentCondition[];
+  conditions?: ComponentCondition[] | undefined;
   /**
    * Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
    */
-  kind?: 'ComponentStatus';
+  kind?: 'ComponentStatus' | undefined;
   /**
    * Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
    */
-  metadata?: ObjectMeta;
+  metadata?: ObjectMeta | undefined;
 }
 
 /**
@@ -393,17 +393,17 @@ export interface ComponentStatusList {
   /**
    * APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
    */
-  apiVersion?: 'v1';
+  apiVersion?: 'v1' | undefined;
   /** List of ComponentStatus objects. */
   items: ComponentStatus[];
   /**
    * Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
    */
-  kind?: 'ComponentStatusList';
+  kind?: 'ComponentStatusList' | undefined;
   /**
    * Standard list metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
    */
-  metadata?: ListMeta;
+  metadata?: ListMeta | undefined;
 }
 
 /** ConfigMap holds configuration data for pods to consume. */
@@ -411,27 +411,27 @@ export interface ConfigMap {
   /**
    * APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
    */
-  apiVersion?: 'v1';
+  apiVersion?: 'v1' | undefined;
   /**
    * BinaryData contains the binary data. Each key must consist of alphanumeric characters, '-', '_' or '.'. BinaryData can contain byte sequences that are not in the UTF-8 range. The keys stored in BinaryData must not overlap with the ones in the Data field, this is enforced during validation process. Using this field will require 1.10+ apiserver and kubelet. Note: BinaryData keys are not currently propagated to container env vars via ConfigMapKeyRef or ConfigMapRef env sources; only Data keys are used.
    */
-  binaryData?: { [key: string]: string };
+  binaryData?: { [key: string]: string } | undefined;
   /**
    * Data contains the configuration data. Each key must consist of alphanumeric characters, '-', '_' or '.'. Values with non-UTF-8 byte sequences must use the BinaryData field. The keys stored in Data must not overlap with the keys in the BinaryData field, this is enforced during validation process.
    */
-  data?: { [key: string]: string };
+  data?: { [key: string]: string } | undefined;
   /**
    * Immutable, if set to true, ensures that data stored in the ConfigMap cannot be updated (only object metadata can be modified). If not set to true, the field can be modified at any time. Defaulted to nil.
    */
-  immutable?: boolean;
+  immutable?: boolean | undefined;
   /**
    * Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
    */
-  kind?: 'ConfigMap';
+  kind?: 'ConfigMap' | undefined;
   /**
    * Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
    */
-  metadata?: ObjectMeta;
+  metadata?: ObjectMeta | undefined;
 }
 
 /**
@@ -443,9 +443,9 @@ export interface ConfigMapEnvSource {
   /**
    * Name of the referent. This field is effectively required, but due to backwards compatibility is allowed to be empty. Instances of this type with an empty value here are almost certainly wrong. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names/#names
    */
-  name?: string;
+  name?: string | undefined;
   /** Specify whether the ConfigMap must be defined */
-  optional?: boolean;
+  optional?: boolean | undefined;
 }
 
 /** Selects a key from a ConfigMap. */
@@ -457,9 +457,9 @@ export interface ConfigMapKeySelector {
   /**
    * Name of the referent. This field is effectively required, but due to backwards compatibility is allowed to be empty. Instances of this type with an empty value here are almost certainly wrong. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names/#names
    */
-  name?: string;
+  name?: string | undefined;
   /** Specify whether the ConfigMap or its key must be defined */
-  optional?: boolean;
+  optional?: boolean | undefined;
 }
 
 /** ConfigMapList is a resource containing a list of ConfigMap objects. */
@@ -467,17 +467,17 @@ export interface ConfigMapList {
   /**
    * APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
    */
-  apiVersion?: 'v1';
+  apiVersion?: 'v1' | undefined;
   /** Items is the list of ConfigMaps. */
   items: ConfigMap[];
   /**
    * Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
    */
-  kind?: 'ConfigMapList';
+  kind?: 'ConfigMapList' | undefined;
   /**
    * More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
    */
-  metadata?: ListMeta;
+  metadata?: ListMeta | undefined;
 }
 
 /**
@@ -497,11 +497,11 @@ export interface ConfigMapNodeConfigSource {
   /**
    * ResourceVersion is the metadata.ResourceVersion of the referenced ConfigMap. This field is forbidden in Node.Spec, and required in Node.Status.
    */
-  resourceVersion?: string;
+  resourceVersion?: string | undefined;
   /**
    * UID is the metadata.UID of the referenced ConfigMap. This field is forbidden in Node.Spec, and required in Node.Status.
    */
-  uid?: string;
+  uid?: string | undefined;
 }
 
 /**
@@ -513,13 +513,13 @@ export interface ConfigMapProjection {
   /**
    * items if unspecified, each key-value pair in the Data field of the referenced ConfigMap will be projected into the volume as a file whose name is the key and content is the value. If specified, the listed keys will be projected into the specified paths, and unlisted keys will not be present. If a key is specified which is not present in the ConfigMap, the volume setup will error unless it is marked optional. Paths must be relative and may not contain the '..' path or start with '..'.
    */
-  items?: KeyToPath[];
+  items?: KeyToPath[] | undefined;
   /**
    * Name of the referent. This field is effectively required, but due to backwards compatibility is allowed to be empty. Instances of this type with an empty value here are almost certainly wrong. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names/#names
    */
-  name?: string;
+  name?: string | undefined;
   /** optional specify whether the ConfigMap or its keys must be defined */
-  optional?: boolean;
+  optional?: boolean | undefined;
 }
 
 /**
@@ -531,21 +531,21 @@ export interface ConfigMapVolumeSource {
   /**
    * defaultMode is optional: mode bits used to set permissions on created files by default. Must be an octal value between 0000 and 0777 or a decimal value between 0 and 511. YAML accepts both octal and decimal values, JSON requires decimal values for mode bits. Defaults to 0644. Directories within the path are not affected by this setting. This might be in conflict with other options that affect the file mode, like fsGroup, and the result can be other mode bits set.
    */
-  defaultMode?: number;
+  defaultMode?: number | undefined;
   /**
    * defaultUser is Optional: The owner UID of the created files by default. The defaultUser field is only used as a fallback when the item-level user field is unset. (Alpha) This field requires the AtomicWriteVolumeUserFields feature gate to be enabled.
    */
-  defaultUser?: number;
+  defaultUser?: number | undefined;
   /**
    * items if unspecified, each key-value pair in the Data field of the referenced ConfigMap will be projected into the volume as a file whose name is the key and content is the value. If specified, the listed keys will be projected into the specified paths, and unlisted keys will not be present. If a key is specified which is not present in the ConfigMap, the volume setup will error unless it is marked optional. Paths must be relative and may not contain the '..' path or start with '..'.
    */
-  items?: KeyToPath[];
+  items?: KeyToPath[] | undefined;
   /**
    * Name of the referent. This field is effectively required, but due to backwards compatibility is allowed to be empty. Instances of this type with an empty value here are almost certainly wrong. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names/#names
    */
-  name?: string;
+  name?: string | undefined;
   /** optional specify whether the ConfigMap or its keys must be defined */
-  optional?: boolean;
+  optional?: boolean | undefined;
 }
 
 /** A single application container that you want to run within a pod. */
@@ -553,21 +553,21 @@ export interface Container {
   /**
    * Arguments to the entrypoint. The container image's CMD is used if this is not provided. Variable references $(VAR_NAME) are expanded using the container's environment. If a variable cannot be resolved, the reference in the input string will be unchanged. Double $$ are reduced to a single $, which allows for escaping the $(VAR_NAME) syntax: i.e. "$$(VAR_NAME)" will produce the string literal "$(VAR_NAME)". Escaped references will never be expanded, regardless of whether the variable exists or not. Cannot be updated. More info: https://kubernetes.io/docs/tasks/inject-data-application/define-command-argument-container/#running-a-command-in-a-shell
    */
-  args?: string[];
+  args?: string[] | undefined;
   /**
    * Entrypoint array. Not executed within a shell. The container image's ENTRYPOINT is used if this is not provided. Variable references $(VAR_NAME) are expanded using the container's environment. If a variable cannot be resolved, the reference in the input string will be unchanged. Double $$ are reduced to a single $, which allows for escaping the $(VAR_NAME) syntax: i.e. "$$(VAR_NAME)" will produce the string literal "$(VAR_NAME)". Escaped references will never be expanded, regardless of whether the variable exists or not. Cannot be updated. More info: https://kubernetes.io/docs/tasks/inject-data-application/define-command-argument-container/#running-a-command-in-a-shell
    */
-  command?: string[];
+  command?: string[] | undefined;
   /** List of environment variables to set in the container. Cannot be updated. */
-  env?: EnvVar[];
+  env?: EnvVar[] | undefined;
   /**
    * List of sources to populate environment variables in the container. The keys defined within a source may consist of any printable ASCII characters except '='. When a key exists in multiple sources, the value associated with the last source will take precedence. Values defined by an Env with a duplicate key will take precedence. Cannot be updated.
    */
-  envFrom?: EnvFromSource[];
+  envFrom?: EnvFromSource[] | undefined;
   /**
    * Container image name. More info: https://kubernetes.io/docs/concepts/containers/images This field is optional to allow higher level config management to default or override container images in workload controllers like Deployments and StatefulSets.
    */
-  image?: string;
+  image?: string | undefined;
   /**
    * Image pull policy. One of Always, Never, IfNotPresent. Defaults to Always if :latest tag is specified, or IfNotPresent otherwise. Cannot be updated. More info: https://kubernetes.io/docs/concepts/containers/images#updating-images
    *
@@ -576,15 +576,15 @@ export interface Container {
    *  - `"IfNotPresent"` means that kubelet pulls if the image isn't present on disk. Container will fail if the image isn't present and the pull fails.
    *  - `"Never"` means that kubelet never pulls an image, but only uses a local image. Container will fail if the image isn't present
    */
-  imagePullPolicy?: 'Always' | 'IfNotPresent' | 'Never';
+  imagePullPolicy?: 'Always' | 'IfNotPresent' | 'Never' | undefined;
   /**
    * Actions that the management system should take in response to container lifecycle events. Cannot be updated.
    */
-  lifecycle?: Lifecycle;
+  lifecycle?: Lifecycle | undefined;
   /**
    * Periodic probe of container liveness. Container will be restarted if the probe fails. Cannot be updated. More info: https://kubernetes.io/docs/concepts/workloads/pods/pod-lifecycle#container-probes
    */
-  livenessProbe?: Probe;
+  livenessProbe?: Probe | undefined;
   /**
    * Name of the container specified as a DNS_LABEL. Each container in a pod must have a unique name (DNS_LABEL). Cannot be updated.
    */
@@ -592,45 +592,45 @@ export interface Container {
   /**
    * List of ports to expose from the container. Not specifying a port here DOES NOT prevent that port from being exposed. Any port which is listening on the default "0.0.0.0" address inside a container will be accessible from the network. Modifying this array with strategic merge patch may corrupt the data. For more information See https://github.com/kubernetes/kubernetes/issues/108255. Cannot be updated.
    */
-  ports?: ContainerPort[];
+  ports?: ContainerPort[] | undefined;
   /**
    * Periodic probe of container service readiness. Container will be removed from service endpoints if the probe fails. Cannot be updated. More info: https://kubernetes.io/docs/concepts/workloads/pods/pod-lifecycle#container-probes
    */
-  readinessProbe?: Probe;
+  readinessProbe?: Probe | undefined;
   /** Resources resize policy for the container. This field cannot be set on ephemeral containers. */
-  resizePolicy?: ContainerResizePolicy[];
+  resizePolicy?: ContainerResizePolicy[] | undefined;
   /**
    * Compute Resources required by this container. Cannot be updated. More info: https://kubernetes.io/docs/concepts/configuration/manage-resources-containers/
    */
-  resources?: ResourceRequirements;
+  resources?: ResourceRequirements | undefined;
   /**
    * RestartPolicy defines the restart behavior of individual containers in a pod. This overrides the pod-level restart policy. When this field is not specified, the restart behavior is defined by the Pod's restart policy and the container type. Additionally, setting the RestartPolicy as "Always" for the init container will have the following effect: this init container will be continually restarted on exit until all regular containers have terminated. Once all regular containers have completed, all init containers with restartPolicy "Always" will be shut down. This lifecycle differs from normal init containers and is often referred to as a "sidecar" container. Although this init container still starts in the init container sequence, it does not wait for the container to complete before proceeding to the next init container. Instead, the next init container starts immediately after this init container is started, or after any startupProbe has successfully completed.
    */
-  restartPolicy?: string;
+  restartPolicy?: string | undefined;
   /**
    * Represents a list of rules to be checked to determine if the container should be restarted on exit. The rules are evaluated in order. Once a rule matches a container exit condition, the remaining rules are ignored. If no rule matches the container exit condition, the Container-level restart policy determines the whether the container is restarted or not. Constraints on the rules: - At most 20 rules are allowed. - Rules can have the same action. - Identical rules are not forbidden in validations. When rules are specified, container MUST set RestartPolicy explicitly even it if matches the Pod's RestartPolicy.
    */
-  restartPolicyRules?: ContainerRestartRule[];
+  restartPolicyRules?: ContainerRestartRule[] | undefined;
   /**
    * SecurityContext defines the security options the container should be run with. If set, the fields of SecurityContext override the equivalent fields of PodSecurityContext. More info: https://kubernetes.io/docs/tasks/configure-pod-container/security-context/
    */
-  securityContext?: SecurityContext;
+  securityContext?: SecurityContext | undefined;
   /**
    * StartupProbe indicates that the Pod has successfully initialized. If specified, no other probes are executed until this completes successfully. If this probe fails, the Pod will be restarted, just as if the livenessProbe failed. This can be used to provide different probe parameters at the beginning of a Pod's lifecycle, when it might take a long time to load data or warm a cache, than during steady-state operation. This cannot be updated. More info: https://kubernetes.io/docs/concepts/workloads/pods/pod-lifecycle#container-probes
    */
-  startupProbe?: Probe;
+  startupProbe?: Probe | undefined;
   /**
    * Whether this container should allocate a buffer for stdin in the container runtime. If this is not set, reads from stdin in the container will always result in EOF. Default is false.
    */
-  stdin?: boolean;
+  stdin?: boolean | undefined;
   /**
    * Whether the container runtime should close the stdin channel after it has been opened by a single attach. When stdin is true the stdin stream will remain open across multiple attach sessions. If stdinOnce is set to true, stdin is opened on container start, is empty until the first client attaches to stdin, and then remains open and accepts data until the client disconnects, at which time stdin is closed and remains closed until the container is restarted. If this flag is false, a container processes that reads from stdin will never receive an EOF. Default is false
    */
-  stdinOnce?: boolean;
+  stdinOnce?: boolean | undefined;
   /**
    * Optional: Path at which the file to which the container's termination message will be written is mounted into the container's filesystem. Message written is intended to be brief final status, such as an assertion failure message. Will be truncated by the node if greater than 4096 bytes. The total message length across all containers will be limited to 12kb. Defaults to /dev/termination-log. Cannot be updated.
    */
-  terminationMessagePath?: string;
+  terminationMessagePath?: string | undefined;
   /**
    * Indicate how the termination message should be populated. File will use the contents of terminationMessagePath to populate the container status message on both success and failure. FallbackToLogsOnError will use the last chunk of container log output if the termination message file is empty and the container exited with an error. The log output is limited to 2048 bytes or 80 lines, whichever is smaller. Defaults to File. Cannot be updated.
    *
@@ -638,19 +638,19 @@ export interface Container {
    *  - `"FallbackToLogsOnError"` will read the most recent contents of the container logs for the container status message when the container exits with an error and the terminationMessagePath has no contents.
    *  - `"File"` is the default behavior and will set the container status message to the contents of the container's terminationMessagePath when the container exits.
    */
-  terminationMessagePolicy?: 'FallbackToLogsOnError' | 'File';
+  terminationMessagePolicy?: 'FallbackToLogsOnError' | 'File' | undefined;
   /**
    * Whether this container should allocate a TTY for itself, also requires 'stdin' to be true. Default is false.
    */
-  tty?: boolean;
+  tty?: boolean | undefined;
   /** volumeDevices is the list of block devices to be used by the container. */
-  volumeDevices?: VolumeDevice[];
+  volumeDevices?: VolumeDevice[] | undefined;
   /** Pod volumes to mount into the container's filesystem. Cannot be updated. */
-  volumeMounts?: VolumeMount[];
+  volumeMounts?: VolumeMount[] | undefined;
   /**
    * Container's working directory. If not specified, the container runtime's default will be used, which might be configured in the container image. Cannot be updated.
    */
-  workingDir?: string;
+  workingDir?: string | undefined;
 }
 
 /**
@@ -672,9 +672,9 @@ export interface ContainerImage {
   /**
    * Names by which this image is known. e.g. ["kubernetes.example/hyperkube:v1.0.7", "cloud-vendor.registry.example/cloud-vendor/hyperkube:v1.0.7"]
    */
-  names?: string[];
+  names?: string[] | undefined;
   /** The size of the image in bytes. */
-  sizeBytes?: number;
+  sizeBytes?: number | undefined;
 }
 
 /** ContainerPort represents a network port in a single container. */
@@ -684,15 +684,15 @@ export interface ContainerPort {
    */
   containerPort: number;
   /** What host IP to bind the external port to. */
-  hostIP?: string;
+  hostIP?: string | undefined;
   /**
    * Number of port to expose on the host. If specified, this must be a valid port number, 0 < x < 65536. If HostNetwork is specified, this must match ContainerPort. Most containers do not need this.
    */
-  hostPort?: number;
+  hostPort?: number | undefined;
   /**
    * If specified, this must be an IANA_SVC_NAME and unique within the pod. Each named port in a pod must have a unique name. Name for the port that can be referred to by services.
    */
-  name?: string;
+  name?: string | undefined;
   /**
    * Protocol for port. Must be UDP, TCP, or SCTP. Defaults to "TCP".
    *
@@ -701,7 +701,7 @@ export interface ContainerPort {
    *  - `"TCP"` is the TCP protocol.
    *  - `"UDP"` is the UDP protocol.
    */
-  protocol?: 'SCTP' | 'TCP' | 'UDP';
+  protocol?: 'SCTP' | 'TCP' | 'UDP' | undefined;
 }
 
 /** ContainerResizePolicy represents resource resize policy for the container. */
@@ -723,7 +723,7 @@ export interface ContainerRestartRule {
    */
   action: string;
   /** Represents the exit codes to check on container exits. */
-  exitCodes?: ContainerRestartRuleOnExitCodes;
+  exitCodes?: ContainerRestartRuleOnExitCodes | undefined;
 }
 
 /**
@@ -740,7 +740,7 @@ export interface ContainerRestartRuleOnExitCodes {
   /**
    * Specifies the set of values to check for container exit codes. At most 255 elements are allowed.
    */
-  values?: number[];
+  values?: number[] | undefined;
 }
 
 /**
@@ -748,43 +748,43 @@ export interface ContainerRestartRuleOnExitCodes {
  */
 export interface ContainerState {
   /** Details about a running container */
-  running?: ContainerStateRunning;
+  running?: ContainerStateRunning | undefined;
   /** Details about a terminated container */
-  terminated?: ContainerStateTerminated;
+  terminated?: ContainerStateTerminated | undefined;
   /** Details about a waiting container */
-  waiting?: ContainerStateWaiting;
+  waiting?: ContainerStateWaiting | undefined;
 }
 
 /** ContainerStateRunning is a running state of a container. */
 export interface ContainerStateRunning {
   /** Time at which the container was last (re-)started */
-  startedAt?: Time;
+  startedAt?: Time | undefined;
 }
 
 /** ContainerStateTerminated is a terminated state of a container. */
 export interface ContainerStateTerminated {
   /** Container's ID in the format '<type>://<container_id>' */
-  containerID?: string;
+  containerID?: string | undefined;
   /** Exit status from the last termination of the container */
   exitCode: number;
   /** Time at which the container last terminated */
-  finishedAt?: Time;
+  finishedAt?: Time | undefined;
   /** Message regarding the last termination of the container */
-  message?: string;
+  message?: string | undefined;
   /** (brief) reason from the last termination of the container */
-  reason?: string;
+  reason?: string | undefined;
   /** Signal from the last termination of the container */
-  signal?: number;
+  signal?: number | undefined;
   /** Time at which previous execution of the container started */
-  startedAt?: Time;
+  startedAt?: Time | undefined;
 }
 
 /** ContainerStateWaiting is a waiting state of a container. */
 export interface ContainerStateWaiting {
   /** Message regarding why the container is not yet running. */
-  message?: string;
+  message?: string | undefined;
   /** (brief) reason the container is not yet running. */
-  reason?: string;
+  reason?: string | undefined;
 }
 
 /** ContainerStatus contains details for the current status of this container. */
@@ -792,13 +792,13 @@ export interface ContainerStatus {
   /**
    * AllocatedResources represents the compute resources allocated for this container by the node. Kubelet sets this value to Container.Resources.Requests upon successful pod admission and after successfully admitting desired pod resize.
    */
-  allocatedResources?: { [key: string]: Quantity };
+  allocatedResources?: { [key: string]: Quantity } | undefined;
   /** AllocatedResourcesStatus represents the status of various resources allocated for this Pod. */
-  allocatedResourcesStatus?: ResourceStatus[];
+  allocatedResourcesStatus?: ResourceStatus[] | undefined;
   /**
    * ContainerID is the ID of the container in the format '<type>://<container_id>'. Where type is a container runtime identifier, returned from Version call of CRI API (for example "containerd").
    */
-  containerID?: string;
+  containerID?: string | undefined;
   /**
    * Image is the name of container image that the container is running. The container image may not match the image used in the PodSpec, as it may have been resolved by the runtime. More info: https://kubernetes.io/docs/concepts/containers/images.
    */
@@ -810,7 +810,7 @@ export interface ContainerStatus {
   /**
    * LastTerminationState holds the last termination state of the container to help debug container crashes and restarts. This field is not populated if the container is still running and RestartCount is 0.
    */
-  lastState?: ContainerState;
+  lastState?: ContainerState | undefined;
   /**
    * Name is a DNS_LABEL representing the unique name of the container. Each container in a pod must have a unique name across all container types. Cannot be updated.
    */
@@ -824,7 +824,7 @@ export interface ContainerStatus {
   /**
    * Resources represents the compute resource requests and limits that have been successfully enacted on the running container after it has been started or has been successfully resized.
    */
-  resources?: ResourceRequirements;
+  resources?: ResourceRequirements | undefined;
   /**
    * RestartCount holds the number of times the container has been restarted. Kubelet makes an effort to always increment the value, but there are cases when the state may be lost due to node restarts and then the value may be reset to 0. The value is never negative.
    */
@@ -832,9 +832,9 @@ export interface ContainerStatus {
   /**
    * Started indicates whether the container has finished its postStart lifecycle hook and passed its startup probe. Initialized as false, becomes true after startupProbe is considered successful. Resets to false when the container is restarted, or if kubelet loses state temporarily. In both cases, startup probes will run again. Is always true when no startupProbe is defined and container is running and has passed the postStart lifecycle hook. The null value must be treated the same as false.
    */
-  started?: boolean;
+  started?: boolean | undefined;
   /** State holds details about the container's current condition. */
-  state?: ContainerState;
+  state?: ContainerState | undefined;
   /**
    * StopSignal reports the effective stop signal for this container
    *
@@ -905,13 +905,13 @@ export interface ContainerStatus {
    *  - `"SIGXCPU"`
    *  - `"SIGXFSZ"`
    */
-  stopSignal?: 'SIGABRT' | 'SIGALRM' | 'SIGBUS' | 'SIGCHLD' | 'SIGCLD' | 'SIGCONT' | 'SIGFPE' | 'SIGHUP' | 'SIGILL' | 'SIGINT' | 'SIGIO' | 'SIGIOT' | 'SIGKILL' | 'SIGPIPE' | 'SIGPOLL' | 'SIGPROF' | 'SIGPWR' | 'SIGQUIT' | 'SIGRTMAX' | 'SIGRTMAX-1' | 'SIGRTMAX-10' | 'SIGRTMAX-11' | 'SIGRTMAX-12' | 'SIGRTMAX-13' | 'SIGRTMAX-14' | 'SIGRTMAX-2' | 'SIGRTMAX-3' | 'SIGRTMAX-4' | 'SIGRTMAX-5' | 'SIGRTMAX-6' | 'SIGRTMAX-7' | 'SIGRTMAX-8' | 'SIGRTMAX-9' | 'SIGRTMIN' | 'SIGRTMIN+1' | 'SIGRTMIN+10' | 'SIGRTMIN+11' | 'SIGRTMIN+12' | 'SIGRTMIN+13' | 'SIGRTMIN+14' | 'SIGRTMIN+15' | 'SIGRTMIN+2' | 'SIGRTMIN+3' | 'SIGRTMIN+4' | 'SIGRTMIN+5' | 'SIGRTMIN+6' | 'SIGRTMIN+7' | 'SIGRTMIN+8' | 'SIGRTMIN+9' | 'SIGSEGV' | 'SIGSTKFLT' | 'SIGSTOP' | 'SIGSYS' | 'SIGTERM' | 'SIGTRAP' | 'SIGTSTP' | 'SIGTTIN' | 'SIGTTOU' | 'SIGURG' | 'SIGUSR1' | 'SIGUSR2' | 'SIGVTALRM' | 'SIGWINCH' | 'SIGXCPU' | 'SIGXFSZ';
+  stopSignal?: 'SIGABRT' | 'SIGALRM' | 'SIGBUS' | 'SIGCHLD' | 'SIGCLD' | 'SIGCONT' | 'SIGFPE' | 'SIGHUP' | 'SIGILL' | 'SIGINT' | 'SIGIO' | 'SIGIOT' | 'SIGKILL' | 'SIGPIPE' | 'SIGPOLL' | 'SIGPROF' | 'SIGPWR' | 'SIGQUIT' | 'SIGRTMAX' | 'SIGRTMAX-1' | 'SIGRTMAX-10' | 'SIGRTMAX-11' | 'SIGRTMAX-12' | 'SIGRTMAX-13' | 'SIGRTMAX-14' | 'SIGRTMAX-2' | 'SIGRTMAX-3' | 'SIGRTMAX-4' | 'SIGRTMAX-5' | 'SIGRTMAX-6' | 'SIGRTMAX-7' | 'SIGRTMAX-8' | 'SIGRTMAX-9' | 'SIGRTMIN' | 'SIGRTMIN+1' | 'SIGRTMIN+10' | 'SIGRTMIN+11' | 'SIGRTMIN+12' | 'SIGRTMIN+13' | 'SIGRTMIN+14' | 'SIGRTMIN+15' | 'SIGRTMIN+2' | 'SIGRTMIN+3' | 'SIGRTMIN+4' | 'SIGRTMIN+5' | 'SIGRTMIN+6' | 'SIGRTMIN+7' | 'SIGRTMIN+8' | 'SIGRTMIN+9' | 'SIGSEGV' | 'SIGSTKFLT' | 'SIGSTOP' | 'SIGSYS' | 'SIGTERM' | 'SIGTRAP' | 'SIGTSTP' | 'SIGTTIN' | 'SIGTTOU' | 'SIGURG' | 'SIGUSR1' | 'SIGUSR2' | 'SIGVTALRM' | 'SIGWINCH' | 'SIGXCPU' | 'SIGXFSZ' | undefined;
   /**
    * User represents user identity information initially attached to the first process of the container
    */
-  user?: ContainerUser;
+  user?: ContainerUser | undefined;
   /** Status of volume mounts. */
-  volumeMounts?: VolumeMountStatus[];
+  volumeMounts?: VolumeMountStatus[] | undefined;
 }
 
 /** ContainerUser represents user identity information */
@@ -919,7 +919,7 @@ export interface ContainerUser {
   /**
    * Linux holds user identity information initially attached to the first process of the containers in Linux. Note that the actual running identity can be changed if the process has enough privilege to do so.
    */
-  linux?: LinuxContainerUser;
+  linux?: LinuxContainerUser | undefined;
 }
 
 /** DaemonEndpoint contains information about a single Daemon endpoint. */
@@ -933,7 +933,7 @@ export interface DaemonEndpoint {
  */
 export interface DownwardAPIProjection {
   /** Items is a list of DownwardAPIVolume file */
-  items?: DownwardAPIVolumeFile[];
+  items?: DownwardAPIVolumeFile[] | undefined;
 }
 
 /** DownwardAPIVolumeFile represents information to create the file containing the pod field */
@@ -941,11 +941,11 @@ export interface DownwardAPIVolumeFile {
   /**
    * Required: Selects a field of the pod: only annotations, labels, name, namespace and uid are supported.
    */
-  fieldRef?: ObjectFieldSelector;
+  fieldRef?: ObjectFieldSelector | undefined;
   /**
    * Optional: mode bits used to set permissions on this file, must be an octal value between 0000 and 0777 or a decimal value between 0 and 511. YAML accepts both octal and decimal values, JSON requires decimal values for mode bits. If not specified, the volume defaultMode will be used. This might be in conflict with other options that affect the file mode, like fsGroup, and the result can be other mode bits set.
    */
-  mode?: number;
+  mode?: number | undefined;
   /**
    * Required: Path is  the relative path name of the file to be created. Must not be absolute or contain the '..' path. Must be utf-8 encoded. The first item of the relative path must not start with '..'
    */
@@ -953,11 +953,11 @@ export interface DownwardAPIVolumeFile {
   /**
    * Selects a resource of the container: only resources limits and requests (limits.cpu, limits.memory, requests.cpu and requests.memory) are currently supported.
    */
-  resourceFieldRef?: ResourceFieldSelector;
+  resourceFieldRef?: ResourceFieldSelector | undefined;
   /**
    * user is Optional: The owner UID of the created file. If specified, the item-level user field takes precedence over defaultUser. (Alpha) This field requires the AtomicWriteVolumeUserFields feature gate to be enabled.
    */
-  user?: number;
+  user?: number | undefined;
 }
 
 /**
@@ -967,13 +967,13 @@ export interface DownwardAPIVolumeSource {
   /**
    * Optional: mode bits to use on created files by default. Must be a Optional: mode bits used to set permissions on created files by default. Must be an octal value between 0000 and 0777 or a decimal value between 0 and 511. YAML accepts both octal and decimal values, JSON requires decimal values for mode bits. Defaults to 0644. Directories within the path are not affected by this setting. This might be in conflict with other options that affect the file mode, like fsGroup, and the result can be other mode bits set.
    */
-  defaultMode?: number;
+  defaultMode?: number | undefined;
   /**
    * defaultUser is Optional: The owner UID of the created files by default. The defaultUser field is only used as a fallback when the item-level user field is unset. (Alpha) This field requires the AtomicWriteVolumeUserFields feature gate to be enabled.
    */
-  defaultUser?: number;
+  defaultUser?: number | undefined;
   /** Items is a list of downward API volume file */
-  items?: DownwardAPIVolumeFile[];
+  items?: DownwardAPIVolumeFile[] | undefined;
 }
 
 /**
@@ -983,15 +983,15 @@ export interface EmptyDirVolumeSource {
   /**
    * medium represents what type of storage medium should back this directory. The default is "" which means to use the node's default medium. Must be an empty string (default) or Memory. More info: https://kubernetes.io/docs/concepts/storage/volumes#emptydir
    */
-  medium?: string;
+  medium?: string | undefined;
   /**
    * mode specifies the permission bits for the emptyDir directory, in numeric notation (e.g., 0755, 01777). Must be a value between 0000 and 01777. If not specified, defaults to 0777. This might be in conflict with other options that affect the file mode, like fsGroup. If fsGroup is specified, the fsGroup permissions will override the mode specified here. This field has no effect on Windows. This field is alpha and requires EmptyDirVolumeMode featuregate to be enabled.
    */
-  mode?: number;
+  mode?: number | undefined;
   /**
    * sizeLimit is the total amount of local storage required for this EmptyDir volume. The size limit is also applicable for memory medium. The maximum usage on memory medium EmptyDir would be the minimum value between the SizeLimit specified here and the sum of memory limits of all containers in a pod. The default is nil which means that the limit is undefined. More info: https://kubernetes.io/docs/concepts/storage/volumes#emptydir
    */
-  sizeLimit?: Quantity;
+  sizeLimit?: Quantity | undefined;
 }
 
 /**
@@ -999,7 +999,7 @@ export interface EmptyDirVolumeSource {
  */
 export interface EndpointAddress {
   /** The Hostname of this endpoint */
-  hostname?: string;
+  hostname?: string | undefined;
   /**
    * The IP of this endpoint. May not be loopback (127.0.0.0/8 or ::1), link-local (169.254.0.0/16 or fe80::/10), or link-local multicast (224.0.0.0/24 or ff02::/16).
    */
@@ -1007,9 +1007,9 @@ export interface EndpointAddress {
   /**
    * Optional: Node hosting this endpoint. This can be used to determine endpoints local to a node.
    */
-  nodeName?: string;
+  nodeName?: string | undefined;
   /** Reference to object providing the endpoint. */
-  targetRef?: ObjectReference;
+  targetRef?: ObjectReference | undefined;
 }
 
 /**
@@ -1028,11 +1028,11 @@ export interface EndpointPort {
    *
    * * Other protocols should use implementation-defined prefixed names such as mycompany.com/my-custom-protocol.
    */
-  appProtocol?: string;
+  appProtocol?: string | undefined;
   /**
    * The name of this port.  This must match the 'name' field in the corresponding ServicePort. Must be a DNS_LABEL. Optional only if one port is defined.
    */
-  name?: string;
+  name?: string | undefined;
   /** The port number of the endpoint. */
   port: number;
   /**
@@ -1043,7 +1043,7 @@ export interface EndpointPort {
    *  - `"TCP"` is the TCP protocol.
    *  - `"UDP"` is the UDP protocol.
    */
-  protocol?: 'SCTP' | 'TCP' | 'UDP';
+  protocol?: 'SCTP' | 'TCP' | 'UDP' | undefined;
 }
 
 /**
@@ -1065,13 +1065,13 @@ export interface EndpointSubset {
   /**
    * IP addresses which offer the related ports that are marked as ready. These endpoints should be considered safe for load balancers and clients to utilize.
    */
-  addresses?: EndpointAddress[];
+  addresses?: EndpointAddress[] | undefined;
   /**
    * IP addresses which offer the related ports but are not currently marked as ready because they have not yet finished starting, have recently failed a readiness check, or have recently failed a liveness check.
    */
-  notReadyAddresses?: EndpointAddress[];
+  notReadyAddresses?: EndpointAddress[] | undefined;
   /** Port numbers available on the related IP addresses. */
-  ports?: EndpointPort[];
+  ports?: EndpointPort[] | undefined;
 }
 
 /**
@@ -1097,19 +1097,19 @@ export interface Endpoints {
   /**
    * APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
    */
-  apiVersion?: 'v1';
+  apiVersion?: 'v1' | undefined;
   /**
    * Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
    */
-  kind?: 'Endpoints';
+  kind?: 'Endpoints' | undefined;
   /**
    * Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
    */
-  metadata?: ObjectMeta;
+  metadata?: ObjectMeta | undefined;
   /**
    * The set of all endpoints is the union of all subsets. Addresses are placed into subsets according to the IPs they share. A single address with multiple ports, some of which are ready and some of which are not (because they come from different containers) will result in the address being displayed in different subsets for the different ports. No address will appear in both Addresses and NotReadyAddresses in the same subset. Sets of addresses and ports that comprise a service.
    */
-  subsets?: EndpointSubset[];
+  subsets?: EndpointSubset[] | undefined;
 }
 
 /** EndpointsList is a list of endpoints. Deprecated: This API is deprecated in v1.33+. */
@@ -1117,29 +1117,29 @@ export interface EndpointsList {
   /**
    * APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
    */
-  apiVersion?: 'v1';
+  apiVersion?: 'v1' | undefined;
   /** List of endpoints. */
   items: Endpoints[];
   /**
    * Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
    */
-  kind?: 'EndpointsList';
+  kind?: 'EndpointsList' | undefined;
   /**
    * Standard list metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
    */
-  metadata?: ListMeta;
+  metadata?: ListMeta | undefined;
 }
 
 /** EnvFromSource represents the source of a set of ConfigMaps or Secrets */
 export interface EnvFromSource {
   /** The ConfigMap to select from */
-  configMapRef?: ConfigMapEnvSource;
+  configMapRef?: ConfigMapEnvSource | undefined;
   /**
    * Optional text to prepend to the name of each environment variable. May consist of any printable ASCII characters except '='.
    */
-  prefix?: string;
+  prefix?: string | undefined;
   /** The Secret to select from */
-  secretRef?: SecretEnvSource;
+  secretRef?: SecretEnvSource | undefined;
 }
 
 /** EnvVar represents an environment variable present in a Container. */
@@ -1149,27 +1149,27 @@ export interface EnvVar {
   /**
    * Variable references $(VAR_NAME) are expanded using the previously defined environment variables in the container and any service environment variables. If a variable cannot be resolved, the reference in the input string will be unchanged. Double $$ are reduced to a single $, which allows for escaping the $(VAR_NAME) syntax: i.e. "$$(VAR_NAME)" will produce the string literal "$(VAR_NAME)". Escaped references will never be expanded, regardless of whether the variable exists or not. Defaults to "".
    */
-  value?: string;
+  value?: string | undefined;
   /** Source for the environment variable's value. Cannot be used if value is not empty. */
-  valueFrom?: EnvVarSource;
+  valueFrom?: EnvVarSource | undefined;
 }
 
 /** EnvVarSource represents a source for the value of an EnvVar. */
 export interface EnvVarSource {
   /** Selects a key of a ConfigMap. */
-  configMapKeyRef?: ConfigMapKeySelector;
+  configMapKeyRef?: ConfigMapKeySelector | undefined;
   /**
    * Selects a field of the pod: supports metadata.name, metadata.namespace, `metadata.labels['<KEY>']`, `metadata.annotations['<KEY>']`, spec.nodeName, spec.serviceAccountName, status.hostIP, status.podIP, status.podIPs.
    */
-  fieldRef?: ObjectFieldSelector;
+  fieldRef?: ObjectFieldSelector | undefined;
   /** FileKeyRef selects a key of the env file. Requires the EnvFiles feature gate to be enabled. */
-  fileKeyRef?: FileKeySelector;
+  fileKeyRef?: FileKeySelector | undefined;
   /**
    * Selects a resource of the container: only resources limits and requests (limits.cpu, limits.memory, limits.ephemeral-storage, requests.cpu, requests.memory and requests.ephemeral-storage) are currently supported.
    */
-  resourceFieldRef?: ResourceFieldSelector;
+  resourceFieldRef?: ResourceFieldSelector | undefined;
   /** Selects a key of a secret in the pod's namespace */
-  secretKeyRef?: SecretKeySelector;
+  secretKeyRef?: SecretKeySelector | undefined;
 }
 
 /**
@@ -1181,19 +1181,19 @@ export interface EphemeralContainer {
   /**
    * Arguments to the entrypoint. The image's CMD is used if this is not provided. Variable references $(VAR_NAME) are expanded using the container's environment. If a variable cannot be resolved, the reference in the input string will be unchanged. Double $$ are reduced to a single $, which allows for escaping the $(VAR_NAME) syntax: i.e. "$$(VAR_NAME)" will produce the string literal "$(VAR_NAME)". Escaped references will never be expanded, regardless of whether the variable exists or not. Cannot be updated. More info: https://kubernetes.io/docs/tasks/inject-data-application/define-command-argument-container/#running-a-command-in-a-shell
    */
-  args?: string[];
+  args?: string[] | undefined;
   /**
    * Entrypoint array. Not executed within a shell. The image's ENTRYPOINT is used if this is not provided. Variable references $(VAR_NAME) are expanded using the container's environment. If a variable cannot be resolved, the reference in the input string will be unchanged. Double $$ are reduced to a single $, which allows for escaping the $(VAR_NAME) syntax: i.e. "$$(VAR_NAME)" will produce the string literal "$(VAR_NAME)". Escaped references will never be expanded, regardless of whether the variable exists or not. Cannot be updated. More info: https://kubernetes.io/docs/tasks/inject-data-application/define-command-argument-container/#running-a-command-in-a-shell
    */
-  command?: string[];
+  command?: string[] | undefined;
   /** List of environment variables to set in the container. Cannot be updated. */
-  env?: EnvVar[];
+  env?: EnvVar[] | undefined;
   /**
    * List of sources to populate environment variables in the container. The keys defined within a source may consist of any printable ASCII characters except '='. When a key exists in multiple sources, the value associated with the last source will take precedence. Values defined by an Env with a duplicate key will take precedence. Cannot be updated.
    */
-  envFrom?: EnvFromSource[];
+  envFrom?: EnvFromSource[] | undefined;
   /** Container image name. More info: https://kubernetes.io/docs/concepts/containers/images */
-  image?: string;
+  image?: string | undefined;
   /**
    * Image pull policy. One of Always, Never, IfNotPresent. Defaults to Always if :latest tag is specified, or IfNotPresent otherwise. Cannot be updated. More info: https://kubernetes.io/docs/concepts/containers/images#updating-images
    *
@@ -1202,57 +1202,57 @@ export interface EphemeralContainer {
    *  - `"IfNotPresent"` means that kubelet pulls if the image isn't present on disk. Container will fail if the image isn't present and the pull fails.
    *  - `"Never"` means that kubelet never pulls an image, but only uses a local image. Container will fail if the image isn't present
    */
-  imagePullPolicy?: 'Always' | 'IfNotPresent' | 'Never';
+  imagePullPolicy?: 'Always' | 'IfNotPresent' | 'Never' | undefined;
   /** Lifecycle is not allowed for ephemeral containers. */
-  lifecycle?: Lifecycle;
+  lifecycle?: Lifecycle | undefined;
   /** Probes are not allowed for ephemeral containers. */
-  livenessProbe?: Probe;
+  livenessProbe?: Probe | undefined;
   /**
    * Name of the ephemeral container specified as a DNS_LABEL. This name must be unique among all containers, init containers and ephemeral containers.
    */
   name: string;
   /** Ports are not allowed for ephemeral containers. */
-  ports?: ContainerPort[];
+  ports?: ContainerPort[] | undefined;
   /** Probes are not allowed for ephemeral containers. */
-  readinessProbe?: Probe;
+  readinessProbe?: Probe | undefined;
   /** Resources resize policy for the container. */
-  resizePolicy?: ContainerResizePolicy[];
+  resizePolicy?: ContainerResizePolicy[] | undefined;
   /**
    * Resources are not allowed for ephemeral containers. Ephemeral containers use spare resources already allocated to the pod.
    */
-  resources?: ResourceRequirements;
+  resources?: ResourceRequirements | undefined;
   /**
    * Restart policy for the container to manage the restart behavior of each container within a pod. You cannot set this field on ephemeral containers.
    */
-  restartPolicy?: string;
+  restartPolicy?: string | undefined;
   /**
    * Represents a list of rules to be checked to determine if the container should be restarted on exit. You cannot set this field on ephemeral containers.
    */
-  restartPolicyRules?: ContainerRestartRule[];
+  restartPolicyRules?: ContainerRestartRule[] | undefined;
   /**
    * Optional: SecurityContext defines the security options the ephemeral container should be run with. If set, the fields of SecurityContext override the equivalent fields of PodSecurityContext.
    */
-  securityContext?: SecurityContext;
+  securityContext?: SecurityContext | undefined;
   /** Probes are not allowed for ephemeral containers. */
-  startupProbe?: Probe;
+  startupProbe?: Probe | undefined;
   /**
    * Whether this container should allocate a buffer for stdin in the container runtime. If this is not set, reads from stdin in the container will always result in EOF. Default is false.
    */
-  stdin?: boolean;
+  stdin?: boolean | undefined;
   /**
    * Whether the container runtime should close the stdin channel after it has been opened by a single attach. When stdin is true the stdin stream will remain open across multiple attach sessions. If stdinOnce is set to true, stdin is opened on container start, is empty until the first client attaches to stdin, and then remains open and accepts data until the client disconnects, at which time stdin is closed and remains closed until the container is restarted. If this flag is false, a container processes that reads from stdin will never receive an EOF. Default is false
    */
-  stdinOnce?: boolean;
+  stdinOnce?: boolean | undefined;
   /**
    * If set, the name of the container from PodSpec that this ephemeral container targets. The ephemeral container will be run in the namespaces (IPC, PID, etc) of this container. If not set then the ephemeral container uses the namespaces configured in the Pod spec.
    *
    * The container runtime must implement support for this feature. If the runtime does not support namespace targeting then the result of setting this field is undefined.
    */
-  targetContainerName?: string;
+  targetContainerName?: string | undefined;
   /**
    * Optional: Path at which the file to which the container's termination message will be written is mounted into the container's filesystem. Message written is intended to be brief final status, such as an assertion failure message. Will be truncated by the node if greater than 4096 bytes. The total message length across all containers will be limited to 12kb. Defaults to /dev/termination-log. Cannot be updated.
    */
-  terminationMessagePath?: string;
+  terminationMessagePath?: string | undefined;
   /**
    * Indicate how the termination message should be populated. File will use the contents of terminationMessagePath to populate the container status message on both success and failure. FallbackToLogsOnError will use the last chunk of container log output if the termination message file is empty and the container exited with an error. The log output is limited to 2048 bytes or 80 lines, whichever is smaller. Defaults to File. Cannot be updated.
    *
@@ -1260,21 +1260,21 @@ export interface EphemeralContainer {
    *  - `"FallbackToLogsOnError"` will read the most recent contents of the container logs for the container status message when the container exits with an error and the terminationMessagePath has no contents.
    *  - `"File"` is the default behavior and will set the container status message to the contents of the container's terminationMessagePath when the container exits.
    */
-  terminationMessagePolicy?: 'FallbackToLogsOnError' | 'File';
+  terminationMessagePolicy?: 'FallbackToLogsOnError' | 'File' | undefined;
   /**
    * Whether this container should allocate a TTY for itself, also requires 'stdin' to be true. Default is false.
    */
-  tty?: boolean;
+  tty?: boolean | undefined;
   /** volumeDevices is the list of block devices to be used by the container. */
-  volumeDevices?: VolumeDevice[];
+  volumeDevices?: VolumeDevice[] | undefined;
   /**
    * Pod volumes to mount into the container's filesystem. Subpath mounts are not allowed for ephemeral containers. Cannot be updated.
    */
-  volumeMounts?: VolumeMount[];
+  volumeMounts?: VolumeMount[] | undefined;
   /**
    * Container's working directory. If not specified, the container runtime's default will be used, which might be configured in the container image. Cannot be updated.
    */
-  workingDir?: string;
+  workingDir?: string | undefined;
 }
 
 /** Represents an ephemeral volume that is handled by a normal storage driver. */
@@ -1288,7 +1288,7 @@ export interface EphemeralVolumeSource {
    *
    * Required, must not be nil.
    */
-  volumeClaimTemplate?: PersistentVolumeClaimTemplate;
+  volumeClaimTemplate?: PersistentVolumeClaimTemplate | undefined;
 }
 
 /**
@@ -1296,27 +1296,27 @@ export interface EphemeralVolumeSource {
  */
 export interface Event {
   /** What action was taken/failed regarding to the Regarding object. */
-  action?: string;
+  action?: string | undefined;
   /**
    * APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
    */
-  apiVersion?: 'v1';
+  apiVersion?: 'v1' | undefined;
   /** The number of times this event has occurred. */
-  count?: number;
+  count?: number | undefined;
   /** Time when this Event was first observed. */
-  eventTime?: MicroTime;
+  eventTime?: MicroTime | undefined;
   /** The time at which the event was first recorded. (Time of server receipt is in TypeMeta.) */
-  firstTimestamp?: Time;
+  firstTimestamp?: Time | undefined;
   /** The object that this event is about. */
   involvedObject: ObjectReference;
   /**
    * Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
    */
-  kind?: 'Event';
+  kind?: 'Event' | undefined;
   /** The time at which the most recent occurrence of this event was recorded. */
-  lastTimestamp?: Time;
+  lastTimestamp?: Time | undefined;
   /** A human-readable description of the status of this operation. */
-  message?: string;
+  message?: string | undefined;
   /**
    * Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
    */
@@ -1324,19 +1324,19 @@ export interface Event {
   /**
    * This should be a short, machine understandable string that gives the reason for the transition into the object's current status.
    */
-  reason?: string;
+  reason?: string | undefined;
   /** Optional secondary object for more complex actions. */
-  related?: ObjectReference;
+  related?: ObjectReference | undefined;
   /** Name of the controller that emitted this Event, e.g. `kubernetes.io/kubelet`. */
-  reportingComponent?: string;
+  reportingComponent?: string | undefined;
   /** ID of the controller instance, e.g. `kubelet-xyzf`. */
-  reportingInstance?: string;
+  reportingInstance?: string | undefined;
   /** Data about the Event series this event represents or nil if it's a singleton Event. */
-  series?: EventSeries;
+  series?: EventSeries | undefined;
   /** The component reporting this event. Should be a short machine understandable string. */
-  source?: EventSource;
+  source?: EventSource | undefined;
   /** Type of this event (Normal, Warning), new types could be added in the future */
-  type?: string;
+  type?: string | undefined;
 }
 
 /** EventList is a list of events. */
@@ -1344,17 +1344,17 @@ export interface EventList {
   /**
    * APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
    */
-  apiVersion?: 'v1';
+  apiVersion?: 'v1' | undefined;
   /** List of events */
   items: Event[];
   /**
    * Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
    */
-  kind?: 'EventList';
+  kind?: 'EventList' | undefined;
   /**
    * Standard list metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
    */
-  metadata?: ListMeta;
+  metadata?: ListMeta | undefined;
 }
 
 /**
@@ -1362,17 +1362,17 @@ export interface EventList {
  */
 export interface EventSeries {
   /** Number of occurrences in this series up to the last heartbeat time */
-  count?: number;
+  count?: number | undefined;
   /** Time of the last occurrence observed */
-  lastObservedTime?: MicroTime;
+  lastObservedTime?: MicroTime | undefined;
 }
 
 /** EventSource contains information for an event. */
 export interface EventSource {
   /** Component from which the event is generated. */
-  component?: string;
+  component?: string | undefined;
   /** Node name on which the event is generated. */
-  host?: string;
+  host?: string | undefined;
 }
 
 /**
@@ -1400,7 +1400,7 @@ export interface ExecAction {
   /**
    * Command is the command line to execute inside the container, the working directory for the command  is root ('/') in the container's filesystem. The command is simply exec'd, it is not run inside a shell, so traditional shell instructions ('|', etc) won't work. To use a shell, you need to explicitly call out to that shell. Exit status of 0 is treated as live/healthy and non-zero is unhealthy.
    */
-  command?: string[];
+  command?: string[] | undefined;
 }
 
 /**
@@ -1410,19 +1410,19 @@ export interface FCVolumeSource {
   /**
    * fsType is the filesystem type to mount. Must be a filesystem type supported by the host operating system. Ex. "ext4", "xfs", "ntfs". Implicitly inferred to be "ext4" if unspecified.
    */
-  fsType?: string;
+  fsType?: string | undefined;
   /** lun is Optional: FC target lun number */
-  lun?: number;
+  lun?: number | undefined;
   /**
    * readOnly is Optional: Defaults to false (read/write). ReadOnly here will force the ReadOnly setting in VolumeMounts.
    */
-  readOnly?: boolean;
+  readOnly?: boolean | undefined;
   /** targetWWNs is Optional: FC target worldwide names (WWNs) */
-  targetWWNs?: string[];
+  targetWWNs?: string[] | undefined;
   /**
    * wwids Optional: FC volume world wide identifiers (wwids) Either wwids or combination of targetWWNs and lun must be set, but not both simultaneously.
    */
-  wwids?: string[];
+  wwids?: string[] | undefined;
 }
 
 /** FileKeySelector selects a key of the env file. */
@@ -1436,7 +1436,7 @@ export interface FileKeySelector {
    *
    * If optional is set to false and the specified key does not exist, an error will be returned during Pod creation.
    */
-  optional?: boolean;
+  optional?: boolean | undefined;
   /**
    * The path within the volume from which to select the file. Must be relative and may not contain the '..' path or start with '..'.
    */
@@ -1454,17 +1454,17 @@ export interface FlexPersistentVolumeSource {
   /**
    * fsType is the Filesystem type to mount. Must be a filesystem type supported by the host operating system. Ex. "ext4", "xfs", "ntfs". The default filesystem depends on FlexVolume script.
    */
-  fsType?: string;
+  fsType?: string | undefined;
   /** options is Optional: this field holds extra command options if any. */
-  options?: { [key: string]: string };
+  options?: { [key: string]: string } | undefined;
   /**
    * readOnly is Optional: defaults to false (read/write). ReadOnly here will force the ReadOnly setting in VolumeMounts.
    */
-  readOnly?: boolean;
+  readOnly?: boolean | undefined;
   /**
    * secretRef is Optional: SecretRef is reference to the secret object containing sensitive information to pass to the plugin scripts. This may be empty if no secret object is specified. If the secret object contains more than one secret, all secrets are passed to the plugin scripts.
    */
-  secretRef?: SecretReference;
+  secretRef?: SecretReference | undefined;
 }
 
 /**
@@ -1476,17 +1476,17 @@ export interface FlexVolumeSource {
   /**
    * fsType is the filesystem type to mount. Must be a filesystem type supported by the host operating system. Ex. "ext4", "xfs", "ntfs". The default filesystem depends on FlexVolume script.
    */
-  fsType?: string;
+  fsType?: string | undefined;
   /** options is Optional: this field holds extra command options if any. */
-  options?: { [key: string]: string };
+  options?: { [key: string]: string } | undefined;
   /**
    * readOnly is Optional: defaults to false (read/write). ReadOnly here will force the ReadOnly setting in VolumeMounts.
    */
-  readOnly?: boolean;
+  readOnly?: boolean | undefined;
   /**
    * secretRef is Optional: secretRef is reference to the secret object containing sensitive information to pass to the plugin scripts. This may be empty if no secret object is specified. If the secret object contains more than one secret, all secrets are passed to the plugin scripts.
    */
-  secretRef?: LocalObjectReference;
+  secretRef?: LocalObjectReference | undefined;
 }
 
 /**
@@ -1496,9 +1496,9 @@ export interface FlockerVolumeSource {
   /**
    * datasetName is Name of the dataset stored as metadata -> name on the dataset for Flocker should be considered as deprecated
    */
-  datasetName?: string;
+  datasetName?: string | undefined;
   /** datasetUUID is the UUID of the dataset. This is unique identifier of a Flocker dataset */
-  datasetUUID?: string;
+  datasetUUID?: string | undefined;
 }
 
 /**
@@ -1510,11 +1510,11 @@ export interface GCEPersistentDiskVolumeSource {
   /**
    * fsType is filesystem type of the volume that you want to mount. Tip: Ensure that the filesystem type is supported by the host operating system. Examples: "ext4", "xfs", "ntfs". Implicitly inferred to be "ext4" if unspecified. More info: https://kubernetes.io/docs/concepts/storage/volumes#gcepersistentdisk
    */
-  fsType?: string;
+  fsType?: string | undefined;
   /**
    * partition is the partition in the volume that you want to mount. If omitted, the default is to mount by volume name. Examples: For volume /dev/sda1, you specify the partition as "1". Similarly, the volume partition for /dev/sda is "0" (or you can leave the property empty). More info: https://kubernetes.io/docs/concepts/storage/volumes#gcepersistentdisk
    */
-  partition?: number;
+  partition?: number | undefined;
   /**
    * pdName is unique name of the PD resource in GCE. Used to identify the disk in GCE. More info: https://kubernetes.io/docs/concepts/storage/volumes#gcepersistentdisk
    */
@@ -1522,7 +1522,7 @@ export interface GCEPersistentDiskVolumeSource {
   /**
    * readOnly here will force the ReadOnly setting in VolumeMounts. Defaults to false. More info: https://kubernetes.io/docs/concepts/storage/volumes#gcepersistentdisk
    */
-  readOnly?: boolean;
+  readOnly?: boolean | undefined;
 }
 
 /** GRPCAction specifies an action involving a GRPC service. */
@@ -1534,7 +1534,7 @@ export interface GRPCAction {
    *  - `"Plaintext"` indicates that the probe should use a plaintext (insecure) gRPC connection.
    *  - `"TLS"` indicates that the probe should connect using TLS without certificate verification.
    */
-  mode?: 'Plaintext' | 'TLS';
+  mode?: 'Plaintext' | 'TLS' | undefined;
   /** Port number of the gRPC service. Number must be in the range 1 to 65535. */
   port: number;
   /**
@@ -1542,7 +1542,7 @@ export interface GRPCAction {
    *
    * If this is not specified, the default behavior is defined by gRPC.
    */
-  service?: string;
+  service?: string | undefined;
 }
 
 /**
@@ -1554,11 +1554,11 @@ export interface GitRepoVolumeSource {
   /**
    * directory is the target directory name. Must not contain or start with '..'.  If '.' is supplied, the volume directory will be the git repository.  Otherwise, if specified, the volume will contain the git repository in the subdirectory with the given name.
    */
-  directory?: string;
+  directory?: string | undefined;
   /** repository is the URL */
   repository: string;
   /** revision is the commit hash for the specified revision. */
-  revision?: string;
+  revision?: string | undefined;
 }
 
 /**
@@ -1572,7 +1572,7 @@ export interface GlusterfsPersistentVolumeSource {
   /**
    * endpointsNamespace is the namespace that contains Glusterfs endpoint. If this field is empty, the EndpointNamespace defaults to the same namespace as the bound PVC. More info: https://examples.k8s.io/volumes/glusterfs/README.md#create-a-pod
    */
-  endpointsNamespace?: string;
+  endpointsNamespace?: string | undefined;
   /**
    * path is the Glusterfs volume path. More info: https://examples.k8s.io/volumes/glusterfs/README.md#create-a-pod
    */
@@ -1580,7 +1580,7 @@ export interface GlusterfsPersistentVolumeSource {
   /**
    * readOnly here will force the Glusterfs volume to be mounted with read-only permissions. Defaults to false. More info: https://examples.k8s.io/volumes/glusterfs/README.md#create-a-pod
    */
-  readOnly?: boolean;
+  readOnly?: boolean | undefined;
 }
 
 /**
@@ -1596,7 +1596,7 @@ export interface GlusterfsVolumeSource {
   /**
    * readOnly here will force the Glusterfs volume to be mounted with read-only permissions. Defaults to false. More info: https://examples.k8s.io/volumes/glusterfs/README.md#create-a-pod
    */
-  readOnly?: boolean;
+  readOnly?: boolean | undefined;
 }
 
 /** HTTPGetAction describes an action based on HTTP Get requests. */
@@ -1604,11 +1604,11 @@ export interface HTTPGetAction {
   /**
    * Host name to connect to, defaults to the pod IP. You probably want to set "Host" in httpHeaders instead.
    */
-  host?: string;
+  host?: string | undefined;
   /** Custom headers to set in the request. HTTP allows repeated headers. */
-  httpHeaders?: HTTPHeader[];
+  httpHeaders?: HTTPHeader[] | undefined;
   /** Path to access on the HTTP server. */
-  path?: string;
+  path?: string | undefined;
   /**
    * Name or number of the port to access on the container. Number must be in the range 1 to 65535. Name must be an IANA_SVC_NAME.
    */
@@ -1620,7 +1620,7 @@ export interface HTTPGetAction {
    *  - `"HTTP1"` uses HTTP/1.1 (the existing default).
    *  - `"HTTP2"` uses HTTP/2. Currently, only cleartext with prior knowledge (h2c) is supported, and must be used with scheme HTTP.
    */
-  protocol?: 'HTTP1' | 'HTTP2';
+  protocol?: 'HTTP1' | 'HTTP2' | undefined;
   /**
    * Scheme to use for connecting to the host. Defaults to HTTP.
    *
@@ -1628,7 +1628,7 @@ export interface HTTPGetAction {
    *  - `"HTTP"` means that the scheme used will be http://
    *  - `"HTTPS"` means that the scheme used will be https://
    */
-  scheme?: 'HTTP' | 'HTTPS';
+  scheme?: 'HTTP' | 'HTTPS' | undefined;
 }
 
 /** HTTPHeader describes a custom header to be used in HTTP probes */
@@ -1646,7 +1646,7 @@ export interface HTTPHeader {
  */
 export interface HostAlias {
   /** Hostnames for the above IP address. */
-  hostnames?: string[];
+  hostnames?: string[] | undefined;
   /** IP address of the host file entry. */
   ip: string;
 }
@@ -1678,7 +1678,7 @@ export interface HostPathVolumeSource {
    *  - `"FileOrCreate"` If nothing exists at the given path, an empty file will be created there as needed with file mode 0644, having the same group and ownership with Kubelet.
    *  - `"Socket"` A UNIX socket must exist at the given path
    */
-  type?: '' | 'BlockDevice' | 'CharDevice' | 'Directory' | 'DirectoryOrCreate' | 'File' | 'FileOrCreate' | 'Socket';
+  type?: '' | 'BlockDevice' | 'CharDevice' | 'Directory' | 'DirectoryOrCreate' | 'File' | 'FileOrCreate' | 'Socket' | undefined;
 }
 
 /**
@@ -1686,33 +1686,33 @@ export interface HostPathVolumeSource {
  */
 export interface ISCSIPersistentVolumeSource {
   /** chapAuthDiscovery defines whether support iSCSI Discovery CHAP authentication */
-  chapAuthDiscovery?: boolean;
+  chapAuthDiscovery?: boolean | undefined;
   /** chapAuthSession defines whether support iSCSI Session CHAP authentication */
-  chapAuthSession?: boolean;
+  chapAuthSession?: boolean | undefined;
   /**
    * fsType is the filesystem type of the volume that you want to mount. Tip: Ensure that the filesystem type is supported by the host operating system. Examples: "ext4", "xfs", "ntfs". Implicitly inferred to be "ext4" if unspecified. More info: https://kubernetes.io/docs/concepts/storage/volumes#iscsi
    */
-  fsType?: string;
+  fsType?: string | undefined;
   /**
    * initiatorName is the custom iSCSI Initiator Name. If initiatorName is specified with iscsiInterface simultaneously, new iSCSI interface <target portal>:<volume name> will be created for the connection.
    */
-  initiatorName?: string;
+  initiatorName?: string | undefined;
   /** iqn is Target iSCSI Qualified Name. */
   iqn: string;
   /**
    * iscsiInterface is the interface Name that uses an iSCSI transport. Defaults to 'default' (tcp).
    */
-  iscsiInterface?: string;
+  iscsiInterface?: string | undefined;
   /** lun is iSCSI Target Lun number. */
   lun: number;
   /**
    * portals is the iSCSI Target Portal List. The Portal is either an IP or ip_addr:port if the port is other than default (typically TCP ports 860 and 3260).
    */
-  portals?: string[];
+  portals?: string[] | undefined;
   /** readOnly here will force the ReadOnly setting in VolumeMounts. Defaults to false. */
-  readOnly?: boolean;
+  readOnly?: boolean | undefined;
   /** secretRef is the CHAP Secret for iSCSI target and initiator authentication */
-  secretRef?: SecretReference;
+  secretRef?: SecretReference | undefined;
   /**
    * targetPortal is iSCSI Target Portal. The Portal is either an IP or ip_addr:port if the port is other than default (typically TCP ports 860 and 3260).
    */
@@ -1724,33 +1724,33 @@ export interface ISCSIPersistentVolumeSource {
  */
 export interface ISCSIVolumeSource {
   /** chapAuthDiscovery defines whether support iSCSI Discovery CHAP authentication */
-  chapAuthDiscovery?: boolean;
+  chapAuthDiscovery?: boolean | undefined;
   /** chapAuthSession defines whether support iSCSI Session CHAP authentication */
-  chapAuthSession?: boolean;
+  chapAuthSession?: boolean | undefined;
   /**
    * fsType is the filesystem type of the volume that you want to mount. Tip: Ensure that the filesystem type is supported by the host operating system. Examples: "ext4", "xfs", "ntfs". Implicitly inferred to be "ext4" if unspecified. More info: https://kubernetes.io/docs/concepts/storage/volumes#iscsi
    */
-  fsType?: string;
+  fsType?: string | undefined;
   /**
    * initiatorName is the custom iSCSI Initiator Name. If initiatorName is specified with iscsiInterface simultaneously, new iSCSI interface <target portal>:<volume name> will be created for the connection.
    */
-  initiatorName?: string;
+  initiatorName?: string | undefined;
   /** iqn is the target iSCSI Qualified Name. */
   iqn: string;
   /**
    * iscsiInterface is the interface Name that uses an iSCSI transport. Defaults to 'default' (tcp).
    */
-  iscsiInterface?: string;
+  iscsiInterface?: string | undefined;
   /** lun represents iSCSI Target Lun number. */
   lun: number;
   /**
    * portals is the iSCSI Target Portal List. The portal is either an IP or ip_addr:port if the port is other than default (typically TCP ports 860 and 3260).
    */
-  portals?: string[];
+  portals?: string[] | undefined;
   /** readOnly here will force the ReadOnly setting in VolumeMounts. Defaults to false. */
-  readOnly?: boolean;
+  readOnly?: boolean | undefined;
   /** secretRef is the CHAP Secret for iSCSI target and initiator authentication */
-  secretRef?: LocalObjectReference;
+  secretRef?: LocalObjectReference | undefined;
   /**
    * targetPortal is iSCSI Target Portal. The Portal is either an IP or ip_addr:port if the port is other than default (typically TCP ports 860 and 3260).
    */
@@ -1767,11 +1767,11 @@ export interface ImageVolumeSource {
    *  - `"IfNotPresent"` means that kubelet pulls if the image isn't present on disk. Container will fail if the image isn't present and the pull fails.
    *  - `"Never"` means that kubelet never pulls an image, but only uses a local image. Container will fail if the image isn't present
    */
-  pullPolicy?: 'Always' | 'IfNotPresent' | 'Never';
+  pullPolicy?: 'Always' | 'IfNotPresent' | 'Never' | undefined;
   /**
    * Required: Image or artifact reference to be used. Behaves in the same way as pod.spec.containers[*].image. Pull secrets will be assembled in the same way as for the container image by looking up node credentials, SA image pull secrets, and pod spec image pull secrets. More info: https://kubernetes.io/docs/concepts/containers/images This field is optional to allow higher level config management to default or override container images in workload controllers like Deployments and StatefulSets.
    */
-  reference?: string;
+  reference?: string | undefined;
 }
 
 /** ImageVolumeStatus represents the image-based volume status. */
@@ -1789,7 +1789,7 @@ export interface KeyToPath {
   /**
    * mode is Optional: mode bits used to set permissions on this file. Must be an octal value between 0000 and 0777 or a decimal value between 0 and 511. YAML accepts both octal and decimal values, JSON requires decimal values for mode bits. If not specified, the volume defaultMode will be used. This might be in conflict with other options that affect the file mode, like fsGroup, and the result can be other mode bits set.
    */
-  mode?: number;
+  mode?: number | undefined;
   /**
    * path is the relative path of the file to map the key to. May not be an absolute path. May not contain the path element '..'. May not start with the string '..'.
    */
@@ -1797,7 +1797,7 @@ export interface KeyToPath {
   /**
    * user is Optional: The owner UID of the created file. If specified, the item-level user field takes precedence over defaultUser. (Alpha) This field requires the AtomicWriteVolumeUserFields feature gate to be enabled.
    */
-  user?: number;
+  user?: number | undefined;
 }
 
 /**
@@ -1807,11 +1807,11 @@ export interface Lifecycle {
   /**
    * PostStart is called immediately after a container is created. If the handler fails, the container is terminated and restarted according to its restart policy. Other management of the container blocks until the hook completes. More info: https://kubernetes.io/docs/concepts/containers/container-lifecycle-hooks/#container-hooks
    */
-  postStart?: LifecycleHandler;
+  postStart?: LifecycleHandler | undefined;
   /**
    * PreStop is called immediately before a container is terminated due to an API request or management event such as liveness/startup probe failure, preemption, resource contention, etc. The handler is not called if the container crashes or exits. The Pod's termination grace period countdown begins before the PreStop hook is executed. Regardless of the outcome of the handler, the container will eventually terminate within the Pod's termination grace period (unless delayed by finalizers). Other management of the container blocks until the hook completes or until the termination grace period is reached. More info: https://kubernetes.io/docs/concepts/containers/container-lifecycle-hooks/#container-hooks
    */
-  preStop?: LifecycleHandler;
+  preStop?: LifecycleHandler | undefined;
   /**
    * StopSignal defines which signal will be sent to a container when it is being stopped. If not specified, the default is defined by the container runtime in use. StopSignal can only be set for Pods with a non-empty .spec.os.name
    *
@@ -1882,7 +1882,7 @@ export interface Lifecycle {
    *  - `"SIGXCPU"`
    *  - `"SIGXFSZ"`
    */
-  stopSignal?: 'SIGABRT' | 'SIGALRM' | 'SIGBUS' | 'SIGCHLD' | 'SIGCLD' | 'SIGCONT' | 'SIGFPE' | 'SIGHUP' | 'SIGILL' | 'SIGINT' | 'SIGIO' | 'SIGIOT' | 'SIGKILL' | 'SIGPIPE' | 'SIGPOLL' | 'SIGPROF' | 'SIGPWR' | 'SIGQUIT' | 'SIGRTMAX' | 'SIGRTMAX-1' | 'SIGRTMAX-10' | 'SIGRTMAX-11' | 'SIGRTMAX-12' | 'SIGRTMAX-13' | 'SIGRTMAX-14' | 'SIGRTMAX-2' | 'SIGRTMAX-3' | 'SIGRTMAX-4' | 'SIGRTMAX-5' | 'SIGRTMAX-6' | 'SIGRTMAX-7' | 'SIGRTMAX-8' | 'SIGRTMAX-9' | 'SIGRTMIN' | 'SIGRTMIN+1' | 'SIGRTMIN+10' | 'SIGRTMIN+11' | 'SIGRTMIN+12' | 'SIGRTMIN+13' | 'SIGRTMIN+14' | 'SIGRTMIN+15' | 'SIGRTMIN+2' | 'SIGRTMIN+3' | 'SIGRTMIN+4' | 'SIGRTMIN+5' | 'SIGRTMIN+6' | 'SIGRTMIN+7' | 'SIGRTMIN+8' | 'SIGRTMIN+9' | 'SIGSEGV' | 'SIGSTKFLT' | 'SIGSTOP' | 'SIGSYS' | 'SIGTERM' | 'SIGTRAP' | 'SIGTSTP' | 'SIGTTIN' | 'SIGTTOU' | 'SIGURG' | 'SIGUSR1' | 'SIGUSR2' | 'SIGVTALRM' | 'SIGWINCH' | 'SIGXCPU' | 'SIGXFSZ';
+  stopSignal?: 'SIGABRT' | 'SIGALRM' | 'SIGBUS' | 'SIGCHLD' | 'SIGCLD' | 'SIGCONT' | 'SIGFPE' | 'SIGHUP' | 'SIGILL' | 'SIGINT' | 'SIGIO' | 'SIGIOT' | 'SIGKILL' | 'SIGPIPE' | 'SIGPOLL' | 'SIGPROF' | 'SIGPWR' | 'SIGQUIT' | 'SIGRTMAX' | 'SIGRTMAX-1' | 'SIGRTMAX-10' | 'SIGRTMAX-11' | 'SIGRTMAX-12' | 'SIGRTMAX-13' | 'SIGRTMAX-14' | 'SIGRTMAX-2' | 'SIGRTMAX-3' | 'SIGRTMAX-4' | 'SIGRTMAX-5' | 'SIGRTMAX-6' | 'SIGRTMAX-7' | 'SIGRTMAX-8' | 'SIGRTMAX-9' | 'SIGRTMIN' | 'SIGRTMIN+1' | 'SIGRTMIN+10' | 'SIGRTMIN+11' | 'SIGRTMIN+12' | 'SIGRTMIN+13' | 'SIGRTMIN+14' | 'SIGRTMIN+15' | 'SIGRTMIN+2' | 'SIGRTMIN+3' | 'SIGRTMIN+4' | 'SIGRTMIN+5' | 'SIGRTMIN+6' | 'SIGRTMIN+7' | 'SIGRTMIN+8' | 'SIGRTMIN+9' | 'SIGSEGV' | 'SIGSTKFLT' | 'SIGSTOP' | 'SIGSYS' | 'SIGTERM' | 'SIGTRAP' | 'SIGTSTP' | 'SIGTTIN' | 'SIGTTOU' | 'SIGURG' | 'SIGUSR1' | 'SIGUSR2' | 'SIGVTALRM' | 'SIGWINCH' | 'SIGXCPU' | 'SIGXFSZ' | undefined;
 }
 
 /**
@@ -1890,15 +1890,15 @@ export interface Lifecycle {
  */
 export interface LifecycleHandler {
   /** Exec specifies a command to execute in the container. */
-  exec?: ExecAction;
+  exec?: ExecAction | undefined;
   /** HTTPGet specifies an HTTP GET request to perform. */
-  httpGet?: HTTPGetAction;
+  httpGet?: HTTPGetAction | undefined;
   /** Sleep represents a duration that the container should sleep. */
-  sleep?: SleepAction;
+  sleep?: SleepAction | undefined;
   /**
    * Deprecated. TCPSocket is NOT supported as a LifecycleHandler and kept for backward compatibility. There is no validation of this field and lifecycle hooks will fail at runtime when it is specified.
    */
-  tcpSocket?: TCPSocketAction;
+  tcpSocket?: TCPSocketAction | undefined;
 }
 
 /** LimitRange sets resource usage limits for each kind of resource in a Namespace. */
@@ -1906,37 +1906,37 @@ export interface LimitRange {
   /**
    * APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
    */
-  apiVersion?: 'v1';
+  apiVersion?: 'v1' | undefined;
   /**
    * Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
    */
-  kind?: 'LimitRange';
+  kind?: 'LimitRange' | undefined;
   /**
    * Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
    */
-  metadata?: ObjectMeta;
+  metadata?: ObjectMeta | undefined;
   /**
    * Spec defines the limits enforced. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status
    */
-  spec?: LimitRangeSpec;
+  spec?: LimitRangeSpec | undefined;
 }
 
 /** LimitRangeItem defines a min/max usage limit for any resource that matches on kind. */
 export interface LimitRangeItem {
   /** Default resource requirement limit value by resource name if resource limit is omitted. */
-  default?: { [key: string]: Quantity };
+  default?: { [key: string]: Quantity } | undefined;
   /**
    * DefaultRequest is the default resource requirement request value by resource name if resource request is omitted.
    */
-  defaultRequest?: { [key: string]: Quantity };
+  defaultRequest?: { [key: string]: Quantity } | undefined;
   /** Max usage constraints on this kind by resource name. */
-  max?: { [key: string]: Quantity };
+  max?: { [key: string]: Quantity } | undefined;
   /**
    * MaxLimitRequestRatio if specified, the named resource must have a request and limit that are both non-zero where limit divided by request is less than or equal to the enumerated value; this represents the max burst for the named resource.
    */
-  maxLimitRequestRatio?: { [key: string]: Quantity };
+  maxLimitRequestRatio?: { [key: string]: Quantity } | undefined;
   /** Min usage constraints on this kind by resource name. */
-  min?: { [key: string]: Quantity };
+  min?: { [key: string]: Quantity } | undefined;
   /** Type of resource that this limit applies to. */
   type: string;
 }
@@ -1946,7 +1946,7 @@ export interface LimitRangeList {
   /**
    * APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
    */
-  apiVersion?: 'v1';
+  apiVersion?: 'v1' | undefined;
   /**
    * Items is a list of LimitRange objects. More info: https://kubernetes.io/docs/concepts/configuration/manage-resources-containers/
    */
@@ -1954,11 +1954,11 @@ export interface LimitRangeList {
   /**
    * Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
    */
-  kind?: 'LimitRangeList';
+  kind?: 'LimitRangeList' | undefined;
   /**
    * Standard list metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
    */
-  metadata?: ListMeta;
+  metadata?: ListMeta | undefined;
 }
 
 /** LimitRangeSpec defines a min/max usage limit for resources that match on kind. */
@@ -1974,7 +1974,7 @@ export interface LinuxContainerUser {
   /**
    * SupplementalGroups are the supplemental groups initially attached to the first process in the container
    */
-  supplementalGroups?: number[];
+  supplementalGroups?: number[] | undefined;
   /** UID is the primary uid initially attached to the first process in the container */
   uid: number;
 }
@@ -1986,19 +1986,19 @@ export interface LoadBalancerIngress {
   /**
    * Hostname is set for load-balancer ingress points that are DNS based (typically AWS load-balancers)
    */
-  hostname?: string;
+  hostname?: string | undefined;
   /**
    * IP is set for load-balancer ingress points that are IP based (typically GCE or OpenStack load-balancers)
    */
-  ip?: string;
+  ip?: string | undefined;
   /**
    * IPMode specifies how the load-balancer IP behaves, and may only be specified when the ip field is specified. Setting this to "VIP" indicates that traffic is delivered to the node with the destination set to the load-balancer's IP and port. Setting this to "Proxy" indicates that traffic is delivered to the node or pod with the destination set to the node's IP and node port or the pod's IP and port. Service implementations may use this information to adjust traffic routing.
    */
-  ipMode?: string;
+  ipMode?: string | undefined;
   /**
    * Ports is a list of records of service ports If used, every port defined in the service should have an entry in it
    */
-  ports?: PortStatus[];
+  ports?: PortStatus[] | undefined;
 }
 
 /** LoadBalancerStatus represents the status of a load-balancer. */
@@ -2006,7 +2006,7 @@ export interface LoadBalancerStatus {
   /**
    * Ingress is a list containing ingress points for the load-balancer. Traffic intended for the service should be sent to these ingress points.
    */
-  ingress?: LoadBalancerIngress[];
+  ingress?: LoadBalancerIngress[] | undefined;
 }
 
 /**
@@ -2016,7 +2016,7 @@ export interface LocalObjectReference {
   /**
    * Name of the referent. This field is effectively required, but due to backwards compatibility is allowed to be empty. Instances of this type with an empty value here are almost certainly wrong. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names/#names
    */
-  name?: string;
+  name?: string | undefined;
 }
 
 /** Local represents directly-attached storage with node affinity */
@@ -2024,7 +2024,7 @@ export interface LocalVolumeSource {
   /**
    * fsType is the filesystem type to mount. It applies only when the Path is a block device. Must be a filesystem type supported by the host operating system. Ex. "ext4", "xfs", "ntfs". The default value is to auto-select a filesystem if unspecified.
    */
-  fsType?: string;
+  fsType?: string | undefined;
   /**
    * path of the full path to the volume on the node. It can be either a directory or block device (disk, partition, ...).
    */
@@ -2054,7 +2054,7 @@ export interface ModifyVolumeStatus {
   /**
    * targetVolumeAttributesClassName is the name of the VolumeAttributesClass the PVC currently being reconciled
    */
-  targetVolumeAttributesClassName?: string;
+  targetVolumeAttributesClassName?: string | undefined;
 }
 
 /**
@@ -2068,7 +2068,7 @@ export interface NFSVolumeSource {
   /**
    * readOnly here will force the NFS export to be mounted with read-only permissions. Defaults to false. More info: https://kubernetes.io/docs/concepts/storage/volumes#nfs
    */
-  readOnly?: boolean;
+  readOnly?: boolean | undefined;
   /**
    * server is the hostname or IP address of the NFS server. More info: https://kubernetes.io/docs/concepts/storage/volumes#nfs
    */
@@ -2080,33 +2080,33 @@ export interface Namespace {
   /**
    * APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
    */
-  apiVersion?: 'v1';
+  apiVersion?: 'v1' | undefined;
   /**
    * Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
    */
-  kind?: 'Namespace';
+  kind?: 'Namespace' | undefined;
   /**
    * Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
    */
-  metadata?: ObjectMeta;
+  metadata?: ObjectMeta | undefined;
   /**
    * Spec defines the behavior of the Namespace. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status
    */
-  spec?: NamespaceSpec;
+  spec?: NamespaceSpec | undefined;
   /**
    * Status describes the current status of a Namespace. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status
    */
-  status?: NamespaceStatus;
+  status?: NamespaceStatus | undefined;
 }
 
 /** NamespaceCondition contains details about state of namespace. */
 export interface NamespaceCondition {
   /** Last time the condition transitioned from one status to another. */
-  lastTransitionTime?: Time;
+  lastTransitionTime?: Time | undefined;
   /** Human-readable message indicating details about last transition. */
-  message?: string;
+  message?: string | undefined;
   /** Unique, one-word, CamelCase reason for the condition's last transition. */
-  reason?: string;
+  reason?: string | undefined;
   /** Status of the condition, one of True, False, Unknown. */
   status: string;
   /** Type of namespace controller condition. */
@@ -2118,7 +2118,7 @@ export interface NamespaceList {
   /**
    * APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
    */
-  apiVersion?: 'v1';
+  apiVersion?: 'v1' | undefined;
   /**
    * Items is the list of Namespace objects in the list. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/namespaces/
    */
@@ -2126,11 +2126,11 @@ export interface NamespaceList {
   /**
    * Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
    */
-  kind?: 'NamespaceList';
+  kind?: 'NamespaceList' | undefined;
   /**
    * Standard list metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
    */
-  metadata?: ListMeta;
+  metadata?: ListMeta | undefined;
 }
 
 /** NamespaceSpec describes the attributes on a Namespace. */
@@ -2138,13 +2138,13 @@ export interface NamespaceSpec {
   /**
    * Finalizers is an opaque list of values that must be empty to permanently remove object from storage. More info: https://kubernetes.io/docs/tasks/administer-cluster/namespaces/
    */
-  finalizers?: string[];
+  finalizers?: string[] | undefined;
 }
 
 /** NamespaceStatus is information about the current status of a Namespace. */
 export interface NamespaceStatus {
   /** Represents the latest available observations of a namespace's current state. */
-  conditions?: NamespaceCondition[];
+  conditions?: NamespaceCondition[] | undefined;
   /**
    * Phase is the current lifecycle phase of the namespace. More info: https://kubernetes.io/docs/tasks/administer-cluster/namespaces/
    *
@@ -2152,7 +2152,7 @@ export interface NamespaceStatus {
    *  - `"Active"` means the namespace is available for use in the system
    *  - `"Terminating"` means the namespace is undergoing graceful termination
    */
-  phase?: 'Active' | 'Terminating';
+  phase?: 'Active' | 'Terminating' | undefined;
 }
 
 /**
@@ -2162,23 +2162,23 @@ export interface Node {
   /**
    * APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
    */
-  apiVersion?: 'v1';
+  apiVersion?: 'v1' | undefined;
   /**
    * Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
    */
-  kind?: 'Node';
+  kind?: 'Node' | undefined;
   /**
    * Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
    */
-  metadata?: ObjectMeta;
+  metadata?: ObjectMeta | undefined;
   /**
    * Spec defines the behavior of a node. https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status
    */
-  spec?: NodeSpec;
+  spec?: NodeSpec | undefined;
   /**
    * Most recently observed status of the node. Populated by the system. Read-only. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status
    */
-  status?: NodeStatus;
+  status?: NodeStatus | undefined;
 }
 
 /** NodeAddress contains information for the node's address. */
@@ -2194,11 +2194,11 @@ export interface NodeAffinity {
   /**
    * The scheduler will prefer to schedule pods to nodes that satisfy the affinity expressions specified by this field, but it may choose a node that violates one or more of the expressions. The node that is most preferred is the one with the greatest sum of weights, i.e. for each node that meets all of the scheduling requirements (resource request, requiredDuringScheduling affinity expressions, etc.), compute a sum by iterating through the elements of this field and adding "weight" to the sum if the node matches the corresponding matchExpressions; the node(s) with the highest sum are the most preferred.
    */
-  preferredDuringSchedulingIgnoredDuringExecution?: PreferredSchedulingTerm[];
+  preferredDuringSchedulingIgnoredDuringExecution?: PreferredSchedulingTerm[] | undefined;
   /**
    * If the affinity requirements specified by this field are not met at scheduling time, the pod will not be scheduled onto the node. If the affinity requirements specified by this field cease to be met at some point during pod execution (e.g. due to an update), the system may or may not try to eventually evict the pod from its node.
    */
-  requiredDuringSchedulingIgnoredDuringExecution?: NodeSelector;
+  requiredDuringSchedulingIgnoredDuringExecution?: NodeSelector | undefined;
 }
 
 /** NodeAllocatableMappedResources describes mapped node allocatable resource allocations. */
@@ -2218,11 +2218,11 @@ export interface NodeAllocatableOverheadResources {
   /**
    * PerContainer is the variable overhead quantity applied for each container referencing the claim. The container references are recorded in `nodeAllocatableResourceClaimStatuses.containers`. The total overhead quantity allocated for the claim is computed as: Quantity = PerPod + (PerContainer * NumReferences) Kubelet accounts for this overhead in cgroups: - Pod-level cgroup (requests and limits): Kubelet adds PerPod + (PerContainer * NumReferences). - Container-level cgroup (limits only): Kubelet adds PerPod + PerContainer for each referencing container. This allows any single container to access the pod-level overhead, while the parent cgroup caps the total usage to account for PerPod exactly once. At least one of PerPod or PerContainer must be specified. Specifying neither is an invalid configuration.
    */
-  perContainer?: Quantity;
+  perContainer?: Quantity | undefined;
   /**
    * PerPod is the flat overhead quantity allocated per pod. Adding to each container limit allows individual containers to utilize the overhead, while the parent pod-level cgroup limit caps the total usage at the pod boundary where the overhead is accounted for exactly once. At least one of PerPod or PerContainer must be specified. Specifying neither is an invalid configuration.
    */
-  perPod?: Quantity;
+  perPod?: Quantity | undefined;
 }
 
 /**
@@ -2230,15 +2230,15 @@ export interface NodeAllocatableOverheadResources {
  */
 export interface NodeAllocatableResourceClaimStatus {
   /** Containers lists the names of all containers in this pod that reference the claim. */
-  containers?: string[];
+  containers?: string[] | undefined;
   /**
    * Mapping contains allocations through devices mapped in the device spec's `nodeAllocatableResources[...].mapping` field. This is used by kubelet for pod level and container-level cgroup enforcement.
    */
-  mapping?: NodeAllocatableMappedResources[];
+  mapping?: NodeAllocatableMappedResources[] | undefined;
   /**
    * Overhead contains allocations through devices mapped in the device spec's `nodeAllocatableResources[...].overhead` field. This is used by kubelet for pod level and container-level cgroup enforcement.
    */
-  overhead?: NodeAllocatableOverheadResources[];
+  overhead?: NodeAllocatableOverheadResources[] | undefined;
   /**
    * ResourceClaimName is the resource claim referenced by the pod that resulted in this node allocatable resource allocation.
    */
@@ -2248,13 +2248,13 @@ export interface NodeAllocatableResourceClaimStatus {
 /** NodeCondition contains condition information for a node. */
 export interface NodeCondition {
   /** Last time we got an update on a given condition. */
-  lastHeartbeatTime?: Time;
+  lastHeartbeatTime?: Time | undefined;
   /** Last time the condition transit from one status to another. */
-  lastTransitionTime?: Time;
+  lastTransitionTime?: Time | undefined;
   /** Human readable message indicating details about last transition. */
-  message?: string;
+  message?: string | undefined;
   /** (brief) reason for the condition's last transition. */
-  reason?: string;
+  reason?: string | undefined;
   /** Status of the condition, one of True, False, Unknown. */
   status: string;
   /** Type of node condition. */
@@ -2266,7 +2266,7 @@ export interface NodeCondition {
  */
 export interface NodeConfigSource {
   /** ConfigMap is a reference to a Node's ConfigMap */
-  configMap?: ConfigMapNodeConfigSource;
+  configMap?: ConfigMapNodeConfigSource | undefined;
 }
 
 /** NodeConfigStatus describes the status of the config assigned by Node.Spec.ConfigSource. */
@@ -2274,25 +2274,25 @@ export interface NodeConfigStatus {
   /**
    * Active reports the checkpointed config the node is actively using. Active will represent either the current version of the Assigned config, or the current LastKnownGood config, depending on whether attempting to use the Assigned config results in an error.
    */
-  active?: NodeConfigSource;
+  active?: NodeConfigSource | undefined;
   /**
    * Assigned reports the checkpointed config the node will try to use. When Node.Spec.ConfigSource is updated, the node checkpoints the associated config payload to local disk, along with a record indicating intended config. The node refers to this record to choose its config checkpoint, and reports this record in Assigned. Assigned only updates in the status after the record has been checkpointed to disk. When the Kubelet is restarted, it tries to make the Assigned config the Active config by loading and validating the checkpointed payload identified by Assigned.
    */
-  assigned?: NodeConfigSource;
+  assigned?: NodeConfigSource | undefined;
   /**
    * Error describes any problems reconciling the Spec.ConfigSource to the Active config. Errors may occur, for example, attempting to checkpoint Spec.ConfigSource to the local Assigned record, attempting to checkpoint the payload associated with Spec.ConfigSource, attempting to load or validate the Assigned config, etc. Errors may occur at different points while syncing config. Earlier errors (e.g. download or checkpointing errors) will not result in a rollback to LastKnownGood, and may resolve across Kubelet retries. Later errors (e.g. loading or validating a checkpointed config) will result in a rollback to LastKnownGood. In the latter case, it is usually possible to resolve the error by fixing the config assigned in Spec.ConfigSource. You can find additional information for debugging by searching the error message in the Kubelet log. Error is a human-readable description of the error state; machines can check whether or not Error is empty, but should not rely on the stability of the Error text across Kubelet versions.
    */
-  error?: string;
+  error?: string | undefined;
   /**
    * LastKnownGood reports the checkpointed config the node will fall back to when it encounters an error attempting to use the Assigned config. The Assigned config becomes the LastKnownGood config when the node determines that the Assigned config is stable and correct. This is currently implemented as a 10-minute soak period starting when the local record of Assigned config is updated. If the Assigned config is Active at the end of this period, it becomes the LastKnownGood. Note that if Spec.ConfigSource is reset to nil (use local defaults), the LastKnownGood is also immediately reset to nil, because the local default config is always assumed good. You should not make assumptions about the node's method of determining config stability and correctness, as this may change or become configurable in the future.
    */
-  lastKnownGood?: NodeConfigSource;
+  lastKnownGood?: NodeConfigSource | undefined;
 }
 
 /** NodeDaemonEndpoints lists ports opened by daemons running on the Node. */
 export interface NodeDaemonEndpoints {
   /** Endpoint on which Kubelet is listening. */
-  kubeletEndpoint?: DaemonEndpoint;
+  kubeletEndpoint?: DaemonEndpoint | undefined;
 }
 
 /**
@@ -2302,7 +2302,7 @@ export interface NodeFeatures {
   /**
    * SupplementalGroupsPolicy is set to true if the runtime supports SupplementalGroupsPolicy and ContainerUser.
    */
-  supplementalGroupsPolicy?: boolean;
+  supplementalGroupsPolicy?: boolean | undefined;
 }
 
 /** NodeList is the whole list of all Nodes which have been registered with master. */
@@ -2310,17 +2310,17 @@ export interface NodeList {
   /**
    * APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
    */
-  apiVersion?: 'v1';
+  apiVersion?: 'v1' | undefined;
   /** List of nodes */
   items: Node[];
   /**
    * Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
    */
-  kind?: 'NodeList';
+  kind?: 'NodeList' | undefined;
   /**
    * Standard list metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
    */
-  metadata?: ListMeta;
+  metadata?: ListMeta | undefined;
 }
 
 /**
@@ -2330,15 +2330,15 @@ export interface NodePodPreemptionPolicy {
   /**
    * DisableResizePreemption lists the owners (e.g., autoscalers, operators, administrators) that have requested to disable scheduler and Kubelet preemption for in-place pod resize on this node. If this list is non-empty, resize-induced preemption is disabled on this node. This is an alpha field and requires enabling the InPlacePodVerticalScalingSchedulerPreemption feature gate.
    */
-  disableResizePreemption?: string[];
+  disableResizePreemption?: string[] | undefined;
 }
 
 /** NodeRuntimeHandler is a set of runtime handler information. */
 export interface NodeRuntimeHandler {
   /** Supported features. */
-  features?: NodeRuntimeHandlerFeatures;
+  features?: NodeRuntimeHandlerFeatures | undefined;
   /** Runtime handler name. Empty for the default runtime handler. */
-  name?: string;
+  name?: string | undefined;
 }
 
 /** NodeRuntimeHandlerFeatures is a set of features implemented by the runtime handler. */
@@ -2346,11 +2346,11 @@ export interface NodeRuntimeHandlerFeatures {
   /**
    * RecursiveReadOnlyMounts is set to true if the runtime handler supports RecursiveReadOnlyMounts.
    */
-  recursiveReadOnlyMounts?: boolean;
+  recursiveReadOnlyMounts?: boolean | undefined;
   /**
    * UserNamespaces is set to true if the runtime handler supports UserNamespaces, including for volumes.
    */
-  userNamespaces?: boolean;
+  userNamespaces?: boolean | undefined;
 }
 
 /**
@@ -2382,7 +2382,7 @@ export interface NodeSelectorRequirement {
   /**
    * An array of string values. If the operator is In or NotIn, the values array must be non-empty. If the operator is Exists or DoesNotExist, the values array must be empty. If the operator is Gt or Lt, the values array must have a single element, which will be interpreted as an integer. This array is replaced during a strategic merge patch.
    */
-  values?: string[];
+  values?: string[] | undefined;
 }
 
 /**
@@ -2390,9 +2390,9 @@ export interface NodeSelectorRequirement {
  */
 export interface NodeSelectorTerm {
   /** A list of node selector requirements by node's labels. */
-  matchExpressions?: NodeSelectorRequirement[];
+  matchExpressions?: NodeSelectorRequirement[] | undefined;
   /** A list of node selector requirements by node's fields. */
-  matchFields?: NodeSelectorRequirement[];
+  matchFields?: NodeSelectorRequirement[] | undefined;
 }
 
 /** NodeSpec describes the attributes that a node is created with. */
@@ -2400,31 +2400,31 @@ export interface NodeSpec {
   /**
    * Deprecated: Previously used to specify the source of the node's configuration for the DynamicKubeletConfig feature. This feature is removed.
    */
-  configSource?: NodeConfigSource;
+  configSource?: NodeConfigSource | undefined;
   /**
    * Deprecated. Not all kubelets will set this field. Remove field after 1.13. see: https://issues.k8s.io/61966
    */
-  externalID?: string;
+  externalID?: string | undefined;
   /** PodCIDR represents the pod IP range assigned to the node. */
-  podCIDR?: string;
+  podCIDR?: string | undefined;
   /**
    * podCIDRs represents the IP ranges assigned to the node for usage by Pods on that node. If this field is specified, the 0th entry must match the podCIDR field. It may contain at most 1 value for each of IPv4 and IPv6.
    */
-  podCIDRs?: string[];
+  podCIDRs?: string[] | undefined;
   /**
    * PodPreemptionPolicy controls the node-level preemption behaviors for pods on this node. This is an alpha field and requires enabling the InPlacePodVerticalScalingSchedulerPreemption feature gate.
    */
-  podPreemptionPolicy?: NodePodPreemptionPolicy;
+  podPreemptionPolicy?: NodePodPreemptionPolicy | undefined;
   /**
    * ID of the node assigned by the cloud provider in the format: <ProviderName>://<ProviderSpecificNodeID>
    */
-  providerID?: string;
+  providerID?: string | undefined;
   /** If specified, the node's taints. */
-  taints?: Taint[];
+  taints?: Taint[] | undefined;
   /**
    * Unschedulable controls node schedulability of new pods. By default, node is schedulable. More info: https://kubernetes.io/docs/concepts/nodes/node/#manual-node-administration
    */
-  unschedulable?: boolean;
+  unschedulable?: boolean | undefined;
 }
 
 /** NodeStatus is information about the current status of a node. */
@@ -2432,35 +2432,35 @@ export interface NodeStatus {
   /**
    * List of addresses reachable to the node. Queried from cloud provider, if available. More info: https://kubernetes.io/docs/reference/node/node-status/#addresses Note: This field is declared as mergeable, but the merge key is not sufficiently unique, which can cause data corruption when it is merged. Callers should instead use a full-replacement patch. See https://pr.k8s.io/79391 for an example. Consumers should assume that addresses can change during the lifetime of a Node. However, there are some exceptions where this may not be possible, such as Pods that inherit a Node's address in its own status or consumers of the downward API (status.hostIP).
    */
-  addresses?: NodeAddress[];
+  addresses?: NodeAddress[] | undefined;
   /**
    * Allocatable represents the resources of a node that are available for scheduling. Defaults to Capacity.
    */
-  allocatable?: { [key: string]: Quantity };
+  allocatable?: { [key: string]: Quantity } | undefined;
   /**
    * Capacity represents the total resources of a node. More info: https://kubernetes.io/docs/reference/node/node-status/#capacity
    */
-  capacity?: { [key: string]: Quantity };
+  capacity?: { [key: string]: Quantity } | undefined;
   /**
    * Conditions is an array of current observed node conditions. More info: https://kubernetes.io/docs/reference/node/node-status/#condition
    */
-  conditions?: NodeCondition[];
+  conditions?: NodeCondition[] | undefined;
   /** Status of the config assigned to the node via the dynamic Kubelet config feature. */
-  config?: NodeConfigStatus;
+  config?: NodeConfigStatus | undefined;
   /** Endpoints of daemons running on the Node. */
-  daemonEndpoints?: NodeDaemonEndpoints;
+  daemonEndpoints?: NodeDaemonEndpoints | undefined;
   /**
    * DeclaredFeatures represents the features related to feature gates that are declared by the node.
    */
-  declaredFeatures?: string[];
+  declaredFeatures?: string[] | undefined;
   /** Features describes the set of features implemented by the CRI implementation. */
-  features?: NodeFeatures;
+  features?: NodeFeatures | undefined;
   /** List of container images on this node */
-  images?: ContainerImage[];
+  images?: ContainerImage[] | undefined;
   /**
    * Set of ids/uuids to uniquely identify the node. More info: https://kubernetes.io/docs/reference/node/node-status/#info
    */
-  nodeInfo?: NodeSystemInfo;
+  nodeInfo?: NodeSystemInfo | undefined;
   /**
    * NodePhase is the recently observed lifecycle phase of the node. More info: https://kubernetes.io/docs/concepts/nodes/node/#phase The field is never populated, and now is deprecated.
    *
@@ -2469,19 +2469,19 @@ export interface NodeStatus {
    *  - `"Running"` means the node has been configured and has Kubernetes components running.
    *  - `"Terminated"` means the node has been removed from the cluster.
    */
-  phase?: 'Pending' | 'Running' | 'Terminated';
+  phase?: 'Pending' | 'Running' | 'Terminated' | undefined;
   /** The available runtime handlers. */
-  runtimeHandlers?: NodeRuntimeHandler[];
+  runtimeHandlers?: NodeRuntimeHandler[] | undefined;
   /** List of volumes that are attached to the node. */
-  volumesAttached?: AttachedVolume[];
+  volumesAttached?: AttachedVolume[] | undefined;
   /** List of attachable volumes in use (mounted) by the node. */
-  volumesInUse?: string[];
+  volumesInUse?: string[] | undefined;
 }
 
 /** NodeSwapStatus represents swap memory information. */
 export interface NodeSwapStatus {
   /** Total amount of swap memory in bytes. */
-  capacity?: number;
+  capacity?: number | undefined;
 }
 
 /** NodeSystemInfo is a set of ids/uuids to uniquely identify the node. */
@@ -2509,9 +2509,9 @@ export interface NodeSystemInfo {
   /** OS Image reported by the node from /etc/os-release (e.g. Debian GNU/Linux 7 (wheezy)). */
   osImage: string;
   /** Whether the node is running in a user namespace. */
-  runningInUserNamespace?: boolean;
+  runningInUserNamespace?: boolean | undefined;
   /** Swap Info reported by the node. */
-  swap?: NodeSwapStatus;
+  swap?: NodeSwapStatus | undefined;
   /**
    * SystemUUID reported by the node. For unique machine identification MachineID is preferred. This field is specific to Red Hat hosts https://access.redhat.com/documentation/en-us/red_hat_subscription_management/1/html/rhsm/uuid
    */
@@ -2521,7 +2521,7 @@ export interface NodeSystemInfo {
 /** ObjectFieldSelector selects an APIVersioned field of an object. */
 export interface ObjectFieldSelector {
   /** Version of the schema the FieldPath is written in terms of, defaults to "v1". */
-  apiVersion?: string;
+  apiVersion?: string | undefined;
   /** Path of the field to select in the specified API version. */
   fieldPath: string;
 }
@@ -2529,31 +2529,31 @@ export interface ObjectFieldSelector {
 /** ObjectReference contains enough information to let you inspect or modify the referred object. */
 export interface ObjectReference {
   /** API version of the referent. */
-  apiVersion?: string;
+  apiVersion?: string | undefined;
   /**
    * If referring to a piece of an object instead of an entire object, this string should contain a valid JSON/Go field access statement, such as desiredState.manifest.containers[2]. For example, if the object reference is to a container within a pod, this would take on a value like: "spec.containers{name}" (where "name" refers to the name of the container that triggered the event) or if no container name is specified "spec.containers[2]" (container with index 2 in this pod). This syntax is chosen only to have some well-defined way of referencing a part of an object.
    */
-  fieldPath?: string;
+  fieldPath?: string | undefined;
   /**
    * Kind of the referent. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
    */
-  kind?: string;
+  kind?: string | undefined;
   /**
    * Name of the referent. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names/#names
    */
-  name?: string;
+  name?: string | undefined;
   /**
    * Namespace of the referent. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/namespaces/
    */
-  namespace?: string;
+  namespace?: string | undefined;
   /**
    * Specific resourceVersion to which this reference is made, if any. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#concurrency-control-and-consistency
    */
-  resourceVersion?: string;
+  resourceVersion?: string | undefined;
   /**
    * UID of the referent. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names/#uids
    */
-  uid?: string;
+  uid?: string | undefined;
 }
 
 /**
@@ -2563,23 +2563,23 @@ export interface PersistentVolume {
   /**
    * APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
    */
-  apiVersion?: 'v1';
+  apiVersion?: 'v1' | undefined;
   /**
    * Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
    */
-  kind?: 'PersistentVolume';
+  kind?: 'PersistentVolume' | undefined;
   /**
    * Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
    */
-  metadata?: ObjectMeta;
+  metadata?: ObjectMeta | undefined;
   /**
    * spec defines a specification of a persistent volume owned by the cluster. Provisioned by an administrator. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#persistent-volumes
    */
-  spec?: PersistentVolumeSpec;
+  spec?: PersistentVolumeSpec | undefined;
   /**
    * status represents the current information/status for the persistent volume. Populated by the system. Read-only. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#persistent-volumes
    */
-  status?: PersistentVolumeStatus;
+  status?: PersistentVolumeStatus | undefined;
 }
 
 /** PersistentVolumeClaim is a user's request for and claim to a persistent volume */
@@ -2587,37 +2587,37 @@ export interface PersistentVolumeClaim {
   /**
    * APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
    */
-  apiVersion?: 'v1';
+  apiVersion?: 'v1' | undefined;
   /**
    * Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
    */
-  kind?: 'PersistentVolumeClaim';
+  kind?: 'PersistentVolumeClaim' | undefined;
   /**
    * Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
    */
-  metadata?: ObjectMeta;
+  metadata?: ObjectMeta | undefined;
   /**
    * spec defines the desired characteristics of a volume requested by a pod author. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#persistentvolumeclaims
    */
-  spec?: PersistentVolumeClaimSpec;
+  spec?: PersistentVolumeClaimSpec | undefined;
   /**
    * status represents the current information/status of a persistent volume claim. Read-only. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#persistentvolumeclaims
    */
-  status?: PersistentVolumeClaimStatus;
+  status?: PersistentVolumeClaimStatus | undefined;
 }
 
 /** PersistentVolumeClaimCondition contains details about state of pvc */
 export interface PersistentVolumeClaimCondition {
   /** lastProbeTime is the time we probed the condition. */
-  lastProbeTime?: Time;
+  lastProbeTime?: Time | undefined;
   /** lastTransitionTime is the time the condition transitioned from one status to another. */
-  lastTransitionTime?: Time;
+  lastTransitionTime?: Time | undefined;
   /** message is the human-readable message indicating details about last transition. */
-  message?: string;
+  message?: string | undefined;
   /**
    * reason is a unique, this should be a short, machine understandable string that gives the reason for condition's last transition. If it reports "Resizing" that means the underlying persistent volume is being resized.
    */
-  reason?: string;
+  reason?: string | undefined;
   /**
    * Status is the status of the condition. Can be True, False, Unknown. More info: https://kubernetes.io/docs/reference/kubernetes-api/config-and-storage-resources/persistent-volume-claim-v1/#:~:text=state%20of%20pvc-,conditions.status,-(string)%2C%20required
    */
@@ -2633,7 +2633,7 @@ export interface PersistentVolumeClaimList {
   /**
    * APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
    */
-  apiVersion?: 'v1';
+  apiVersion?: 'v1' | undefined;
   /**
    * items is a list of persistent volume claims. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#persistentvolumeclaims
    */
@@ -2641,11 +2641,11 @@ export interface PersistentVolumeClaimList {
   /**
    * Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
    */
-  kind?: 'PersistentVolumeClaimList';
+  kind?: 'PersistentVolumeClaimList' | undefined;
   /**
    * Standard list metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
    */
-  metadata?: ListMeta;
+  metadata?: ListMeta | undefined;
 }
 
 /**
@@ -2655,11 +2655,11 @@ export interface PersistentVolumeClaimSpec {
   /**
    * accessModes contains the desired access modes the volume should have. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#access-modes-1
    */
-  accessModes?: ('ReadOnlyMany' | 'ReadWriteMany' | 'ReadWriteOnce' | 'ReadWriteOncePod')[];
+  accessModes?: ('ReadOnlyMany' | 'ReadWriteMany' | 'ReadWriteOnce' | 'ReadWriteOncePod')[] | undefined;
   /**
    * dataSource field can be used to specify either: * An existing VolumeSnapshot object (snapshot.storage.k8s.io/VolumeSnapshot) * An existing PVC (PersistentVolumeClaim) If the provisioner or an external controller can support the specified data source, it will create a new volume based on the contents of the specified data source. dataSource contents will be copied to dataSourceRef, and dataSourceRef contents will be copied to dataSource when dataSourceRef.namespace is not specified. If the namespace is specified, then dataSourceRef will not be copied to dataSource.
    */
-  dataSource?: TypedLocalObjectReference;
+  dataSource?: TypedLocalObjectReference | undefined;
   /**
    * dataSourceRef specifies the object from which to populate the volume with data, if a non-empty volume is desired. This may be any object from a non-empty API group (non core object) or a PersistentVolumeClaim object. When this field is specified, volume binding will only succeed if the type of the specified object matches some installed volume populator or dynamic provisioner. This field will replace the functionality of the dataSource field and as such if both fields are non-empty, they must have the same value. For backwards compatibility, when namespace isn't specified in dataSourceRef, both fields (dataSource and dataSourceRef) will be set to the same value automatically if one of them is empty and the other is non-empty. When namespace is specified in dataSourceRef, dataSource isn't set to the same value and must be empty. There are three important differences between dataSource and dataSourceRef: * While dataSource only allows two specific types of objects, dataSourceRef
    *   allows any non-core object, as well as PersistentVolumeClaim objects.
@@ -2670,21 +2670,21 @@ export interface PersistentVolumeClaimSpec {
    *   in any namespaces.
    * (Alpha) Using the namespace field of dataSourceRef requires the CrossNamespaceVolumeDataSource feature gate to be enabled.
    */
-  dataSourceRef?: TypedObjectReference;
+  dataSourceRef?: TypedObjectReference | undefined;
   /**
    * resources represents the minimum resources the volume should have. Users are allowed to specify resource requirements that are lower than previous value but must still be higher than capacity recorded in the status field of the claim. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#resources
    */
-  resources?: VolumeResourceRequirements;
+  resources?: VolumeResourceRequirements | undefined;
   /** selector is a label query over volumes to consider for binding. */
-  selector?: LabelSelector;
+  selector?: LabelSelector | undefined;
   /**
    * storageClassName is the name of the StorageClass required by the claim. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#class-1
    */
-  storageClassName?: string;
+  storageClassName?: string | undefined;
   /**
    * volumeAttributesClassName may be used to set the VolumeAttributesClass used by this claim. If specified, the CSI driver will create or update the volume with the attributes defined in the corresponding VolumeAttributesClass. This has a different purpose than storageClassName, it can be changed after the claim is created. An empty string or nil value indicates that no VolumeAttributesClass will be applied to the claim. If the claim enters an Infeasible error state, this field can be reset to its previous value (including nil) to cancel the modification. If the resource referred to by volumeAttributesClass does not exist, this PersistentVolumeClaim will be set to a Pending state, as reflected by the modifyVolumeStatus field, until such as a resource exists. More info: https://kubernetes.io/docs/concepts/storage/volume-attributes-classes/
    */
-  volumeAttributesClassName?: string;
+  volumeAttributesClassName?: string | undefined;
   /**
    * volumeMode defines what type of volume is required by the claim. Value of Filesystem is implied when not included in claim spec.
    *
@@ -2692,9 +2692,9 @@ export interface PersistentVolumeClaimSpec {
    *  - `"Block"` means the volume will not be formatted with a filesystem and will remain a raw block device.
    *  - `"Filesystem"` means the volume will be or is formatted with a filesystem.
    */
-  volumeMode?: 'Block' | 'Filesystem';
+  volumeMode?: 'Block' | 'Filesystem' | undefined;
   /** volumeName is the binding reference to the PersistentVolume backing this claim. */
-  volumeName?: string;
+  volumeName?: string | undefined;
 }
 
 /** PersistentVolumeClaimStatus is the current status of a persistent volume claim. */
@@ -2702,7 +2702,7 @@ export interface PersistentVolumeClaimStatus {
   /**
    * accessModes contains the actual access modes the volume backing the PVC has. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#access-modes-1
    */
-  accessModes?: ('ReadOnlyMany' | 'ReadWriteMany' | 'ReadWriteOnce' | 'ReadWriteOncePod')[];
+  accessModes?: ('ReadOnlyMany' | 'ReadWriteMany' | 'ReadWriteOnce' | 'ReadWriteOncePod')[] | undefined;
   /**
    * allocatedResourceStatuses stores status of resource being resized for the given PVC. Key names follow standard Kubernetes label syntax. Valid values are either:
    * 	* Un-prefixed keys:
@@ -2733,7 +2733,7 @@ export interface PersistentVolumeClaimStatus {
    *
    * A controller that receives PVC update with previously unknown resourceName or ClaimResourceStatus should ignore the update for the purpose it was designed. For example - a controller that only is responsible for resizing capacity of the volume, should ignore PVC updates that change other valid resources associated with PVC.
    */
-  allocatedResourceStatuses?: { [key: string]: 'ControllerResizeInProgress' | 'ControllerResizeInfeasible' | 'NodeResizeInProgress' | 'NodeResizeInfeasible' | 'NodeResizePending' };
+  allocatedResourceStatuses?: { [key: string]: 'ControllerResizeInProgress' | 'ControllerResizeInfeasible' | 'NodeResizeInProgress' | 'NodeResizeInfeasible' | 'NodeResizePending' } | undefined;
   /**
    * allocatedResources tracks the resources allocated to a PVC including its capacity. Key names follow standard Kubernetes label syntax. Valid values are either:
    * 	* Un-prefixed keys:
@@ -2745,25 +2745,25 @@ export interface PersistentVolumeClaimStatus {
    *
    * A controller that receives PVC update with previously unknown resourceName should ignore the update for the purpose it was designed. For example - a controller that only is responsible for resizing capacity of the volume, should ignore PVC updates that change other valid resources associated with PVC.
    */
-  allocatedResources?: { [key: string]: Quantity };
+  allocatedResources?: { [key: string]: Quantity } | undefined;
   /** capacity represents the actual resources of the underlying volume. */
-  capacity?: { [key: string]: Quantity };
+  capacity?: { [key: string]: Quantity } | undefined;
   /**
    * conditions is the current Condition of persistent volume claim. If underlying persistent volume is being resized then the Condition will be set to 'Resizing'.
    */
-  conditions?: PersistentVolumeClaimCondition[];
+  conditions?: PersistentVolumeClaimCondition[] | undefined;
   /**
    * currentVolumeAttributesClassName is the current name of the VolumeAttributesClass the PVC is using. When unset, there is no VolumeAttributeClass applied to this PersistentVolumeClaim
    */
-  currentVolumeAttributesClassName?: string;
+  currentVolumeAttributesClassName?: string | undefined;
   /**
    * healthStatus contains the latest controller-reported health information for the volume bound to this claim.
    */
-  healthStatus?: VolumeHealthStatus;
+  healthStatus?: VolumeHealthStatus | undefined;
   /**
    * ModifyVolumeStatus represents the status object of ControllerModifyVolume operation. When this is unset, there is no ModifyVolume operation being attempted.
    */
-  modifyVolumeStatus?: ModifyVolumeStatus;
+  modifyVolumeStatus?: ModifyVolumeStatus | undefined;
   /**
    * phase represents the current phase of PersistentVolumeClaim.
    *
@@ -2772,7 +2772,7 @@ export interface PersistentVolumeClaimStatus {
    *  - `"Lost"` used for PersistentVolumeClaims that lost their underlying PersistentVolume. The claim was bound to a PersistentVolume and this volume does not exist any longer and all data on it was lost.
    *  - `"Pending"` used for PersistentVolumeClaims that are not yet bound
    */
-  phase?: 'Bound' | 'Lost' | 'Pending';
+  phase?: 'Bound' | 'Lost' | 'Pending' | undefined;
 }
 
 /**
@@ -2782,7 +2782,7 @@ export interface PersistentVolumeClaimTemplate {
   /**
    * May contain labels and annotations that will be copied into the PVC when creating it. No other fields are allowed and will be rejected during validation.
    */
-  metadata?: ObjectMeta;
+  metadata?: ObjectMeta | undefined;
   /**
    * The specification for the PersistentVolumeClaim. The entire content is copied unchanged into the PVC that gets created from this template. The same fields as in a PersistentVolumeClaim are also valid here.
    */
@@ -2798,7 +2798,7 @@ export interface PersistentVolumeClaimVolumeSource {
    */
   claimName: string;
   /** readOnly Will force the ReadOnly setting in VolumeMounts. Default false. */
-  readOnly?: boolean;
+  readOnly?: boolean | undefined;
 }
 
 /** PersistentVolumeList is a list of PersistentVolume items. */
@@ -2806,7 +2806,7 @@ export interface PersistentVolumeList {
   /**
    * APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
    */
-  apiVersion?: 'v1';
+  apiVersion?: 'v1' | undefined;
   /**
    * items is a list of persistent volumes. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes
    */
@@ -2814,11 +2814,11 @@ export interface PersistentVolumeList {
   /**
    * Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
    */
-  kind?: 'PersistentVolumeList';
+  kind?: 'PersistentVolumeList' | undefined;
   /**
    * Standard list metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
    */
-  metadata?: ListMeta;
+  metadata?: ListMeta | undefined;
 }
 
 /** PersistentVolumeSpec is the specification of a persistent volume. */
@@ -2826,79 +2826,79 @@ export interface PersistentVolumeSpec {
   /**
    * accessModes contains all ways the volume can be mounted. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#access-modes
    */
-  accessModes?: ('ReadOnlyMany' | 'ReadWriteMany' | 'ReadWriteOnce' | 'ReadWriteOncePod')[];
+  accessModes?: ('ReadOnlyMany' | 'ReadWriteMany' | 'ReadWriteOnce' | 'ReadWriteOncePod')[] | undefined;
   /**
    * awsElasticBlockStore represents an AWS Disk resource that is attached to a kubelet's host machine and then exposed to the pod. Deprecated: AWSElasticBlockStore is deprecated. All operations for the in-tree awsElasticBlockStore type are redirected to the ebs.csi.aws.com CSI driver. More info: https://kubernetes.io/docs/concepts/storage/volumes#awselasticblockstore
    */
-  awsElasticBlockStore?: AWSElasticBlockStoreVolumeSource;
+  awsElasticBlockStore?: AWSElasticBlockStoreVolumeSource | undefined;
   /**
    * azureDisk represents an Azure Data Disk mount on the host and bind mount to the pod. Deprecated: AzureDisk is deprecated. All operations for the in-tree azureDisk type are redirected to the disk.csi.azure.com CSI driver.
    */
-  azureDisk?: AzureDiskVolumeSource;
+  azureDisk?: AzureDiskVolumeSource | undefined;
   /**
    * azureFile represents an Azure File Service mount on the host and bind mount to the pod. Deprecated: AzureFile is deprecated. All operations for the in-tree azureFile type are redirected to the file.csi.azure.com CSI driver.
    */
-  azureFile?: AzureFilePersistentVolumeSource;
+  azureFile?: AzureFilePersistentVolumeSource | undefined;
   /**
    * capacity is the description of the persistent volume's resources and capacity. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#capacity
    */
-  capacity?: { [key: string]: Quantity };
+  capacity?: { [key: string]: Quantity } | undefined;
   /**
    * cephFS represents a Ceph FS mount on the host that shares a pod's lifetime. Deprecated: CephFS is deprecated and the in-tree cephfs type is no longer supported.
    */
-  cephfs?: CephFSPersistentVolumeSource;
+  cephfs?: CephFSPersistentVolumeSource | undefined;
   /**
    * cinder represents a cinder volume attached and mounted on kubelets host machine. Deprecated: Cinder is deprecated. All operations for the in-tree cinder type are redirected to the cinder.csi.openstack.org CSI driver. More info: https://examples.k8s.io/mysql-cinder-pd/README.md
    */
-  cinder?: CinderPersistentVolumeSource;
+  cinder?: CinderPersistentVolumeSource | undefined;
   /**
    * claimRef is part of a bi-directional binding between PersistentVolume and PersistentVolumeClaim. Expected to be non-nil when bound. claim.VolumeName is the authoritative bind between PV and PVC. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#binding
    */
-  claimRef?: ObjectReference;
+  claimRef?: ObjectReference | undefined;
   /** csi represents storage that is handled by an external CSI driver. */
-  csi?: CSIPersistentVolumeSource;
+  csi?: CSIPersistentVolumeSource | undefined;
   /**
    * fc represents a Fibre Channel resource that is attached to a kubelet's host machine and then exposed to the pod.
    */
-  fc?: FCVolumeSource;
+  fc?: FCVolumeSource | undefined;
   /**
    * flexVolume represents a generic volume resource that is provisioned/attached using an exec based plugin. Deprecated: FlexVolume is deprecated. Consider using a CSIDriver instead.
    */
-  flexVolume?: FlexPersistentVolumeSource;
+  flexVolume?: FlexPersistentVolumeSource | undefined;
   /**
    * flocker represents a Flocker volume attached to a kubelet's host machine and exposed to the pod for its usage. This depends on the Flocker control service being running. Deprecated: Flocker is deprecated and the in-tree flocker type is no longer supported.
    */
-  flocker?: FlockerVolumeSource;
+  flocker?: FlockerVolumeSource | undefined;
   /**
    * gcePersistentDisk represents a GCE Disk resource that is attached to a kubelet's host machine and then exposed to the pod. Provisioned by an admin. Deprecated: GCEPersistentDisk is deprecated. All operations for the in-tree gcePersistentDisk type are redirected to the pd.csi.storage.gke.io CSI driver. More info: https://kubernetes.io/docs/concepts/storage/volumes#gcepersistentdisk
    */
-  gcePersistentDisk?: GCEPersistentDiskVolumeSource;
+  gcePersistentDisk?: GCEPersistentDiskVolumeSource | undefined;
   /**
    * glusterfs represents a Glusterfs volume that is attached to a host and exposed to the pod. Provisioned by an admin. Deprecated: Glusterfs is deprecated and the in-tree glusterfs type is no longer supported. More info: https://examples.k8s.io/volumes/glusterfs/README.md
    */
-  glusterfs?: GlusterfsPersistentVolumeSource;
+  glusterfs?: GlusterfsPersistentVolumeSource | undefined;
   /**
    * hostPath represents a directory on the host. Provisioned by a developer or tester. This is useful for single-node development and testing only! On-host storage is not supported in any way and WILL NOT WORK in a multi-node cluster. More info: https://kubernetes.io/docs/concepts/storage/volumes#hostpath
    */
-  hostPath?: HostPathVolumeSource;
+  hostPath?: HostPathVolumeSource | undefined;
   /**
    * iscsi represents an ISCSI Disk resource that is attached to a kubelet's host machine and then exposed to the pod. Provisioned by an admin.
    */
-  iscsi?: ISCSIPersistentVolumeSource;
+  iscsi?: ISCSIPersistentVolumeSource | undefined;
   /** local represents directly-attached storage with node affinity */
-  local?: LocalVolumeSource;
+  local?: LocalVolumeSource | undefined;
   /**
    * mountOptions is the list of mount options, e.g. ["ro", "soft"]. Not validated - mount will simply fail if one is invalid. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes/#mount-options
    */
-  mountOptions?: string[];
+  mountOptions?: string[] | undefined;
   /**
    * nfs represents an NFS mount on the host. Provisioned by an admin. More info: https://kubernetes.io/docs/concepts/storage/volumes#nfs
    */
-  nfs?: NFSVolumeSource;
+  nfs?: NFSVolumeSource | undefined;
   /**
    * nodeAffinity defines constraints that limit what nodes this volume can be accessed from. This field influences the scheduling of pods that use this volume. This field is mutable if MutablePVNodeAffinity feature gate is enabled.
    */
-  nodeAffinity?: VolumeNodeAffinity;
+  nodeAffinity?: VolumeNodeAffinity | undefined;
   /**
    * persistentVolumeReclaimPolicy defines what happens to a persistent volume when released from its claim. Valid options are Retain (default for manually created PersistentVolumes), Delete (default for dynamically provisioned PersistentVolumes), and Recycle (deprecated). Recycle must be supported by the volume plugin underlying this PersistentVolume. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#reclaiming
    *
@@ -2907,39 +2907,39 @@ export interface PersistentVolumeSpec {
    *  - `"Recycle"` means the volume will be recycled back into the pool of unbound persistent volumes on release from its claim. The volume plugin must support Recycling.
    *  - `"Retain"` means the volume will be left in its current phase (Released) for manual reclamation by the administrator. The default policy is Retain.
    */
-  persistentVolumeReclaimPolicy?: 'Delete' | 'Recycle' | 'Retain';
+  persistentVolumeReclaimPolicy?: 'Delete' | 'Recycle' | 'Retain' | undefined;
   /**
    * photonPersistentDisk represents a PhotonController persistent disk attached and mounted on kubelets host machine. Deprecated: PhotonPersistentDisk is deprecated and the in-tree photonPersistentDisk type is no longer supported.
    */
-  photonPersistentDisk?: PhotonPersistentDiskVolumeSource;
+  photonPersistentDisk?: PhotonPersistentDiskVolumeSource | undefined;
   /**
    * portworxVolume represents a portworx volume attached and mounted on kubelets host machine. Deprecated: PortworxVolume is deprecated. All operations for the in-tree portworxVolume type are redirected to the pxd.portworx.com CSI driver.
    */
-  portworxVolume?: PortworxVolumeSource;
+  portworxVolume?: PortworxVolumeSource | undefined;
   /**
    * quobyte represents a Quobyte mount on the host that shares a pod's lifetime. Deprecated: Quobyte is deprecated and the in-tree quobyte type is no longer supported.
    */
-  quobyte?: QuobyteVolumeSource;
+  quobyte?: QuobyteVolumeSource | undefined;
   /**
    * rbd represents a Rados Block Device mount on the host that shares a pod's lifetime. Deprecated: RBD is deprecated and the in-tree rbd type is no longer supported. More info: https://examples.k8s.io/volumes/rbd/README.md
    */
-  rbd?: RBDPersistentVolumeSource;
+  rbd?: RBDPersistentVolumeSource | undefined;
   /**
    * scaleIO represents a ScaleIO persistent volume attached and mounted on Kubernetes nodes. Deprecated: ScaleIO is deprecated and the in-tree scaleIO type is no longer supported.
    */
-  scaleIO?: ScaleIOPersistentVolumeSource;
+  scaleIO?: ScaleIOPersistentVolumeSource | undefined;
   /**
    * storageClassName is the name of StorageClass to which this persistent volume belongs. Empty value means that this volume does not belong to any StorageClass.
    */
-  storageClassName?: string;
+  storageClassName?: string | undefined;
   /**
    * storageOS represents a StorageOS volume that is attached to the kubelet's host machine and mounted into the pod. Deprecated: StorageOS is deprecated and the in-tree storageos type is no longer supported. More info: https://examples.k8s.io/volumes/storageos/README.md
    */
-  storageos?: StorageOSPersistentVolumeSource;
+  storageos?: StorageOSPersistentVolumeSource | undefined;
   /**
    * Name of VolumeAttributesClass to which this persistent volume belongs. Empty value is not allowed. When this field is not set, it indicates that this volume does not belong to any VolumeAttributesClass. This field is mutable and can be changed by the CSI driver after a volume has been updated successfully to a new class. For an unbound PersistentVolume, the volumeAttributesClassName will be matched with unbound PersistentVolumeClaims during the binding process.
    */
-  volumeAttributesClassName?: string;
+  volumeAttributesClassName?: string | undefined;
   /**
    * volumeMode defines if a volume is intended to be used with a formatted filesystem or to remain in raw block state. Value of Filesystem is implied when not included in spec.
    *
@@ -2947,11 +2947,11 @@ export interface PersistentVolumeSpec {
    *  - `"Block"` means the volume will not be formatted with a filesystem and will remain a raw block device.
    *  - `"Filesystem"` means the volume will be or is formatted with a filesystem.
    */
-  volumeMode?: 'Block' | 'Filesystem';
+  volumeMode?: 'Block' | 'Filesystem' | undefined;
   /**
    * vsphereVolume represents a vSphere volume attached and mounted on kubelets host machine. Deprecated: VsphereVolume is deprecated. All operations for the in-tree vsphereVolume type are redirected to the csi.vsphere.vmware.com CSI driver.
    */
-  vsphereVolume?: VsphereVirtualDiskVolumeSource;
+  vsphereVolume?: VsphereVirtualDiskVolumeSource | undefined;
 }
 
 /** PersistentVolumeStatus is the current status of a persistent volume. */
@@ -2959,9 +2959,9 @@ export interface PersistentVolumeStatus {
   /**
    * lastPhaseTransitionTime is the time the phase transitioned from one to another and automatically resets to current time everytime a volume phase transitions.
    */
-  lastPhaseTransitionTime?: Time;
+  lastPhaseTransitionTime?: Time | undefined;
   /** message is a human-readable message indicating details about why the volume is in this state. */
-  message?: string;
+  message?: string | undefined;
   /**
    * phase indicates if a volume is available, bound to a claim, or released by a claim. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#phase
    *
@@ -2972,11 +2972,11 @@ export interface PersistentVolumeStatus {
    *  - `"Pending"` used for PersistentVolumes that are not available
    *  - `"Released"` used for PersistentVolumes where the bound PersistentVolumeClaim was deleted released volumes must be recycled before becoming available again this phase is used by the persistent volume claim binder to signal to another process to reclaim the resource
    */
-  phase?: 'Available' | 'Bound' | 'Failed' | 'Pending' | 'Released';
+  phase?: 'Available' | 'Bound' | 'Failed' | 'Pending' | 'Released' | undefined;
   /**
    * reason is a brief CamelCase string that describes any failure and is meant for machine parsing and tidy display in the CLI.
    */
-  reason?: string;
+  reason?: string | undefined;
 }
 
 /** Represents a Photon Controller persistent disk resource. */
@@ -2984,7 +2984,7 @@ export interface PhotonPersistentDiskVolumeSource {
   /**
    * fsType is the filesystem type to mount. Must be a filesystem type supported by the host operating system. Ex. "ext4", "xfs", "ntfs". Implicitly inferred to be "ext4" if unspecified.
    */
-  fsType?: string;
+  fsType?: string | undefined;
   /** pdID is the ID that identifies Photon Controller persistent disk */
   pdID: string;
 }
@@ -2996,23 +2996,23 @@ export interface Pod {
   /**
    * APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
    */
-  apiVersion?: 'v1';
+  apiVersion?: 'v1' | undefined;
   /**
    * Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
    */
-  kind?: 'Pod';
+  kind?: 'Pod' | undefined;
   /**
    * Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
    */
-  metadata?: ObjectMeta;
+  metadata?: ObjectMeta | undefined;
   /**
    * Specification of the desired behavior of the pod. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status
    */
-  spec?: PodSpec;
+  spec?: PodSpec | undefined;
   /**
    * Most recently observed status of the pod. This data may not be up to date. Populated by the system. Read-only. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status
    */
-  status?: PodStatus;
+  status?: PodStatus | undefined;
 }
 
 /** Pod affinity is a group of inter pod affinity scheduling rules. */
@@ -3020,11 +3020,11 @@ export interface PodAffinity {
   /**
    * The scheduler will prefer to schedule pods to nodes that satisfy the affinity expressions specified by this field, but it may choose a node that violates one or more of the expressions. The node that is most preferred is the one with the greatest sum of weights, i.e. for each node that meets all of the scheduling requirements (resource request, requiredDuringScheduling affinity expressions, etc.), compute a sum by iterating through the elements of this field and adding "weight" to the sum if the node has pods which matches the corresponding podAffinityTerm; the node(s) with the highest sum are the most preferred.
    */
-  preferredDuringSchedulingIgnoredDuringExecution?: WeightedPodAffinityTerm[];
+  preferredDuringSchedulingIgnoredDuringExecution?: WeightedPodAffinityTerm[] | undefined;
   /**
    * If the affinity requirements specified by this field are not met at scheduling time, the pod will not be scheduled onto the node. If the affinity requirements specified by this field cease to be met at some point during pod execution (e.g. due to a pod label update), the system may or may not try to eventually evict the pod from its node. When there are multiple elements, the lists of nodes corresponding to each podAffinityTerm are intersected, i.e. all terms must be satisfied.
    */
-  requiredDuringSchedulingIgnoredDuringExecution?: PodAffinityTerm[];
+  requiredDuringSchedulingIgnoredDuringExecution?: PodAffinityTerm[] | undefined;
 }
 
 /**
@@ -3034,23 +3034,23 @@ export interface PodAffinityTerm {
   /**
    * A label query over a set of resources, in this case pods. If it's null, this PodAffinityTerm matches with no Pods.
    */
-  labelSelector?: LabelSelector;
+  labelSelector?: LabelSelector | undefined;
   /**
    * MatchLabelKeys is a set of pod label keys to select which pods will be taken into consideration. The keys are used to lookup values from the incoming pod labels, those key-value labels are merged with `labelSelector` as `key in (value)` to select the group of existing pods which pods will be taken into consideration for the incoming pod's pod (anti) affinity. Keys that don't exist in the incoming pod labels will be ignored. The default value is empty. The same key is forbidden to exist in both matchLabelKeys and labelSelector. Also, matchLabelKeys cannot be set when labelSelector isn't set.
    */
-  matchLabelKeys?: string[];
+  matchLabelKeys?: string[] | undefined;
   /**
    * MismatchLabelKeys is a set of pod label keys to select which pods will be taken into consideration. The keys are used to lookup values from the incoming pod labels, those key-value labels are merged with `labelSelector` as `key notin (value)` to select the group of existing pods which pods will be taken into consideration for the incoming pod's pod (anti) affinity. Keys that don't exist in the incoming pod labels will be ignored. The default value is empty. The same key is forbidden to exist in both mismatchLabelKeys and labelSelector. Also, mismatchLabelKeys cannot be set when labelSelector isn't set.
    */
-  mismatchLabelKeys?: string[];
+  mismatchLabelKeys?: string[] | undefined;
   /**
    * A label query over the set of namespaces that the term applies to. The term is applied to the union of the namespaces selected by this field and the ones listed in the namespaces field. null selector and null or empty namespaces list means "this pod's namespace". An empty selector ({}) matches all namespaces.
    */
-  namespaceSelector?: LabelSelector;
+  namespaceSelector?: LabelSelector | undefined;
   /**
    * namespaces specifies a static list of namespace names that the term applies to. The term is applied to the union of the namespaces listed in this field and the ones selected by namespaceSelector. null or empty namespaces list and null namespaceSelector means "this pod's namespace".
    */
-  namespaces?: string[];
+  namespaces?: string[] | undefined;
   /**
    * This pod should be co-located (affinity) or not co-located (anti-affinity) with the pods matching the labelSelector in the specified namespaces, where co-located is defined as running on a node whose value of the label with key topologyKey matches that of any node on which any of the selected pods is running. Empty topologyKey is not allowed.
    */
@@ -3062,11 +3062,11 @@ export interface PodAntiAffinity {
   /**
    * The scheduler will prefer to schedule pods to nodes that satisfy the anti-affinity expressions specified by this field, but it may choose a node that violates one or more of the expressions. The node that is most preferred is the one with the greatest sum of weights, i.e. for each node that meets all of the scheduling requirements (resource request, requiredDuringScheduling anti-affinity expressions, etc.), compute a sum by iterating through the elements of this field and subtracting "weight" from the sum if the node has pods which matches the corresponding podAffinityTerm; the node(s) with the highest sum are the most preferred.
    */
-  preferredDuringSchedulingIgnoredDuringExecution?: WeightedPodAffinityTerm[];
+  preferredDuringSchedulingIgnoredDuringExecution?: WeightedPodAffinityTerm[] | undefined;
   /**
    * If the anti-affinity requirements specified by this field are not met at scheduling time, the pod will not be scheduled onto the node. If the anti-affinity requirements specified by this field cease to be met at some point during pod execution (e.g. due to a pod label update), the system may or may not try to eventually evict the pod from its node. When there are multiple elements, the lists of nodes corresponding to each podAffinityTerm are intersected, i.e. all terms must be satisfied.
    */
-  requiredDuringSchedulingIgnoredDuringExecution?: PodAffinityTerm[];
+  requiredDuringSchedulingIgnoredDuringExecution?: PodAffinityTerm[] | undefined;
 }
 
 /** PodCertificateProjection provides a private key and X.509 certificate in the pod filesystem. */
@@ -3076,7 +3076,7 @@ export interface PodCertificateProjection {
    *
    * Most applications should use credentialBundlePath.  When using keyPath and certificateChainPath, your application needs to check that the key and leaf certificate are consistent, because it is possible to read the files mid-rotation.
    */
-  certificateChainPath?: string;
+  certificateChainPath?: string | undefined;
   /**
    * Write the credential bundle at this path in the projected volume.
    *
@@ -3086,13 +3086,13 @@ export interface PodCertificateProjection {
    *
    * Using credentialBundlePath lets your Pod's application code make a single atomic read that retrieves a consistent key and certificate chain.  If you project them to separate files, your application code will need to additionally check that the leaf certificate was issued to the key.
    */
-  credentialBundlePath?: string;
+  credentialBundlePath?: string | undefined;
   /**
    * Write the key at this path in the projected volume.
    *
    * Most applications should use credentialBundlePath.  When using keyPath and certificateChainPath, your application needs to check that the key and leaf certificate are consistent, because it is possible to read the files mid-rotation.
    */
-  keyPath?: string;
+  keyPath?: string | undefined;
   /**
    * The type of keypair Kubelet will generate for the pod.
    *
@@ -3108,13 +3108,13 @@ export interface PodCertificateProjection {
    *
    * The signer implementation is then free to issue a certificate with any lifetime *shorter* than MaxExpirationSeconds, but no shorter than 3600 seconds (1 hour).  This constraint is enforced by kube-apiserver. `kubernetes.io` signers will never issue certificates with a lifetime longer than 24 hours.
    */
-  maxExpirationSeconds?: number;
+  maxExpirationSeconds?: number | undefined;
   /** Kubelet's generated CSRs will be addressed to this signer. */
   signerName: string;
   /**
    * user is Optional: The owner UID of the created file. If specified, the item-level user field takes precedence over defaultUser. (Alpha) This field requires the AtomicWriteVolumeUserFields feature gate to be enabled.
    */
-  user?: number;
+  user?: number | undefined;
   /**
    * userAnnotations allow pod authors to pass additional information to the signer implementation.  Kubernetes does not restrict or validate this metadata in any way.
    *
@@ -3124,21 +3124,21 @@ export interface PodCertificateProjection {
    *
    * Signers should document the keys and values they support. Signers should deny requests that contain keys they do not recognize.
    */
-  userAnnotations?: { [key: string]: string };
+  userAnnotations?: { [key: string]: string } | undefined;
 }
 
 /** PodCondition contains details for the current condition of this pod. */
 export interface PodCondition {
   /** Last time we probed the condition. */
-  lastProbeTime?: Time;
+  lastProbeTime?: Time | undefined;
   /** Last time the condition transitioned from one status to another. */
-  lastTransitionTime?: Time;
+  lastTransitionTime?: Time | undefined;
   /** Human-readable message indicating details about last transition. */
-  message?: string;
+  message?: string | undefined;
   /** If set, this represents the .metadata.generation that the pod condition was set based upon. */
-  observedGeneration?: number;
+  observedGeneration?: number | undefined;
   /** Unique, one-word, CamelCase reason for the condition's last transition. */
-  reason?: string;
+  reason?: string | undefined;
   /**
    * Status is the status of the condition. Can be True, False, Unknown. More info: https://kubernetes.io/docs/concepts/workloads/pods/pod-lifecycle#pod-conditions
    */
@@ -3154,23 +3154,23 @@ export interface PodDNSConfig {
   /**
    * A list of DNS name server IP addresses. This will be appended to the base nameservers generated from DNSPolicy. Duplicated nameservers will be removed.
    */
-  nameservers?: string[];
+  nameservers?: string[] | undefined;
   /**
    * A list of DNS resolver options. This will be merged with the base options generated from DNSPolicy. Duplicated entries will be removed. Resolution options given in Options will override those that appear in the base DNSPolicy.
    */
-  options?: PodDNSConfigOption[];
+  options?: PodDNSConfigOption[] | undefined;
   /**
    * A list of DNS search domains for host-name lookup. This will be appended to the base search paths generated from DNSPolicy. Duplicated search paths will be removed.
    */
-  searches?: string[];
+  searches?: string[] | undefined;
 }
 
 /** PodDNSConfigOption defines DNS resolver options of a pod. */
 export interface PodDNSConfigOption {
   /** Name is this DNS resolver option's name. Required. */
-  name?: string;
+  name?: string | undefined;
   /** Value is this DNS resolver option's value. */
-  value?: string;
+  value?: string | undefined;
 }
 
 /**
@@ -3198,7 +3198,7 @@ export interface PodList {
   /**
    * APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
    */
-  apiVersion?: 'v1';
+  apiVersion?: 'v1' | undefined;
   /**
    * List of pods. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md
    */
@@ -3206,11 +3206,11 @@ export interface PodList {
   /**
    * Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
    */
-  kind?: 'PodList';
+  kind?: 'PodList' | undefined;
   /**
    * Standard list metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
    */
-  metadata?: ListMeta;
+  metadata?: ListMeta | undefined;
 }
 
 /** PodOS defines the OS parameters of a pod. */
@@ -3242,7 +3242,7 @@ export interface PodResourceClaim {
    *
    * Exactly one of ResourceClaimName and ResourceClaimTemplateName must be set.
    */
-  resourceClaimName?: string;
+  resourceClaimName?: string | undefined;
   /**
    * ResourceClaimTemplateName is the name of a ResourceClaimTemplate object in the same namespace as this pod.
    *
@@ -3254,7 +3254,7 @@ export interface PodResourceClaim {
    *
    * Exactly one of ResourceClaimName and ResourceClaimTemplateName must be set.
    */
-  resourceClaimTemplateName?: string;
+  resourceClaimTemplateName?: string | undefined;
 }
 
 /**
@@ -3272,7 +3272,7 @@ export interface PodResourceClaimStatus {
    *
    * If this is unset, then generating a ResourceClaim was not necessary. The pod.spec.resourceClaims entry can be ignored in this case.
    */
-  resourceClaimName?: string;
+  resourceClaimName?: string | undefined;
 }
 
 /** PodSchedulingGate is associated to a Pod to guard its scheduling. */
@@ -3288,7 +3288,7 @@ export interface PodSchedulingGroup {
   /**
    * PodGroupName specifies the name of the standalone PodGroup object that represents the runtime instance of this group. Must be a DNS subdomain.
    */
-  podGroupName?: string;
+  podGroupName?: string | undefined;
 }
 
 /**
@@ -3298,7 +3298,7 @@ export interface PodSecurityContext {
   /**
    * appArmorProfile is the AppArmor options to use by the containers in this pod. Note that this field cannot be set when spec.os.name is windows.
    */
-  appArmorProfile?: AppArmorProfile;
+  appArmorProfile?: AppArmorProfile | undefined;
   /**
    * A special supplemental group that applies to all containers in a pod. Some volume types allow the Kubelet to change the ownership of that volume to be owned by the pod:
    *
@@ -3306,7 +3306,7 @@ export interface PodSecurityContext {
    *
    * If unset, the Kubelet will not modify the ownership and permissions of any volume. Note that this field cannot be set when spec.os.name is windows.
    */
-  fsGroup?: number;
+  fsGroup?: number | undefined;
   /**
    * fsGroupChangePolicy defines behavior of changing ownership and permission of the volume before being exposed inside Pod. This field will only apply to volume types which support fsGroup based ownership(and permissions). It will have no effect on ephemeral volume types such as: secret, configmaps and emptydir. Valid values are "OnRootMismatch" and "Always". If not specified, "Always" is used. Note that this field cannot be set when spec.os.name is windows.
    *
@@ -3314,19 +3314,19 @@ export interface PodSecurityContext {
    *  - `"Always"` indicates that volume's ownership and permissions should always be changed whenever volume is mounted inside a Pod. This the default behavior.
    *  - `"OnRootMismatch"` indicates that volume's ownership and permissions will be changed only when permission and ownership of root directory does not match with expected permissions on the volume. This can help shorten the time it takes to change ownership and permissions of a volume.
    */
-  fsGroupChangePolicy?: 'Always' | 'OnRootMismatch';
+  fsGroupChangePolicy?: 'Always' | 'OnRootMismatch' | undefined;
   /**
    * The GID to run the entrypoint of the container process. Uses runtime default if unset. May also be set in SecurityContext.  If set in both SecurityContext and PodSecurityContext, the value specified in SecurityContext takes precedence for that container. Note that this field cannot be set when spec.os.name is windows.
    */
-  runAsGroup?: number;
+  runAsGroup?: number | undefined;
   /**
    * Indicates that the container must run as a non-root user. If true, the Kubelet will validate the image at runtime to ensure that it does not run as UID 0 (root) and fail to start the container if it does. If unset or false, no such validation will be performed. May also be set in SecurityContext.  If set in both SecurityContext and PodSecurityContext, the value specified in SecurityContext takes precedence.
    */
-  runAsNonRoot?: boolean;
+  runAsNonRoot?: boolean | undefined;
   /**
    * The UID to run the entrypoint of the container process. Defaults to user specified in image metadata if unspecified. May also be set in SecurityContext.  If set in both SecurityContext and PodSecurityContext, the value specified in SecurityContext takes precedence for that container. Note that this field cannot be set when spec.os.name is windows.
    */
-  runAsUser?: number;
+  runAsUser?: number | undefined;
   /**
    * seLinuxChangePolicy defines how the container's SELinux label is applied to all volumes used by the Pod. It has no effect on nodes that do not support SELinux or to volumes does not support SELinux. Valid values are "MountOption" and "Recursive".
    *
@@ -3340,19 +3340,19 @@ export interface PodSecurityContext {
    *
    * All Pods that use the same volume should use the same seLinuxChangePolicy, otherwise some pods can get stuck in ContainerCreating state. Note that this field cannot be set when spec.os.name is windows.
    */
-  seLinuxChangePolicy?: string;
+  seLinuxChangePolicy?: string | undefined;
   /**
    * The SELinux context to be applied to all containers. If unspecified, the container runtime will allocate a random SELinux context for each container.  May also be set in SecurityContext.  If set in both SecurityContext and PodSecurityContext, the value specified in SecurityContext takes precedence for that container. Note that this field cannot be set when spec.os.name is windows.
    */
-  seLinuxOptions?: SELinuxOptions;
+  seLinuxOptions?: SELinuxOptions | undefined;
   /**
    * The seccomp options to use by the containers in this pod. Note that this field cannot be set when spec.os.name is windows.
    */
-  seccompProfile?: SeccompProfile;
+  seccompProfile?: SeccompProfile | undefined;
   /**
    * A list of groups applied to the first process run in each container, in addition to the container's primary GID and fsGroup (if specified).  If the SupplementalGroupsPolicy feature is enabled, the supplementalGroupsPolicy field determines whether these are in addition to or instead of any group memberships defined in the container image. If unspecified, no additional groups are added, though group memberships defined in the container image may still be used, depending on the supplementalGroupsPolicy field. Note that this field cannot be set when spec.os.name is windows.
    */
-  supplementalGroups?: number[];
+  supplementalGroups?: number[] | undefined;
   /**
    * Defines how supplemental groups of the first container processes are calculated. Valid values are "Merge" and "Strict". If not specified, "Merge" is used. (Alpha) Using the field requires the SupplementalGroupsPolicy feature gate to be enabled and the container runtime must implement support for this feature. Note that this field cannot be set when spec.os.name is windows.
    *
@@ -3360,15 +3360,15 @@ export interface PodSecurityContext {
    *  - `"Merge"` means that the container's provided SupplementalGroups and FsGroup (specified in SecurityContext) will be merged with the primary user's groups as defined in the container image (in /etc/group).
    *  - `"Strict"` means that the container's provided SupplementalGroups and FsGroup (specified in SecurityContext) will be used instead of any groups defined in the container image.
    */
-  supplementalGroupsPolicy?: 'Merge' | 'Strict';
+  supplementalGroupsPolicy?: 'Merge' | 'Strict' | undefined;
   /**
    * Sysctls hold a list of namespaced sysctls used for the pod. Pods with unsupported sysctls (by the container runtime) might fail to launch. Note that this field cannot be set when spec.os.name is windows.
    */
-  sysctls?: Sysctl[];
+  sysctls?: Sysctl[] | undefined;
   /**
    * The Windows specific settings applied to all containers. If unspecified, the options within a container's SecurityContext will be used. If set in both SecurityContext and PodSecurityContext, the value specified in SecurityContext takes precedence. Note that this field cannot be set when spec.os.name is linux.
    */
-  windowsOptions?: WindowsSecurityContextOptions;
+  windowsOptions?: WindowsSecurityContextOptions | undefined;
 }
 
 /** PodSpec is a description of a pod. */
@@ -3376,13 +3376,13 @@ export interface PodSpec {
   /**
    * Optional duration in seconds the pod may be active on the node relative to StartTime before the system will actively try to mark it failed and kill associated containers. Value must be a positive integer.
    */
-  activeDeadlineSeconds?: number;
+  activeDeadlineSeconds?: number | undefined;
   /** If specified, the pod's scheduling constraints */
-  affinity?: Affinity;
+  affinity?: Affinity | undefined;
   /**
    * AutomountServiceAccountToken indicates whether a service account token should be automatically mounted.
    */
-  automountServiceAccountToken?: boolean;
+  automountServiceAccountToken?: boolean | undefined;
   /**
    * List of containers belonging to the pod. Containers cannot currently be added or removed. There must be at least one container in a Pod. Cannot be updated.
    */
@@ -3390,7 +3390,7 @@ export interface PodSpec {
   /**
    * Specifies the DNS parameters of a pod. Parameters specified here will be merged to the generated DNS configuration based on DNSPolicy.
    */
-  dnsConfig?: PodDNSConfig;
+  dnsConfig?: PodDNSConfig | undefined;
   /**
    * Set DNS policy for the pod. Defaults to "ClusterFirst". Valid values are 'ClusterFirstWithHostNet', 'ClusterFirst', 'Default' or 'None'. DNS parameters given in DNSConfig will be merged with the policy selected with DNSPolicy. To have DNS options set along with hostNetwork, you have to specify DNS policy explicitly to 'ClusterFirstWithHostNet'.
    *
@@ -3400,15 +3400,15 @@ export interface PodSpec {
    *  - `"Default"` indicates that the pod should use the default (as determined by kubelet) DNS settings.
    *  - `"None"` indicates that the pod should use empty DNS settings. DNS parameters such as nameservers and search paths should be defined via DNSConfig.
    */
-  dnsPolicy?: 'ClusterFirst' | 'ClusterFirstWithHostNet' | 'Default' | 'None';
+  dnsPolicy?: 'ClusterFirst' | 'ClusterFirstWithHostNet' | 'Default' | 'None' | undefined;
   /**
    * EnableServiceLinks indicates whether information about services should be injected into pod's environment variables, matching the syntax of Docker links. Optional: Defaults to true.
    */
-  enableServiceLinks?: boolean;
+  enableServiceLinks?: boolean | undefined;
   /**
    * List of ephemeral containers run in this pod. Ephemeral containers may be run in an existing pod to perform user-initiated actions such as debugging. This list cannot be specified when creating a pod, and it cannot be modified by updating the pod spec. In order to add an ephemeral container to an existing pod, use the pod's ephemeralcontainers subresource.
    */
-  ephemeralContainers?: EphemeralContainer[];
+  ephemeralContainers?: EphemeralContainer[] | undefined;
   /**
    * evictionResponders reference responders that react to Evictions based on EvictionRequests. Responders should observe and communicate through the Eviction Resource API to help with the graceful termination of a pod. The responders are selected sequentially, according to their specified priority.
    *
@@ -3416,49 +3416,49 @@ export interface PodSpec {
    *
    * The maximum length of the responders list is 10. Responders are not supported when the pod is part of a PodGroup (.spec.schedulingGroup is set). This field can only be set on creation and is immutable afterwards.
    */
-  evictionResponders?: EvictionResponder[];
+  evictionResponders?: EvictionResponder[] | undefined;
   /**
    * HostAliases is an optional list of hosts and IPs that will be injected into the pod's hosts file if specified.
    */
-  hostAliases?: HostAlias[];
+  hostAliases?: HostAlias[] | undefined;
   /** Use the host's ipc namespace. Optional: Default to false. */
-  hostIPC?: boolean;
+  hostIPC?: boolean | undefined;
   /**
    * Host networking requested for this pod. Use the host's network namespace. When using HostNetwork you should specify ports so the scheduler is aware. When `hostNetwork` is true, specified `hostPort` fields in port definitions must match `containerPort`, and unspecified `hostPort` fields in port definitions are defaulted to match `containerPort`. Default to false.
    */
-  hostNetwork?: boolean;
+  hostNetwork?: boolean | undefined;
   /** Use the host's pid namespace. Optional: Default to false. */
-  hostPID?: boolean;
+  hostPID?: boolean | undefined;
   /**
    * Use the host's user namespace. Optional: Default to true. If set to true or not present, the pod will be run in the host user namespace, useful for when the pod needs a feature only available to the host user namespace, such as loading a kernel module with CAP_SYS_MODULE. When set to false, a new userns is created for the pod. Setting false is useful for mitigating container breakout vulnerabilities even allowing users to run their containers as root without actually having root privileges on the host.
    */
-  hostUsers?: boolean;
+  hostUsers?: boolean | undefined;
   /**
    * Specifies the hostname of the Pod If not specified, the pod's hostname will be set to a system-defined value.
    */
-  hostname?: string;
+  hostname?: string | undefined;
   /**
    * HostnameOverride specifies an explicit override for the pod's hostname as perceived by the pod. This field only specifies the pod's hostname and does not affect its DNS records. When this field is set to a non-empty string: - It takes precedence over the values set in `hostname` and `subdomain`. - The Pod's hostname will be set to this value. - `setHostnameAsFQDN` must be nil or set to false. - `hostNetwork` must be set to false.
    *
    * This field must be a valid DNS subdomain as defined in RFC 1123 and contain at most 64 characters.
    */
-  hostnameOverride?: string;
+  hostnameOverride?: string | undefined;
   /**
    * ImagePullSecrets is an optional list of references to secrets in the same namespace to use for pulling any of the images used by this PodSpec. If specified, these secrets will be passed to individual puller implementations for them to use. More info: https://kubernetes.io/docs/concepts/containers/images#specifying-imagepullsecrets-on-a-pod
    */
-  imagePullSecrets?: LocalObjectReference[];
+  imagePullSecrets?: LocalObjectReference[] | undefined;
   /**
    * List of initialization containers belonging to the pod. Init containers are executed in order prior to containers being started. If any init container fails, the pod is considered to have failed and is handled according to its restartPolicy. The name for an init container or normal container must be unique among all containers. Init containers may not have Lifecycle actions, Readiness probes, Liveness probes, or Startup probes. The resourceRequirements of an init container are taken into account during scheduling by finding the highest request/limit for each resource type, and then using the max of that value or the sum of the normal containers. Limits are applied to init containers in a similar fashion. Init containers cannot currently be added or removed. Cannot be updated. More info: https://kubernetes.io/docs/concepts/workloads/pods/init-containers/
    */
-  initContainers?: Container[];
+  initContainers?: Container[] | undefined;
   /**
    * NodeName indicates in which node this pod is scheduled. If empty, this pod is a candidate for scheduling by the scheduler defined in schedulerName. Once this field is set, the kubelet for this node becomes responsible for the lifecycle of this pod. This field should not be used to express a desire for the pod to be scheduled on a specific node. https://kubernetes.io/docs/concepts/scheduling-eviction/assign-pod-node/#nodename
    */
-  nodeName?: string;
+  nodeName?: string | undefined;
   /**
    * NodeSelector is a selector which must be true for the pod to fit on a node. Selector which must match a node's labels for the pod to be scheduled on that node. More info: https://kubernetes.io/docs/concepts/configuration/assign-pod-node/
    */
-  nodeSelector?: { [key: string]: string };
+  nodeSelector?: { [key: string]: string } | undefined;
   /**
    * Specifies the OS of the containers in the pod. Some pod and container fields are restricted if this is set.
    *
@@ -3466,11 +3466,11 @@ export interface PodSpec {
    *
    * If the OS field is set to windows, following fields must be unset: - spec.hostPID - spec.hostIPC - spec.hostUsers - spec.resources - spec.securityContext.appArmorProfile - spec.securityContext.seLinuxOptions - spec.securityContext.seccompProfile - spec.securityContext.fsGroup - spec.securityContext.fsGroupChangePolicy - spec.securityContext.sysctls - spec.shareProcessNamespace - spec.securityContext.runAsUser - spec.securityContext.runAsGroup - spec.securityContext.supplementalGroups - spec.securityContext.supplementalGroupsPolicy - spec.containers[*].securityContext.appArmorProfile - spec.containers[*].securityContext.seLinuxOptions - spec.containers[*].securityContext.seccompProfile - spec.containers[*].securityContext.capabilities - spec.containers[*].securityContext.readOnlyRootFilesystem - spec.containers[*].securityContext.privileged - spec.containers[*].securityContext.allowPrivilegeEscalation - spec.containers[*].securityContext.procMount - spec.containers[*].securityContext.runAsUser - spec.containers[*].securityContext.runAsGroup
    */
-  os?: PodOS;
+  os?: PodOS | undefined;
   /**
    * Overhead represents the resource overhead associated with running a pod for a given RuntimeClass. This field will be autopopulated at admission time by the RuntimeClass admission controller. If the RuntimeClass admission controller is enabled, overhead must not be set in Pod create requests. The RuntimeClass admission controller will reject Pod create requests which have the overhead already set. If RuntimeClass is configured and selected in the PodSpec, Overhead will be set to the value defined in the corresponding RuntimeClass, otherwise it will remain unset and treated as zero. More info: https://git.k8s.io/enhancements/keps/sig-node/688-pod-overhead/README.md
    */
-  overhead?: { [key: string]: Quantity };
+  overhead?: { [key: string]: Quantity } | undefined;
   /**
    * PreemptionPolicy is the Policy for preempting pods with lower priority. One of Never, PreemptLowerPriority. When Priority Admission Controller is enabled, it prevents users from setting this field. The admission controller populates this field from PriorityClassName. Defaults to PreemptLowerPriority if unset.
    *
@@ -3478,19 +3478,19 @@ export interface PodSpec {
    *  - `"Never"` means that pod never preempts other pods with lower priority.
    *  - `"PreemptLowerPriority"` means that pod can preempt other pods with lower priority.
    */
-  preemptionPolicy?: 'Never' | 'PreemptLowerPriority';
+  preemptionPolicy?: 'Never' | 'PreemptLowerPriority' | undefined;
   /**
    * The priority value. Various system components use this field to find the priority of the pod. When Priority Admission Controller is enabled, it prevents users from setting this field. The admission controller populates this field from PriorityClassName. The higher the value, the higher the priority.
    */
-  priority?: number;
+  priority?: number | undefined;
   /**
    * If specified, indicates the pod's priority. "system-node-critical" and "system-cluster-critical" are two special keywords which indicate the highest priorities with the former being the highest priority. Any other name must be defined by creating a PriorityClass object with that name. If not specified, the pod priority will be default or zero if there is no default.
    */
-  priorityClassName?: string;
+  priorityClassName?: string | undefined;
   /**
    * If specified, all readiness gates will be evaluated for pod readiness. A pod is ready when all its containers are ready AND all conditions specified in the readiness gates have status equal to "True" More info: https://git.k8s.io/enhancements/keps/sig-network/580-pod-readiness-gates
    */
-  readinessGates?: PodReadinessGate[];
+  readinessGates?: PodReadinessGate[] | undefined;
   /**
    * ResourceClaims defines which ResourceClaims must be allocated and reserved before the Pod is allowed to start. The resources will be made available to those containers which consume them by name.
    *
@@ -3498,7 +3498,7 @@ export interface PodSpec {
    *
    * This field is immutable.
    */
-  resourceClaims?: PodResourceClaim[];
+  resourceClaims?: PodResourceClaim[] | undefined;
   /**
    * Resources is the total amount of CPU and Memory resources required by all containers in the pod. It supports specifying Requests and Limits for "cpu", "memory" and "hugepages-" resource names only. ResourceClaims are not supported.
    *
@@ -3506,7 +3506,7 @@ export interface PodSpec {
    *
    * This is an alpha field and requires enabling the PodLevelResources feature gate.
    */
-  resources?: ResourceRequirements;
+  resources?: ResourceRequirements | undefined;
   /**
    * Restart policy for all containers within the pod. One of Always, OnFailure, Never. In some contexts, only a subset of those values may be permitted. Default to Always. More info: https://kubernetes.io/docs/concepts/workloads/pods/pod-lifecycle/#restart-policy
    *
@@ -3515,63 +3515,63 @@ export interface PodSpec {
    *  - `"Never"`
    *  - `"OnFailure"`
    */
-  restartPolicy?: 'Always' | 'Never' | 'OnFailure';
+  restartPolicy?: 'Always' | 'Never' | 'OnFailure' | undefined;
   /**
    * RuntimeClassName refers to a RuntimeClass object in the node.k8s.io group, which should be used to run this pod.  If no RuntimeClass resource matches the named class, the pod will not be run. If unset or empty, the "legacy" RuntimeClass will be used, which is an implicit class with an empty definition that uses the default runtime handler. More info: https://git.k8s.io/enhancements/keps/sig-node/585-runtime-class
    */
-  runtimeClassName?: string;
+  runtimeClassName?: string | undefined;
   /**
    * If specified, the pod will be dispatched by specified scheduler. If not specified, the pod will be dispatched by default scheduler.
    */
-  schedulerName?: string;
+  schedulerName?: string | undefined;
   /**
    * SchedulingGates is an opaque list of values that if specified will block scheduling the pod. If schedulingGates is not empty, the pod will stay in the SchedulingGated state and the scheduler will not attempt to schedule the pod.
    *
    * SchedulingGates can only be set at pod creation time, and be removed only afterwards.
    */
-  schedulingGates?: PodSchedulingGate[];
+  schedulingGates?: PodSchedulingGate[] | undefined;
   /**
    * SchedulingGroup provides a reference to the immediate scheduling runtime grouping object that this Pod belongs to. This field is used by the scheduler to identify the group and apply the correct group scheduling policies. The association with a group also impacts other lifecycle aspects of a Pod that are relevant in a wider context of scheduling like preemption, resource attachment, etc. If not specified, the Pod is treated as a single unit in all of these aspects. The group object referenced by this field may not exist at the time the Pod is created. This field is immutable, but a group object with the same name may be recreated with different policies. Doing this during pod scheduling may result in the placement not conforming to the expected policies.
    */
-  schedulingGroup?: PodSchedulingGroup;
+  schedulingGroup?: PodSchedulingGroup | undefined;
   /**
    * SecurityContext holds pod-level security attributes and common container settings. Optional: Defaults to empty.  See type description for default values of each field.
    */
-  securityContext?: PodSecurityContext;
+  securityContext?: PodSecurityContext | undefined;
   /**
    * DeprecatedServiceAccount is a deprecated alias for ServiceAccountName. Deprecated: Use serviceAccountName instead.
    */
-  serviceAccount?: string;
+  serviceAccount?: string | undefined;
   /**
    * ServiceAccountName is the name of the ServiceAccount to use to run this pod. More info: https://kubernetes.io/docs/tasks/configure-pod-container/configure-service-account/
    */
-  serviceAccountName?: string;
+  serviceAccountName?: string | undefined;
   /**
    * If true the pod's hostname will be configured as the pod's FQDN, rather than the leaf name (the default). In Linux containers, this means setting the FQDN in the hostname field of the kernel (the nodename field of struct utsname). In Windows containers, this means setting the registry value of hostname for the registry key HKEY_LOCAL_MACHINE\\SYSTEM\\CurrentControlSet\\Services\\Tcpip\\Parameters to FQDN. If a pod does not have FQDN, this has no effect. Default to false.
    */
-  setHostnameAsFQDN?: boolean;
+  setHostnameAsFQDN?: boolean | undefined;
   /**
    * Share a single process namespace between all of the containers in a pod. When this is set containers will be able to view and signal processes from other containers in the same pod, and the first process in each container will not be assigned PID 1. HostPID and ShareProcessNamespace cannot both be set. Optional: Default to false.
    */
-  shareProcessNamespace?: boolean;
+  shareProcessNamespace?: boolean | undefined;
   /**
    * If specified, the fully qualified Pod hostname will be "<hostname>.<subdomain>.<pod namespace>.svc.<cluster domain>". If not specified, the pod will not have a domainname at all.
    */
-  subdomain?: string;
+  subdomain?: string | undefined;
   /**
    * Optional duration in seconds the pod needs to terminate gracefully. May be decreased in delete request. Value must be non-negative integer. The value zero indicates stop immediately via the kill signal (no opportunity to shut down). If this value is nil, the default grace period will be used instead. The grace period is the duration in seconds after the processes running in the pod are sent a termination signal and the time when the processes are forcibly halted with a kill signal. Set this value longer than the expected cleanup time for your process. Defaults to 30 seconds.
    */
-  terminationGracePeriodSeconds?: number;
+  terminationGracePeriodSeconds?: number | undefined;
   /** If specified, the pod's tolerations. */
-  tolerations?: Toleration[];
+  tolerations?: Toleration[] | undefined;
   /**
    * TopologySpreadConstraints describes how a group of pods ought to spread across topology domains. Scheduler will schedule pods in a way which abides by the constraints. All topologySpreadConstraints are ANDed.
    */
-  topologySpreadConstraints?: TopologySpreadConstraint[];
+  topologySpreadConstraints?: TopologySpreadConstraint[] | undefined;
   /**
    * List of volumes that can be mounted by containers belonging to the pod. More info: https://kubernetes.io/docs/concepts/storage/volumes
    */
-  volumes?: Volume[];
+  volumes?: Volume[] | undefined;
 }
 
 /**
@@ -3581,47 +3581,47 @@ export interface PodStatus {
   /**
    * AllocatedResources is the total requests allocated for this pod by the node. If pod-level requests are not set, this will be the total requests aggregated across containers in the pod.
    */
-  allocatedResources?: { [key: string]: Quantity };
+  allocatedResources?: { [key: string]: Quantity } | undefined;
   /**
    * Current service state of pod. More info: https://kubernetes.io/docs/concepts/workloads/pods/pod-lifecycle#pod-conditions
    */
-  conditions?: PodCondition[];
+  conditions?: PodCondition[] | undefined;
   /**
    * Statuses of containers in this pod. Each container in the pod should have at most one status in this list, and all statuses should be for containers in the pod. However this is not enforced. If a status for a non-existent container is present in the list, or the list has duplicate names, the behavior of various Kubernetes components is not defined and those statuses might be ignored. More info: https://kubernetes.io/docs/concepts/workloads/pods/pod-lifecycle#pod-and-container-status
    */
-  containerStatuses?: ContainerStatus[];
+  containerStatuses?: ContainerStatus[] | undefined;
   /**
    * Statuses for any ephemeral containers that have run in this pod. Each ephemeral container in the pod should have at most one status in this list, and all statuses should be for containers in the pod. However this is not enforced. If a status for a non-existent container is present in the list, or the list has duplicate names, the behavior of various Kubernetes components is not defined and those statuses might be ignored. More info: https://kubernetes.io/docs/concepts/workloads/pods/pod-lifecycle#pod-and-container-status
    */
-  ephemeralContainerStatuses?: ContainerStatus[];
+  ephemeralContainerStatuses?: ContainerStatus[] | undefined;
   /** Status of extended resource claim backed by DRA. */
-  extendedResourceClaimStatus?: PodExtendedResourceClaimStatus;
+  extendedResourceClaimStatus?: PodExtendedResourceClaimStatus | undefined;
   /**
    * hostIP holds the IP address of the host to which the pod is assigned. Empty if the pod has not started yet. A pod can be assigned to a node that has a problem in kubelet which in turns mean that HostIP will not be updated even if there is a node is assigned to pod
    */
-  hostIP?: string;
+  hostIP?: string | undefined;
   /**
    * hostIPs holds the IP addresses allocated to the host. If this field is specified, the first entry must match the hostIP field. This list is empty if the pod has not started yet. A pod can be assigned to a node that has a problem in kubelet which in turns means that HostIPs will not be updated even if there is a node is assigned to this pod.
    */
-  hostIPs?: HostIP[];
+  hostIPs?: HostIP[] | undefined;
   /**
    * Statuses of init containers in this pod. The most recent successful non-restartable init container will have ready = true, the most recently started container will have startTime set. Each init container in the pod should have at most one status in this list, and all statuses should be for containers in the pod. However this is not enforced. If a status for a non-existent container is present in the list, or the list has duplicate names, the behavior of various Kubernetes components is not defined and those statuses might be ignored. More info: https://kubernetes.io/docs/concepts/workloads/pods/pod-lifecycle/#pod-and-container-status
    */
-  initContainerStatuses?: ContainerStatus[];
+  initContainerStatuses?: ContainerStatus[] | undefined;
   /** A human readable message indicating details about why the pod is in this condition. */
-  message?: string;
+  message?: string | undefined;
   /**
    * NodeAllocatableResourceClaimStatuses contains the status of node-allocatable resources that were allocated for this pod through DRA claims. This includes resources currently reported in v1.Node `status.allocatable` that are not extended resources (see https://kubernetes.io/docs/concepts/configuration/manage-resources-containers/#extended-resources). Examples include "cpu", "memory", "ephemeral-storage", and hugepages.
    */
-  nodeAllocatableResourceClaimStatuses?: NodeAllocatableResourceClaimStatus[];
+  nodeAllocatableResourceClaimStatuses?: NodeAllocatableResourceClaimStatus[] | undefined;
   /**
    * nominatedNodeName is set only when this pod preempts other pods on the node, but it cannot be scheduled right away as preemption victims receive their graceful termination periods. This field does not guarantee that the pod will be scheduled on this node. Scheduler may decide to place the pod elsewhere if other nodes become available sooner. Scheduler may also decide to give the resources on this node to a higher priority pod that is created after preemption. As a result, this field may be different than PodSpec.nodeName when the pod is scheduled.
    */
-  nominatedNodeName?: string;
+  nominatedNodeName?: string | undefined;
   /**
    * If set, this represents the .metadata.generation that the pod status was set based upon. The PodObservedGenerationTracking feature gate must be enabled to use this field.
    */
-  observedGeneration?: number;
+  observedGeneration?: number | undefined;
   /**
    * The phase of a Pod is a simple, high-level summary of where the Pod is in its lifecycle. The conditions array, the reason and message fields, and the individual container status arrays contain more detail about the pod's status. There are five possible phase values:
    *
@@ -3636,15 +3636,15 @@ export interface PodStatus {
    *  - `"Succeeded"` means that all containers in the pod have voluntarily terminated with a container exit code of 0, and the system is not going to restart any of these containers.
    *  - `"Unknown"` means that for some reason the state of the pod could not be obtained, typically due to an error in communicating with the host of the pod. Deprecated: It isn't being set since 2015 (74da3b14b0c0f658b3bb8d2def5094686d0e9095)
    */
-  phase?: 'Failed' | 'Pending' | 'Running' | 'Succeeded' | 'Unknown';
+  phase?: 'Failed' | 'Pending' | 'Running' | 'Succeeded' | 'Unknown' | undefined;
   /**
    * podIP address allocated to the pod. Routable at least within the cluster. Empty if not yet allocated.
    */
-  podIP?: string;
+  podIP?: string | undefined;
   /**
    * podIPs holds the IP addresses allocated to the pod. If this field is specified, the 0th entry must match the podIP field. Pods may be allocated at most 1 value for each of IPv4 and IPv6. This list is empty if no IPs have been allocated yet.
    */
-  podIPs?: PodIP[];
+  podIPs?: PodIP[] | undefined;
   /**
    * The Quality of Service (QOS) classification assigned to the pod based on resource requirements See PodQOSClass type for available QOS classes More info: https://kubernetes.io/docs/concepts/workloads/pods/pod-qos/#quality-of-service-classes
    *
@@ -3653,29 +3653,29 @@ export interface PodStatus {
    *  - `"Burstable"` is the Burstable qos class.
    *  - `"Guaranteed"` is the Guaranteed qos class.
    */
-  qosClass?: 'BestEffort' | 'Burstable' | 'Guaranteed';
+  qosClass?: 'BestEffort' | 'Burstable' | 'Guaranteed' | undefined;
   /**
    * A brief CamelCase message indicating details about why the pod is in this state. e.g. 'Evicted'
    */
-  reason?: string;
+  reason?: string | undefined;
   /**
    * Status of resources resize desired for pod's containers. It is empty if no resources resize is pending. Any changes to container resources will automatically set this to "Proposed" Deprecated: Resize status is moved to two pod conditions PodResizePending and PodResizeInProgress. PodResizePending will track states where the spec has been resized, but the Kubelet has not yet allocated the resources. PodResizeInProgress will track in-progress resizes, and should be present whenever allocated resources != acknowledged resources.
    */
-  resize?: string;
+  resize?: string | undefined;
   /** Status of resource claims. */
-  resourceClaimStatuses?: PodResourceClaimStatus[];
+  resourceClaimStatuses?: PodResourceClaimStatus[] | undefined;
   /**
    * Resources represents the compute resource requests and limits that have been applied at the pod level if pod-level requests or limits are set in PodSpec.Resources
    */
-  resources?: ResourceRequirements;
+  resources?: ResourceRequirements | undefined;
   /**
    * RFC 3339 date and time at which the object was acknowledged by the Kubelet. This is before the Kubelet pulled the container image(s) for the pod.
    */
-  startTime?: Time;
+  startTime?: Time | undefined;
   /**
    * volumeHealth contains node-reported health for each volume the pod is using. Populated by the kubelet on the pod's node.
    */
-  volumeHealth?: PodVolumeHealth[];
+  volumeHealth?: PodVolumeHealth[] | undefined;
 }
 
 /** PodTemplate describes a template for creating copies of a predefined pod. */
@@ -3683,19 +3683,19 @@ export interface PodTemplate {
   /**
    * APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
    */
-  apiVersion?: 'v1';
+  apiVersion?: 'v1' | undefined;
   /**
    * Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
    */
-  kind?: 'PodTemplate';
+  kind?: 'PodTemplate' | undefined;
   /**
    * Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
    */
-  metadata?: ObjectMeta;
+  metadata?: ObjectMeta | undefined;
   /**
    * Template defines the pods that will be created from this pod template. https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status
    */
-  template?: PodTemplateSpec;
+  template?: PodTemplateSpec | undefined;
 }
 
 /** PodTemplateList is a list of PodTemplates. */
@@ -3703,17 +3703,17 @@ export interface PodTemplateList {
   /**
    * APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
    */
-  apiVersion?: 'v1';
+  apiVersion?: 'v1' | undefined;
   /** List of pod templates */
   items: PodTemplate[];
   /**
    * Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
    */
-  kind?: 'PodTemplateList';
+  kind?: 'PodTemplateList' | undefined;
   /**
    * Standard list metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
    */
-  metadata?: ListMeta;
+  metadata?: ListMeta | undefined;
 }
 
 /** PodTemplateSpec describes the data a pod should have when created from a template */
@@ -3721,11 +3721,11 @@ export interface PodTemplateSpec {
   /**
    * Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
    */
-  metadata?: ObjectMeta;
+  metadata?: ObjectMeta | undefined;
   /**
    * Specification of the desired behavior of the pod. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status
    */
-  spec?: PodSpec;
+  spec?: PodSpec | undefined;
 }
 
 /**
@@ -3735,9 +3735,9 @@ export interface PodVolumeHealth {
   /**
    * conditions is the set of adverse conditions reported by the CSI node plugin for this volume on this node. At most 16 conditions may be reported.
    */
-  healthConditions?: VolumeHealthCondition[];
+  healthConditions?: VolumeHealthCondition[] | undefined;
   /** lastTransitionTime is when the current set of conditions first appeared. */
-  lastTransitionTime?: Time;
+  lastTransitionTime?: Time | undefined;
   /** name matches an entry in pod.spec.volumes. */
   name: string;
 }
@@ -3750,7 +3750,7 @@ export interface PortStatus {
    * - cloud provider specific error values must have names that comply with the
    *   format foo.example.com/CamelCase.
    */
-  error?: string;
+  error?: string | undefined;
   /** Port is the port number of the service port of which status is recorded here */
   port: number;
   /**
@@ -3769,11 +3769,11 @@ export interface PortworxVolumeSource {
   /**
    * fSType represents the filesystem type to mount Must be a filesystem type supported by the host operating system. Ex. "ext4", "xfs". Implicitly inferred to be "ext4" if unspecified.
    */
-  fsType?: string;
+  fsType?: string | undefined;
   /**
    * readOnly defaults to false (read/write). ReadOnly here will force the ReadOnly setting in VolumeMounts.
    */
-  readOnly?: boolean;
+  readOnly?: boolean | undefined;
   /** volumeID uniquely identifies a Portworx volume */
   volumeID: string;
 }
@@ -3793,35 +3793,35 @@ export interface PreferredSchedulingTerm {
  */
 export interface Probe {
   /** Exec specifies a command to execute in the container. */
-  exec?: ExecAction;
+  exec?: ExecAction | undefined;
   /**
    * Minimum consecutive failures for the probe to be considered failed after having succeeded. Defaults to 3. Minimum value is 1.
    */
-  failureThreshold?: number;
+  failureThreshold?: number | undefined;
   /** GRPC specifies a GRPC HealthCheckRequest. */
-  grpc?: GRPCAction;
+  grpc?: GRPCAction | undefined;
   /** HTTPGet specifies an HTTP GET request to perform. */
-  httpGet?: HTTPGetAction;
+  httpGet?: HTTPGetAction | undefined;
   /**
    * Number of seconds after the container has started before liveness probes are initiated. More info: https://kubernetes.io/docs/concepts/workloads/pods/pod-lifecycle#container-probes
    */
-  initialDelaySeconds?: number;
+  initialDelaySeconds?: number | undefined;
   /** How often (in seconds) to perform the probe. Default to 10 seconds. Minimum value is 1. */
-  periodSeconds?: number;
+  periodSeconds?: number | undefined;
   /**
    * Minimum consecutive successes for the probe to be considered successful after having failed. Defaults to 1. Must be 1 for liveness and startup. Minimum value is 1.
    */
-  successThreshold?: number;
+  successThreshold?: number | undefined;
   /** TCPSocket specifies a connection to a TCP port. */
-  tcpSocket?: TCPSocketAction;
+  tcpSocket?: TCPSocketAction | undefined;
   /**
    * Optional duration in seconds the pod needs to terminate gracefully upon probe failure. The grace period is the duration in seconds after the processes running in the pod are sent a termination signal and the time when the processes are forcibly halted with a kill signal. Set this value longer than the expected cleanup time for your process. If this value is nil, the pod's terminationGracePeriodSeconds will be used. Otherwise, this value overrides the value provided by the pod spec. Value must be non-negative integer. The value zero indicates stop immediately via the kill signal (no opportunity to shut down). This is a beta field and requires enabling ProbeTerminationGracePeriod feature gate. Minimum value is 1. spec.terminationGracePeriodSeconds is used if unset.
    */
-  terminationGracePeriodSeconds?: number;
+  terminationGracePeriodSeconds?: number | undefined;
   /**
    * Number of seconds after which the probe times out. Defaults to 1 second. Minimum value is 1. More info: https://kubernetes.io/docs/concepts/workloads/pods/pod-lifecycle#container-probes
    */
-  timeoutSeconds?: number;
+  timeoutSeconds?: number | undefined;
 }
 
 /** Represents a projected volume source */
@@ -3829,13 +3829,13 @@ export interface ProjectedVolumeSource {
   /**
    * defaultMode are the mode bits used to set permissions on created files by default. Must be an octal value between 0000 and 0777 or a decimal value between 0 and 511. YAML accepts both octal and decimal values, JSON requires decimal values for mode bits. Directories within the path are not affected by this setting. This might be in conflict with other options that affect the file mode, like fsGroup, and the result can be other mode bits set.
    */
-  defaultMode?: number;
+  defaultMode?: number | undefined;
   /**
    * defaultUser is Optional: The owner UID of the created files by default. The defaultUser field is only used as a fallback when the item-level user field is unset. (Alpha) This field requires the AtomicWriteVolumeUserFields feature gate to be enabled.
    */
-  defaultUser?: number;
+  defaultUser?: number | undefined;
   /** sources is the list of volume projections. Each entry in this list handles one source. */
-  sources?: VolumeProjection[];
+  sources?: VolumeProjection[] | undefined;
 }
 
 /**
@@ -3843,11 +3843,11 @@ export interface ProjectedVolumeSource {
  */
 export interface QuobyteVolumeSource {
   /** group to map volume access to Default is no group */
-  group?: string;
+  group?: string | undefined;
   /**
    * readOnly here will force the Quobyte volume to be mounted with read-only permissions. Defaults to false.
    */
-  readOnly?: boolean;
+  readOnly?: boolean | undefined;
   /**
    * registry represents a single or multiple Quobyte Registry services specified as a string as host:port pair (multiple entries are separated with commas) which acts as the central registry for volumes
    */
@@ -3855,9 +3855,9 @@ export interface QuobyteVolumeSource {
   /**
    * tenant owning the given Quobyte volume in the Backend Used with dynamically provisioned Quobyte volumes, value is set by the plugin
    */
-  tenant?: string;
+  tenant?: string | undefined;
   /** user to map volume access to Defaults to serivceaccount user */
-  user?: string;
+  user?: string | undefined;
   /** volume is a string that references an already created Quobyte volume by name. */
   volume: string;
 }
@@ -3869,7 +3869,7 @@ export interface RBDPersistentVolumeSource {
   /**
    * fsType is the filesystem type of the volume that you want to mount. Tip: Ensure that the filesystem type is supported by the host operating system. Examples: "ext4", "xfs", "ntfs". Implicitly inferred to be "ext4" if unspecified. More info: https://kubernetes.io/docs/concepts/storage/volumes#rbd
    */
-  fsType?: string;
+  fsType?: string | undefined;
   /**
    * image is the rados image name. More info: https://examples.k8s.io/volumes/rbd/README.md#how-to-use-it
    */
@@ -3877,7 +3877,7 @@ export interface RBDPersistentVolumeSource {
   /**
    * keyring is the path to key ring for RBDUser. Default is /etc/ceph/keyring. More info: https://examples.k8s.io/volumes/rbd/README.md#how-to-use-it
    */
-  keyring?: string;
+  keyring?: string | undefined;
   /**
    * monitors is a collection of Ceph monitors. More info: https://examples.k8s.io/volumes/rbd/README.md#how-to-use-it
    */
@@ -3885,19 +3885,19 @@ export interface RBDPersistentVolumeSource {
   /**
    * pool is the rados pool name. Default is rbd. More info: https://examples.k8s.io/volumes/rbd/README.md#how-to-use-it
    */
-  pool?: string;
+  pool?: string | undefined;
   /**
    * readOnly here will force the ReadOnly setting in VolumeMounts. Defaults to false. More info: https://examples.k8s.io/volumes/rbd/README.md#how-to-use-it
    */
-  readOnly?: boolean;
+  readOnly?: boolean | undefined;
   /**
    * secretRef is name of the authentication secret for RBDUser. If provided overrides keyring. Default is nil. More info: https://examples.k8s.io/volumes/rbd/README.md#how-to-use-it
    */
-  secretRef?: SecretReference;
+  secretRef?: SecretReference | undefined;
   /**
    * user is the rados user name. Default is admin. More info: https://examples.k8s.io/volumes/rbd/README.md#how-to-use-it
    */
-  user?: string;
+  user?: string | undefined;
 }
 
 /**
@@ -3907,7 +3907,7 @@ export interface RBDVolumeSource {
   /**
    * fsType is the filesystem type of the volume that you want to mount. Tip: Ensure that the filesystem type is supported by the host operating system. Examples: "ext4", "xfs", "ntfs". Implicitly inferred to be "ext4" if unspecified. More info: https://kubernetes.io/docs/concepts/storage/volumes#rbd
    */
-  fsType?: string;
+  fsType?: string | undefined;
   /**
    * image is the rados image name. More info: https://examples.k8s.io/volumes/rbd/README.md#how-to-use-it
    */
@@ -3915,7 +3915,7 @@ export interface RBDVolumeSource {
   /**
    * keyring is the path to key ring for RBDUser. Default is /etc/ceph/keyring. More info: https://examples.k8s.io/volumes/rbd/README.md#how-to-use-it
    */
-  keyring?: string;
+  keyring?: string | undefined;
   /**
    * monitors is a collection of Ceph monitors. More info: https://examples.k8s.io/volumes/rbd/README.md#how-to-use-it
    */
@@ -3923,19 +3923,19 @@ export interface RBDVolumeSource {
   /**
    * pool is the rados pool name. Default is rbd. More info: https://examples.k8s.io/volumes/rbd/README.md#how-to-use-it
    */
-  pool?: string;
+  pool?: string | undefined;
   /**
    * readOnly here will force the ReadOnly setting in VolumeMounts. Defaults to false. More info: https://examples.k8s.io/volumes/rbd/README.md#how-to-use-it
    */
-  readOnly?: boolean;
+  readOnly?: boolean | undefined;
   /**
    * secretRef is name of the authentication secret for RBDUser. If provided overrides keyring. Default is nil. More info: https://examples.k8s.io/volumes/rbd/README.md#how-to-use-it
    */
-  secretRef?: LocalObjectReference;
+  secretRef?: LocalObjectReference | undefined;
   /**
    * user is the rados user name. Default is admin. More info: https://examples.k8s.io/volumes/rbd/README.md#how-to-use-it
    */
-  user?: string;
+  user?: string | undefined;
 }
 
 /** ReplicationController represents the configuration of a replication controller. */
@@ -3943,23 +3943,23 @@ export interface ReplicationController {
   /**
    * APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
    */
-  apiVersion?: 'v1';
+  apiVersion?: 'v1' | undefined;
   /**
    * Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
    */
-  kind?: 'ReplicationController';
+  kind?: 'ReplicationController' | undefined;
   /**
    * If the Labels of a ReplicationController are empty, they are defaulted to be the same as the Pod(s) that the replication controller manages. Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
    */
-  metadata?: ObjectMeta;
+  metadata?: ObjectMeta | undefined;
   /**
    * Spec defines the specification of the desired behavior of the replication controller. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status
    */
-  spec?: ReplicationControllerSpec;
+  spec?: ReplicationControllerSpec | undefined;
   /**
    * Status is the most recently observed status of the replication controller. This data may be out of date by some window of time. Populated by the system. Read-only. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status
    */
-  status?: ReplicationControllerStatus;
+  status?: ReplicationControllerStatus | undefined;
 }
 
 /**
@@ -3967,11 +3967,11 @@ export interface ReplicationController {
  */
 export interface ReplicationControllerCondition {
   /** The last time the condition transitioned from one status to another. */
-  lastTransitionTime?: Time;
+  lastTransitionTime?: Time | undefined;
   /** A human readable message indicating details about the transition. */
-  message?: string;
+  message?: string | undefined;
   /** The reason for the condition's last transition. */
-  reason?: string;
+  reason?: string | undefined;
   /** Status of the condition, one of True, False, Unknown. */
   status: string;
   /** Type of replication controller condition. */
@@ -3983,7 +3983,7 @@ export interface ReplicationControllerList {
   /**
    * APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
    */
-  apiVersion?: 'v1';
+  apiVersion?: 'v1' | undefined;
   /**
    * List of replication controllers. More info: https://kubernetes.io/docs/concepts/workloads/controllers/replicationcontroller
    */
@@ -3991,11 +3991,11 @@ export interface ReplicationControllerList {
   /**
    * Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
    */
-  kind?: 'ReplicationControllerList';
+  kind?: 'ReplicationControllerList' | undefined;
   /**
    * Standard list metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
    */
-  metadata?: ListMeta;
+  metadata?: ListMeta | undefined;
 }
 
 /** ReplicationControllerSpec is the specification of a replication controller. */
@@ -4003,19 +4003,19 @@ export interface ReplicationControllerSpec {
   /**
    * Minimum number of seconds for which a newly created pod should be ready without any of its container crashing, for it to be considered available. Defaults to 0 (pod will be considered available as soon as it is ready)
    */
-  minReadySeconds?: number;
+  minReadySeconds?: number | undefined;
   /**
    * Replicas is the number of desired replicas. This is a pointer to distinguish between explicit zero and unspecified. Defaults to 1. More info: https://kubernetes.io/docs/concepts/workloads/controllers/replicationcontroller#what-is-a-replicationcontroller
    */
-  replicas?: number;
+  replicas?: number | undefined;
   /**
    * Selector is a label query over pods that should match the Replicas count. If Selector is empty, it is defaulted to the labels present on the Pod template. Label keys and values that must match in order to be controlled by this replication controller, if empty defaulted to labels on Pod template. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/labels/#label-selectors
    */
-  selector?: { [key: string]: string };
+  selector?: { [key: string]: string } | undefined;
   /**
    * Template is the object that describes the pod that will be created if insufficient replicas are detected. This takes precedence over a TemplateRef. The only allowed template.spec.restartPolicy value is "Always". More info: https://kubernetes.io/docs/concepts/workloads/controllers/replicationcontroller#pod-template
    */
-  template?: PodTemplateSpec;
+  template?: PodTemplateSpec | undefined;
 }
 
 /** ReplicationControllerStatus represents the current status of a replication controller. */
@@ -4023,19 +4023,19 @@ export interface ReplicationControllerStatus {
   /**
    * The number of available replicas (ready for at least minReadySeconds) for this replication controller.
    */
-  availableReplicas?: number;
+  availableReplicas?: number | undefined;
   /** Represents the latest available observations of a replication controller's current state. */
-  conditions?: ReplicationControllerCondition[];
+  conditions?: ReplicationControllerCondition[] | undefined;
   /**
    * The number of pods that have labels matching the labels of the pod template of the replication controller.
    */
-  fullyLabeledReplicas?: number;
+  fullyLabeledReplicas?: number | undefined;
   /**
    * ObservedGeneration reflects the generation of the most recently observed replication controller.
    */
-  observedGeneration?: number;
+  observedGeneration?: number | undefined;
   /** The number of ready replicas for this replication controller. */
-  readyReplicas?: number;
+  readyReplicas?: number | undefined;
   /**
    * Replicas is the most recently observed number of replicas. More info: https://kubernetes.io/docs/concepts/workloads/controllers/replicationcontroller#what-is-a-replicationcontroller
    */
@@ -4051,15 +4051,15 @@ export interface ResourceClaim {
   /**
    * Request is the name chosen for a request in the referenced claim. If empty, everything from the claim is made available, otherwise only the result of this request.
    */
-  request?: string;
+  request?: string | undefined;
 }
 
 /** ResourceFieldSelector represents container resources (cpu, memory) and their output format */
 export interface ResourceFieldSelector {
   /** Container name: required for volumes, optional for env vars */
-  containerName?: string;
+  containerName?: string | undefined;
   /** Specifies the output format of the exposed resources, defaults to "1" */
-  divisor?: Quantity;
+  divisor?: Quantity | undefined;
   /** Required: resource to select */
   resource: string;
 }
@@ -4079,11 +4079,11 @@ export interface ResourceHealth {
    *
    * In future we may want to introduce the PermanentlyUnhealthy Status.
    */
-  health?: string;
+  health?: string | undefined;
   /**
    * Message provides human-readable context for Health (e.g. "ECC error count exceeded threshold"). This field is populated by the kubelet when ResourceHealthStatusMessage is enabled if the DRA plugin returns a message, and is null otherwise.
    */
-  message?: string;
+  message?: string | undefined;
   /**
    * ResourceID is the unique identifier of the resource. See the ResourceID type for more information.
    */
@@ -4095,23 +4095,23 @@ export interface ResourceQuota {
   /**
    * APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
    */
-  apiVersion?: 'v1';
+  apiVersion?: 'v1' | undefined;
   /**
    * Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
    */
-  kind?: 'ResourceQuota';
+  kind?: 'ResourceQuota' | undefined;
   /**
    * Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
    */
-  metadata?: ObjectMeta;
+  metadata?: ObjectMeta | undefined;
   /**
    * Spec defines the desired quota. https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status
    */
-  spec?: ResourceQuotaSpec;
+  spec?: ResourceQuotaSpec | undefined;
   /**
    * Status defines the actual enforced quota and its current usage. https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status
    */
-  status?: ResourceQuotaStatus;
+  status?: ResourceQuotaStatus | undefined;
 }
 
 /** ResourceQuotaList is a list of ResourceQuota items. */
@@ -4119,7 +4119,7 @@ export interface ResourceQuotaList {
   /**
    * APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
    */
-  apiVersion?: 'v1';
+  apiVersion?: 'v1' | undefined;
   /**
    * Items is a list of ResourceQuota objects. More info: https://kubernetes.io/docs/concepts/policy/resource-quotas/
    */
@@ -4127,11 +4127,11 @@ export interface ResourceQuotaList {
   /**
    * Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
    */
-  kind?: 'ResourceQuotaList';
+  kind?: 'ResourceQuotaList' | undefined;
   /**
    * Standard list metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
    */
-  metadata?: ListMeta;
+  metadata?: ListMeta | undefined;
 }
 
 /** ResourceQuotaSpec defines the desired hard limits to enforce for Quota. */
@@ -4139,15 +4139,15 @@ export interface ResourceQuotaSpec {
   /**
    * hard is the set of desired hard limits for each named resource. More info: https://kubernetes.io/docs/concepts/policy/resource-quotas/
    */
-  hard?: { [key: string]: Quantity };
+  hard?: { [key: string]: Quantity } | undefined;
   /**
    * scopeSelector is also a collection of filters like scopes that must match each object tracked by a quota but expressed using ScopeSelectorOperator in combination with possible values. For a resource to match, both scopes AND scopeSelector (if specified in spec), must be matched.
    */
-  scopeSelector?: ScopeSelector;
+  scopeSelector?: ScopeSelector | undefined;
   /**
    * A collection of filters that must match each object tracked by a quota. If not specified, the quota matches all objects.
    */
-  scopes?: ('BestEffort' | 'CrossNamespacePodAffinity' | 'NotBestEffort' | 'NotTerminating' | 'PriorityClass' | 'Terminating' | 'VolumeAttributesClass')[];
+  scopes?: ('BestEffort' | 'CrossNamespacePodAffinity' | 'NotBestEffort' | 'NotTerminating' | 'PriorityClass' | 'Terminating' | 'VolumeAttributesClass')[] | undefined;
 }
 
 /** ResourceQuotaStatus defines the enforced hard limits and observed use. */
@@ -4155,9 +4155,9 @@ export interface ResourceQuotaStatus {
   /**
    * Hard is the set of enforced hard limits for each named resource. More info: https://kubernetes.io/docs/concepts/policy/resource-quotas/
    */
-  hard?: { [key: string]: Quantity };
+  hard?: { [key: string]: Quantity } | undefined;
   /** Used is the current observed total usage of the resource in the namespace. */
-  used?: { [key: string]: Quantity };
+  used?: { [key: string]: Quantity } | undefined;
 }
 
 /** ResourceRequirements describes the compute resource requirements. */
@@ -4169,15 +4169,15 @@ export interface ResourceRequirements {
    *
    * This field is immutable. It can only be set for containers.
    */
-  claims?: ResourceClaim[];
+  claims?: ResourceClaim[] | undefined;
   /**
    * Limits describes the maximum amount of compute resources allowed. More info: https://kubernetes.io/docs/concepts/configuration/manage-resources-containers/
    */
-  limits?: { [key: string]: Quantity };
+  limits?: { [key: string]: Quantity } | undefined;
   /**
    * Requests describes the minimum amount of compute resources required. If Requests is omitted for a container, it defaults to Limits if that is explicitly specified, otherwise to an implementation-defined value. Requests cannot exceed Limits. More info: https://kubernetes.io/docs/concepts/configuration/manage-resources-containers/
    */
-  requests?: { [key: string]: Quantity };
+  requests?: { [key: string]: Quantity } | undefined;
 }
 
 /** ResourceStatus represents the status of a single resource allocated to a Pod. */
@@ -4189,19 +4189,19 @@ export interface ResourceStatus {
   /**
    * List of unique resources health. Each element in the list contains an unique resource ID and its health. At a minimum, for the lifetime of a Pod, resource ID must uniquely identify the resource allocated to the Pod on the Node. If other Pod on the same Node reports the status with the same resource ID, it must be the same resource they share. See ResourceID type definition for a specific format it has in various use cases.
    */
-  resources?: ResourceHealth[];
+  resources?: ResourceHealth[] | undefined;
 }
 
 /** SELinuxOptions are the labels to be applied to the container */
 export interface SELinuxOptions {
   /** Level is SELinux level label that applies to the container. */
-  level?: string;
+  level?: string | undefined;
   /** Role is a SELinux role label that applies to the container. */
-  role?: string;
+  role?: string | undefined;
   /** Type is a SELinux type label that applies to the container. */
-  type?: string;
+  type?: string | undefined;
   /** User is a SELinux user label that applies to the container. */
-  user?: string;
+  user?: string | undefined;
 }
 
 /** ScaleIOPersistentVolumeSource represents a persistent ScaleIO volume */
@@ -4209,33 +4209,33 @@ export interface ScaleIOPersistentVolumeSource {
   /**
    * fsType is the filesystem type to mount. Must be a filesystem type supported by the host operating system. Ex. "ext4", "xfs", "ntfs". Default is "xfs"
    */
-  fsType?: string;
+  fsType?: string | undefined;
   /** gateway is the host address of the ScaleIO API Gateway. */
   gateway: string;
   /** protectionDomain is the name of the ScaleIO Protection Domain for the configured storage. */
-  protectionDomain?: string;
+  protectionDomain?: string | undefined;
   /**
    * readOnly defaults to false (read/write). ReadOnly here will force the ReadOnly setting in VolumeMounts.
    */
-  readOnly?: boolean;
+  readOnly?: boolean | undefined;
   /**
    * secretRef references to the secret for ScaleIO user and other sensitive information. If this is not provided, Login operation will fail.
    */
   secretRef: SecretReference;
   /** sslEnabled is the flag to enable/disable SSL communication with Gateway, default false */
-  sslEnabled?: boolean;
+  sslEnabled?: boolean | undefined;
   /**
    * storageMode indicates whether the storage for a volume should be ThickProvisioned or ThinProvisioned. Default is ThinProvisioned.
    */
-  storageMode?: string;
+  storageMode?: string | undefined;
   /** storagePool is the ScaleIO Storage Pool associated with the protection domain. */
-  storagePool?: string;
+  storagePool?: string | undefined;
   /** system is the name of the storage system as configured in ScaleIO. */
   system: string;
   /**
    * volumeName is the name of a volume already created in the ScaleIO system that is associated with this volume source.
    */
-  volumeName?: string;
+  volumeName?: string | undefined;
 }
 
 /** ScaleIOVolumeSource represents a persistent ScaleIO volume */
@@ -4243,33 +4243,33 @@ export interface ScaleIOVolumeSource {
   /**
    * fsType is the filesystem type to mount. Must be a filesystem type supported by the host operating system. Ex. "ext4", "xfs", "ntfs". Default is "xfs".
    */
-  fsType?: string;
+  fsType?: string | undefined;
   /** gateway is the host address of the ScaleIO API Gateway. */
   gateway: string;
   /** protectionDomain is the name of the ScaleIO Protection Domain for the configured storage. */
-  protectionDomain?: string;
+  protectionDomain?: string | undefined;
   /**
    * readOnly Defaults to false (read/write). ReadOnly here will force the ReadOnly setting in VolumeMounts.
    */
-  readOnly?: boolean;
+  readOnly?: boolean | undefined;
   /**
    * secretRef references to the secret for ScaleIO user and other sensitive information. If this is not provided, Login operation will fail.
    */
   secretRef: LocalObjectReference;
   /** sslEnabled Flag enable/disable SSL communication with Gateway, default false */
-  sslEnabled?: boolean;
+  sslEnabled?: boolean | undefined;
   /**
    * storageMode indicates whether the storage for a volume should be ThickProvisioned or ThinProvisioned. Default is ThinProvisioned.
    */
-  storageMode?: string;
+  storageMode?: string | undefined;
   /** storagePool is the ScaleIO Storage Pool associated with the protection domain. */
-  storagePool?: string;
+  storagePool?: string | undefined;
   /** system is the name of the storage system as configured in ScaleIO. */
   system: string;
   /**
    * volumeName is the name of a volume already created in the ScaleIO system that is associated with this volume source.
    */
-  volumeName?: string;
+  volumeName?: string | undefined;
 }
 
 /**
@@ -4277,7 +4277,7 @@ export interface ScaleIOVolumeSource {
  */
 export interface ScopeSelector {
   /** A list of scope selector requirements by scope of the resources. */
-  matchExpressions?: ScopedResourceSelectorRequirement[];
+  matchExpressions?: ScopedResourceSelectorRequirement[] | undefined;
 }
 
 /**
@@ -4310,7 +4310,7 @@ export interface ScopedResourceSelectorRequirement {
   /**
    * An array of string values. If the operator is In or NotIn, the values array must be non-empty. If the operator is Exists or DoesNotExist, the values array must be empty. This array is replaced during a strategic merge patch.
    */
-  values?: string[];
+  values?: string[] | undefined;
 }
 
 /**
@@ -4320,7 +4320,7 @@ export interface SeccompProfile {
   /**
    * localhostProfile indicates a profile defined in a file on the node should be used. The profile must be preconfigured on the node to work. Must be a descending path, relative to the kubelet's configured seccomp profile location. Must be set if type is "Localhost". Must NOT be set for any other type.
    */
-  localhostProfile?: string;
+  localhostProfile?: string | undefined;
   /**
    * type indicates which kind of seccomp profile will be applied. Valid options are:
    *
@@ -4341,31 +4341,31 @@ export interface Secret {
   /**
    * APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
    */
-  apiVersion?: 'v1';
+  apiVersion?: 'v1' | undefined;
   /**
    * Data contains the secret data. Each key must consist of alphanumeric characters, '-', '_' or '.'. The serialized form of the secret data is a base64 encoded string, representing the arbitrary (possibly non-string) data value here. Described in https://tools.ietf.org/html/rfc4648#section-4
    */
-  data?: { [key: string]: string };
+  data?: { [key: string]: string } | undefined;
   /**
    * Immutable, if set to true, ensures that data stored in the Secret cannot be updated (only object metadata can be modified). If not set to true, the field can be modified at any time. Defaulted to nil.
    */
-  immutable?: boolean;
+  immutable?: boolean | undefined;
   /**
    * Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
    */
-  kind?: 'Secret';
+  kind?: 'Secret' | undefined;
   /**
    * Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
    */
-  metadata?: ObjectMeta;
+  metadata?: ObjectMeta | undefined;
   /**
    * stringData allows specifying non-binary secret data in string form. It is provided as a write-only input field for convenience. All keys and values are merged into the data field on write, overwriting any existing values. The stringData field is never output when reading from the API.
    */
-  stringData?: { [key: string]: string };
+  stringData?: { [key: string]: string } | undefined;
   /**
    * Used to facilitate programmatic handling of secret data. More info: https://kubernetes.io/docs/concepts/configuration/secret/#secret-types
    */
-  type?: string;
+  type?: string | undefined;
 }
 
 /**
@@ -4377,9 +4377,9 @@ export interface SecretEnvSource {
   /**
    * Name of the referent. This field is effectively required, but due to backwards compatibility is allowed to be empty. Instances of this type with an empty value here are almost certainly wrong. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names/#names
    */
-  name?: string;
+  name?: string | undefined;
   /** Specify whether the Secret must be defined */
-  optional?: boolean;
+  optional?: boolean | undefined;
 }
 
 /** SecretKeySelector selects a key of a Secret. */
@@ -4389,9 +4389,9 @@ export interface SecretKeySelector {
   /**
    * Name of the referent. This field is effectively required, but due to backwards compatibility is allowed to be empty. Instances of this type with an empty value here are almost certainly wrong. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names/#names
    */
-  name?: string;
+  name?: string | undefined;
   /** Specify whether the Secret or its key must be defined */
-  optional?: boolean;
+  optional?: boolean | undefined;
 }
 
 /** SecretList is a list of Secret. */
@@ -4399,7 +4399,7 @@ export interface SecretList {
   /**
    * APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
    */
-  apiVersion?: 'v1';
+  apiVersion?: 'v1' | undefined;
   /**
    * Items is a list of secret objects. More info: https://kubernetes.io/docs/concepts/configuration/secret
    */
@@ -4407,11 +4407,11 @@ export interface SecretList {
   /**
    * Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
    */
-  kind?: 'SecretList';
+  kind?: 'SecretList' | undefined;
   /**
    * Standard list metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
    */
-  metadata?: ListMeta;
+  metadata?: ListMeta | undefined;
 }
 
 /**
@@ -4423,13 +4423,13 @@ export interface SecretProjection {
   /**
    * items if unspecified, each key-value pair in the Data field of the referenced Secret will be projected into the volume as a file whose name is the key and content is the value. If specified, the listed keys will be projected into the specified paths, and unlisted keys will not be present. If a key is specified which is not present in the Secret, the volume setup will error unless it is marked optional. Paths must be relative and may not contain the '..' path or start with '..'.
    */
-  items?: KeyToPath[];
+  items?: KeyToPath[] | undefined;
   /**
    * Name of the referent. This field is effectively required, but due to backwards compatibility is allowed to be empty. Instances of this type with an empty value here are almost certainly wrong. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names/#names
    */
-  name?: string;
+  name?: string | undefined;
   /** optional field specify whether the Secret or its key must be defined */
-  optional?: boolean;
+  optional?: boolean | undefined;
 }
 
 /**
@@ -4437,9 +4437,9 @@ export interface SecretProjection {
  */
 export interface SecretReference {
   /** name is unique within a namespace to reference a secret resource. */
-  name?: string;
+  name?: string | undefined;
   /** namespace defines the space within which the secret name must be unique. */
-  namespace?: string;
+  namespace?: string | undefined;
 }
 
 /**
@@ -4451,21 +4451,21 @@ export interface SecretVolumeSource {
   /**
    * defaultMode is Optional: mode bits used to set permissions on created files by default. Must be an octal value between 0000 and 0777 or a decimal value between 0 and 511. YAML accepts both octal and decimal values, JSON requires decimal values for mode bits. Defaults to 0644. Directories within the path are not affected by this setting. This might be in conflict with other options that affect the file mode, like fsGroup, and the result can be other mode bits set.
    */
-  defaultMode?: number;
+  defaultMode?: number | undefined;
   /**
    * defaultUser is Optional: The owner UID of the created files by default. The defaultUser field is only used as a fallback when the item-level user field is unset. (Alpha) This field requires the AtomicWriteVolumeUserFields feature gate to be enabled.
    */
-  defaultUser?: number;
+  defaultUser?: number | undefined;
   /**
    * items If unspecified, each key-value pair in the Data field of the referenced Secret will be projected into the volume as a file whose name is the key and content is the value. If specified, the listed keys will be projected into the specified paths, and unlisted keys will not be present. If a key is specified which is not present in the Secret, the volume setup will error unless it is marked optional. Paths must be relative and may not contain the '..' path or start with '..'.
    */
-  items?: KeyToPath[];
+  items?: KeyToPath[] | undefined;
   /** optional field specify whether the Secret or its keys must be defined */
-  optional?: boolean;
+  optional?: boolean | undefined;
   /**
    * secretName is the name of the secret in the pod's namespace to use. More info: https://kubernetes.io/docs/concepts/storage/volumes#secret
    */
-  secretName?: string;
+  secretName?: string | undefined;
 }
 
 /**
@@ -4475,19 +4475,19 @@ export interface SecurityContext {
   /**
    * AllowPrivilegeEscalation controls whether a process can gain more privileges than its parent process. This bool directly controls if the no_new_privs flag will be set on the container process. AllowPrivilegeEscalation is true always when the container is: 1) run as Privileged 2) has CAP_SYS_ADMIN Note that this field cannot be set when spec.os.name is windows.
    */
-  allowPrivilegeEscalation?: boolean;
+  allowPrivilegeEscalation?: boolean | undefined;
   /**
    * appArmorProfile is the AppArmor options to use by this container. If set, this profile overrides the pod's appArmorProfile. Note that this field cannot be set when spec.os.name is windows.
    */
-  appArmorProfile?: AppArmorProfile;
+  appArmorProfile?: AppArmorProfile | undefined;
   /**
    * The capabilities to add/drop when running containers. Defaults to the default set of capabilities granted by the container runtime. Note that this field cannot be set when spec.os.name is windows.
    */
-  capabilities?: Capabilities;
+  capabilities?: Capabilities | undefined;
   /**
    * Run container in privileged mode. Processes in privileged containers are essentially equivalent to root on the host. Defaults to false. Note that this field cannot be set when spec.os.name is windows.
    */
-  privileged?: boolean;
+  privileged?: boolean | undefined;
   /**
    * procMount denotes the type of proc mount to use for the containers. The default value is Default which uses the container runtime defaults for readonly paths and masked paths. Note that this field cannot be set when spec.os.name is windows.
    *
@@ -4495,35 +4495,35 @@ export interface SecurityContext {
    *  - `"Default"` uses the container runtime defaults for readonly and masked paths for /proc. Most container runtimes mask certain paths in /proc to avoid accidental security exposure of special devices or information.
    *  - `"Unmasked"` bypasses the default masking behavior of the container runtime and ensures the newly created /proc the container stays in tact with no modifications.
    */
-  procMount?: 'Default' | 'Unmasked';
+  procMount?: 'Default' | 'Unmasked' | undefined;
   /**
    * Whether this container has a read-only root filesystem. Default is false. Note that this field cannot be set when spec.os.name is windows.
    */
-  readOnlyRootFilesystem?: boolean;
+  readOnlyRootFilesystem?: boolean | undefined;
   /**
    * The GID to run the entrypoint of the container process. Uses runtime default if unset. May also be set in PodSecurityContext.  If set in both SecurityContext and PodSecurityContext, the value specified in SecurityContext takes precedence. Note that this field cannot be set when spec.os.name is windows.
    */
-  runAsGroup?: number;
+  runAsGroup?: number | undefined;
   /**
    * Indicates that the container must run as a non-root user. If true, the Kubelet will validate the image at runtime to ensure that it does not run as UID 0 (root) and fail to start the container if it does. If unset or false, no such validation will be performed. May also be set in PodSecurityContext.  If set in both SecurityContext and PodSecurityContext, the value specified in SecurityContext takes precedence.
    */
-  runAsNonRoot?: boolean;
+  runAsNonRoot?: boolean | undefined;
   /**
    * The UID to run the entrypoint of the container process. Defaults to user specified in image metadata if unspecified. May also be set in PodSecurityContext.  If set in both SecurityContext and PodSecurityContext, the value specified in SecurityContext takes precedence. Note that this field cannot be set when spec.os.name is windows.
    */
-  runAsUser?: number;
+  runAsUser?: number | undefined;
   /**
    * The SELinux context to be applied to the container. If unspecified, the container runtime will allocate a random SELinux context for each container.  May also be set in PodSecurityContext.  If set in both SecurityContext and PodSecurityContext, the value specified in SecurityContext takes precedence. Note that this field cannot be set when spec.os.name is windows.
    */
-  seLinuxOptions?: SELinuxOptions;
+  seLinuxOptions?: SELinuxOptions | undefined;
   /**
    * The seccomp options to use by this container. If seccomp options are provided at both the pod & container level, the container options override the pod options. Note that this field cannot be set when spec.os.name is windows.
    */
-  seccompProfile?: SeccompProfile;
+  seccompProfile?: SeccompProfile | undefined;
   /**
    * The Windows specific settings applied to all containers. If unspecified, the options from the PodSecurityContext will be used. If set in both SecurityContext and PodSecurityContext, the value specified in SecurityContext takes precedence. Note that this field cannot be set when spec.os.name is linux.
    */
-  windowsOptions?: WindowsSecurityContextOptions;
+  windowsOptions?: WindowsSecurityContextOptions | undefined;
 }
 
 /**
@@ -4533,23 +4533,23 @@ export interface Service {
   /**
    * APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
    */
-  apiVersion?: 'v1';
+  apiVersion?: 'v1' | undefined;
   /**
    * Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
    */
-  kind?: 'Service';
+  kind?: 'Service' | undefined;
   /**
    * Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
    */
-  metadata?: ObjectMeta;
+  metadata?: ObjectMeta | undefined;
   /**
    * Spec defines the behavior of a service. https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status
    */
-  spec?: ServiceSpec;
+  spec?: ServiceSpec | undefined;
   /**
    * Most recently observed status of the service. Populated by the system. Read-only. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status
    */
-  status?: ServiceStatus;
+  status?: ServiceStatus | undefined;
 }
 
 /**
@@ -4559,27 +4559,27 @@ export interface ServiceAccount {
   /**
    * APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
    */
-  apiVersion?: 'v1';
+  apiVersion?: 'v1' | undefined;
   /**
    * AutomountServiceAccountToken indicates whether pods running as this service account should have an API token automatically mounted. Can be overridden at the pod level.
    */
-  automountServiceAccountToken?: boolean;
+  automountServiceAccountToken?: boolean | undefined;
   /**
    * ImagePullSecrets is a list of references to secrets in the same namespace to use for pulling any images in pods that reference this ServiceAccount. ImagePullSecrets are distinct from Secrets because Secrets can be mounted in the pod, but ImagePullSecrets are only accessed by the kubelet. More info: https://kubernetes.io/docs/concepts/containers/images/#specifying-imagepullsecrets-on-a-pod
    */
-  imagePullSecrets?: LocalObjectReference[];
+  imagePullSecrets?: LocalObjectReference[] | undefined;
   /**
    * Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
    */
-  kind?: 'ServiceAccount';
+  kind?: 'ServiceAccount' | undefined;
   /**
    * Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
    */
-  metadata?: ObjectMeta;
+  metadata?: ObjectMeta | undefined;
   /**
    * Secrets is a list of the secrets in the same namespace that pods running using this ServiceAccount are allowed to use. Pods are only limited to this list if this service account has a "kubernetes.io/enforce-mountable-secrets" annotation set to "true". The "kubernetes.io/enforce-mountable-secrets" annotation is deprecated since v1.32. Prefer separate namespaces to isolate access to mounted secrets. This field should not be used to find auto-generated service account token secrets for use outside of pods. Instead, tokens can be requested directly using the TokenRequest API, or service account token secrets can be manually created. More info: https://kubernetes.io/docs/concepts/configuration/secret
    */
-  secrets?: ObjectReference[];
+  secrets?: ObjectReference[] | undefined;
 }
 
 /** ServiceAccountList is a list of ServiceAccount objects */
@@ -4587,7 +4587,7 @@ export interface ServiceAccountList {
   /**
    * APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
    */
-  apiVersion?: 'v1';
+  apiVersion?: 'v1' | undefined;
   /**
    * List of ServiceAccounts. More info: https://kubernetes.io/docs/tasks/configure-pod-container/configure-service-account/
    */
@@ -4595,11 +4595,11 @@ export interface ServiceAccountList {
   /**
    * Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
    */
-  kind?: 'ServiceAccountList';
+  kind?: 'ServiceAccountList' | undefined;
   /**
    * Standard list metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
    */
-  metadata?: ListMeta;
+  metadata?: ListMeta | undefined;
 }
 
 /**
@@ -4609,17 +4609,17 @@ export interface ServiceAccountTokenProjection {
   /**
    * audience is the intended audience of the token. A recipient of a token must identify itself with an identifier specified in the audience of the token, and otherwise should reject the token. The audience defaults to the identifier of the apiserver.
    */
-  audience?: string;
+  audience?: string | undefined;
   /**
    * expirationSeconds is the requested duration of validity of the service account token. As the token approaches expiration, the kubelet volume plugin will proactively rotate the service account token. The kubelet will start trying to rotate the token if the token is older than 80 percent of its time to live or if the token is older than 24 hours.Defaults to 1 hour and must be at least 10 minutes.
    */
-  expirationSeconds?: number;
+  expirationSeconds?: number | undefined;
   /** path is the path relative to the mount point of the file to project the token into. */
   path: string;
   /**
    * user is Optional: The owner UID of the created file. If specified, the item-level user field takes precedence over defaultUser. (Alpha) This field requires the AtomicWriteVolumeUserFields feature gate to be enabled.
    */
-  user?: number;
+  user?: number | undefined;
 }
 
 /** ServiceList holds a list of services. */
@@ -4627,17 +4627,17 @@ export interface ServiceList {
   /**
    * APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
    */
-  apiVersion?: 'v1';
+  apiVersion?: 'v1' | undefined;
   /** List of services */
   items: Service[];
   /**
    * Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
    */
-  kind?: 'ServiceList';
+  kind?: 'ServiceList' | undefined;
   /**
    * Standard list metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
    */
-  metadata?: ListMeta;
+  metadata?: ListMeta | undefined;
 }
 
 /** ServicePort contains information on service's port. */
@@ -4654,15 +4654,15 @@ export interface ServicePort {
    *
    * * Other protocols should use implementation-defined prefixed names such as mycompany.com/my-custom-protocol.
    */
-  appProtocol?: string;
+  appProtocol?: string | undefined;
   /**
    * The name of this port within the service. This must be a DNS_LABEL. All ports within a ServiceSpec must have unique names. When considering the endpoints for a Service, this must match the 'name' field in the EndpointPort. Optional if only one ServicePort is defined on this service.
    */
-  name?: string;
+  name?: string | undefined;
   /**
    * The port on each node on which this service is exposed when type is NodePort or LoadBalancer.  Usually assigned by the system. If a value is specified, in-range, and not in use it will be used, otherwise the operation will fail.  If not specified, a port will be allocated if this Service requires one.  If this field is specified when creating a Service which does not need it, creation will fail. This field will be wiped when updating a Service to no longer need it (e.g. changing type from NodePort to ClusterIP). More info: https://kubernetes.io/docs/concepts/services-networking/service/#type-nodeport
    */
-  nodePort?: number;
+  nodePort?: number | undefined;
   /** The port that will be exposed by this service. */
   port: number;
   /**
@@ -4673,11 +4673,11 @@ export interface ServicePort {
    *  - `"TCP"` is the TCP protocol.
    *  - `"UDP"` is the UDP protocol.
    */
-  protocol?: 'SCTP' | 'TCP' | 'UDP';
+  protocol?: 'SCTP' | 'TCP' | 'UDP' | undefined;
   /**
    * Number or name of the port to access on the pods targeted by the service. Number must be in the range 1 to 65535. Name must be an IANA_SVC_NAME. If this is a string, it will be looked up as a named port in the target Pod's container ports. If this is not specified, the value of the 'port' field is used (an identity map). This field is ignored for services with clusterIP=None, and should be omitted or set equal to the 'port' field. More info: https://kubernetes.io/docs/concepts/services-networking/service/#defining-a-service
    */
-  targetPort?: IntOrString;
+  targetPort?: IntOrString | undefined;
 }
 
 /** ServiceSpec describes the attributes that a user creates on a service. */
@@ -4685,25 +4685,25 @@ export interface ServiceSpec {
   /**
    * allocateLoadBalancerNodePorts defines if NodePorts will be automatically allocated for services with type LoadBalancer.  Default is "true". It may be set to "false" if the cluster load-balancer does not rely on NodePorts.  If the caller requests specific NodePorts (by specifying a value), those requests will be respected, regardless of this field. This field may only be set for services with type LoadBalancer and will be cleared if the type is changed to any other type.
    */
-  allocateLoadBalancerNodePorts?: boolean;
+  allocateLoadBalancerNodePorts?: boolean | undefined;
   /**
    * clusterIP is the IP address of the service and is usually assigned randomly. If an address is specified manually, is in-range (as per system configuration), and is not in use, it will be allocated to the service; otherwise creation of the service will fail. This field may not be changed through updates unless the type field is also being changed to ExternalName (which requires this field to be blank) or the type field is being changed from ExternalName (in which case this field may optionally be specified, as describe above).  Valid values are "None", empty string (""), or a valid IP address. Setting this to "None" makes a "headless service" (no virtual IP), which is useful when direct endpoint connections are preferred and proxying is not required.  Only applies to types ClusterIP, NodePort, and LoadBalancer. If this field is specified when creating a Service of type ExternalName, creation will fail. This field will be wiped when updating a Service to type ExternalName. More info: https://kubernetes.io/docs/concepts/services-networking/service/#virtual-ips-and-service-proxies
    */
-  clusterIP?: string;
+  clusterIP?: string | undefined;
   /**
    * ClusterIPs is a list of IP addresses assigned to this service, and are usually assigned randomly.  If an address is specified manually, is in-range (as per system configuration), and is not in use, it will be allocated to the service; otherwise creation of the service will fail. This field may not be changed through updates unless the type field is also being changed to ExternalName (which requires this field to be empty) or the type field is being changed from ExternalName (in which case this field may optionally be specified, as describe above).  Valid values are "None", empty string (""), or a valid IP address.  Setting this to "None" makes a "headless service" (no virtual IP), which is useful when direct endpoint connections are preferred and proxying is not required.  Only applies to types ClusterIP, NodePort, and LoadBalancer. If this field is specified when creating a Service of type ExternalName, creation will fail. This field will be wiped when updating a Service to type ExternalName.  If this field is not specified, it will be initialized from the clusterIP field.  If this field is specified, clients must ensure that clusterIPs[0] and clusterIP have the same value.
    *
    * This field may hold a maximum of two entries (dual-stack IPs, in either order). These IPs must correspond to the values of the ipFamilies field. Both clusterIPs and ipFamilies are governed by the ipFamilyPolicy field. More info: https://kubernetes.io/docs/concepts/services-networking/service/#virtual-ips-and-service-proxies
    */
-  clusterIPs?: string[];
+  clusterIPs?: string[] | undefined;
   /**
    * externalIPs is a list of IP addresses for which nodes in the cluster will also accept traffic for this service.  These IPs are not managed by Kubernetes.  The user is responsible for ensuring that traffic arrives at a node with this IP.  A common example is external load-balancers that are not part of the Kubernetes system.
    */
-  externalIPs?: string[];
+  externalIPs?: string[] | undefined;
   /**
    * externalName is the external reference that discovery mechanisms will return as an alias for this service (e.g. a DNS CNAME record). No proxying will be involved.  Must be a lowercase RFC-1123 hostname (https://tools.ietf.org/html/rfc1123) and requires `type` to be "ExternalName".
    */
-  externalName?: string;
+  externalName?: string | undefined;
   /**
    * externalTrafficPolicy describes how nodes distribute service traffic they receive on one of the Service's "externally-facing" addresses (NodePorts, ExternalIPs, and LoadBalancer IPs). If set to "Local", the proxy will configure the service in a way that assumes that external load balancers will take care of balancing the service traffic between nodes, and so each node will deliver traffic only to the node-local endpoints of the service, without masquerading the client source IP. (Traffic mistakenly sent to a node with no endpoints will be dropped.) The default value, "Cluster", uses the standard behavior of routing to all endpoints evenly (possibly modified by topology and other features). Note that traffic sent to an External IP or LoadBalancer IP from within the cluster will always get "Cluster" semantics, but clients sending to a NodePort from within the cluster may need to take traffic policy into account when picking a node.
    *
@@ -4711,11 +4711,11 @@ export interface ServiceSpec {
    *  - `"Cluster"` routes traffic to all endpoints.
    *  - `"Local"` preserves the source IP of the traffic by routing only to endpoints on the same node as the traffic was received on (dropping the traffic if there are no local endpoints).
    */
-  externalTrafficPolicy?: 'Cluster' | 'Local';
+  externalTrafficPolicy?: 'Cluster' | 'Local' | undefined;
   /**
    * healthCheckNodePort specifies the healthcheck nodePort for the service. This only applies when type is set to LoadBalancer and externalTrafficPolicy is set to Local. If a value is specified, is in-range, and is not in use, it will be used.  If not specified, a value will be automatically allocated.  External systems (e.g. load-balancers) can use this port to determine if a given node holds endpoints for this service or not.  If this field is specified when creating a Service which does not need it, creation will fail. This field will be wiped when updating a Service to no longer need it (e.g. changing type). This field cannot be updated once set.
    */
-  healthCheckNodePort?: number;
+  healthCheckNodePort?: number | undefined;
   /**
    * InternalTrafficPolicy describes how nodes distribute service traffic they receive on the ClusterIP. If set to "Local", the proxy will assume that pods only want to talk to endpoints of the service on the same node as the pod, dropping the traffic if there are no local endpoints. The default value, "Cluster", uses the standard behavior of routing to all endpoints evenly (possibly modified by topology and other features).
    *
@@ -4723,13 +4723,13 @@ export interface ServiceSpec {
    *  - `"Cluster"` routes traffic to all endpoints.
    *  - `"Local"` routes traffic only to endpoints on the same node as the client pod (dropping the traffic if there are no local endpoints).
    */
-  internalTrafficPolicy?: 'Cluster' | 'Local';
+  internalTrafficPolicy?: 'Cluster' | 'Local' | undefined;
   /**
    * IPFamilies is a list of IP families (e.g. IPv4, IPv6) assigned to this service. This field is usually assigned automatically based on cluster configuration and the ipFamilyPolicy field. If this field is specified manually, the requested family is available in the cluster, and ipFamilyPolicy allows it, it will be used; otherwise creation of the service will fail. This field is conditionally mutable: it allows for adding or removing a secondary IP family, but it does not allow changing the primary IP family of the Service. Valid values are "IPv4" and "IPv6".  This field only applies to Services of types ClusterIP, NodePort, and LoadBalancer, and does apply to "headless" services. This field will be wiped when updating a Service to type ExternalName.
    *
    * This field may hold a maximum of two entries (dual-stack families, in either order).  These families must correspond to the values of the clusterIPs field, if specified. Both clusterIPs and ipFamilies are governed by the ipFamilyPolicy field.
    */
-  ipFamilies?: ('' | 'IPv4' | 'IPv6')[];
+  ipFamilies?: ('' | 'IPv4' | 'IPv6')[] | undefined;
   /**
    * IPFamilyPolicy represents the dual-stack-ness requested or required by this Service. If there is no value provided, then this field will be set to SingleStack. Services can be "SingleStack" (a single IP family), "PreferDualStack" (two IP families on dual-stack configured clusters or a single IP family on single-stack clusters), or "RequireDualStack" (two IP families on dual-stack configured clusters, otherwise fail). The ipFamilies and clusterIPs fields depend on the value of this field. This field will be wiped when updating a service to type ExternalName.
    *
@@ -4738,31 +4738,31 @@ export interface ServiceSpec {
    *  - `"RequireDualStack"` indicates that this service requires dual-stack. Using IPFamilyPolicyRequireDualStack on a single stack cluster will result in validation errors. The IPFamilies (and their order) assigned to this service is based on service.spec.ipFamilies. If service.spec.ipFamilies was not provided then it will be assigned according to how they are configured on the cluster. If service.spec.ipFamilies has only one entry then the alternative IPFamily will be added by apiserver
    *  - `"SingleStack"` indicates that this service is required to have a single IPFamily. The IPFamily assigned is based on the default IPFamily used by the cluster or as identified by service.spec.ipFamilies field
    */
-  ipFamilyPolicy?: 'PreferDualStack' | 'RequireDualStack' | 'SingleStack';
+  ipFamilyPolicy?: 'PreferDualStack' | 'RequireDualStack' | 'SingleStack' | undefined;
   /**
    * loadBalancerClass is the class of the load balancer implementation this Service belongs to. If specified, the value of this field must be a label-style identifier, with an optional prefix, e.g. "internal-vip" or "example.com/internal-vip". Unprefixed names are reserved for end-users. This field can only be set when the Service type is 'LoadBalancer'. If not set, the default load balancer implementation is used, today this is typically done through the cloud provider integration, but should apply for any default implementation. If set, it is assumed that a load balancer implementation is watching for Services with a matching class. Any default load balancer implementation (e.g. cloud providers) should ignore Services that set this field. This field can only be set when creating or updating a Service to type 'LoadBalancer'. Once set, it can not be changed. This field will be wiped when a service is updated to a non 'LoadBalancer' type.
    */
-  loadBalancerClass?: string;
+  loadBalancerClass?: string | undefined;
   /**
    * Only applies to Service Type: LoadBalancer. This feature depends on whether the underlying cloud-provider supports specifying the loadBalancerIP when a load balancer is created. This field will be ignored if the cloud-provider does not support the feature. Deprecated: This field was under-specified and its meaning varies across implementations. Using it is non-portable and it may not support dual-stack. Users are encouraged to use implementation-specific annotations when available.
    */
-  loadBalancerIP?: string;
+  loadBalancerIP?: string | undefined;
   /**
    * If specified and supported by the platform, this will restrict traffic through the cloud-provider load-balancer will be restricted to the specified client IPs. This field will be ignored if the cloud-provider does not support the feature." More info: https://kubernetes.io/docs/tasks/access-application-cluster/create-external-load-balancer/
    */
-  loadBalancerSourceRanges?: string[];
+  loadBalancerSourceRanges?: string[] | undefined;
   /**
    * The list of ports that are exposed by this service. More info: https://kubernetes.io/docs/concepts/services-networking/service/#virtual-ips-and-service-proxies
    */
-  ports?: ServicePort[];
+  ports?: ServicePort[] | undefined;
   /**
    * publishNotReadyAddresses indicates that any agent which deals with endpoints for this Service should disregard any indications of ready/not-ready. The primary use case for setting this field is for a StatefulSet's Headless Service to propagate SRV DNS records for its Pods for the purpose of peer discovery. The Kubernetes controllers that generate Endpoints and EndpointSlice resources for Services interpret this to mean that all endpoints are considered "ready" even if the Pods themselves are not. Agents which consume only Kubernetes generated endpoints through the Endpoints or EndpointSlice resources can safely assume this behavior.
    */
-  publishNotReadyAddresses?: boolean;
+  publishNotReadyAddresses?: boolean | undefined;
   /**
    * Route service traffic to pods with label keys and values matching this selector. If empty or not present, the service is assumed to have an external process managing its endpoints, which Kubernetes will not modify. Only applies to types ClusterIP, NodePort, and LoadBalancer. Ignored if type is ExternalName. More info: https://kubernetes.io/docs/concepts/services-networking/service/
    */
-  selector?: { [key: string]: string };
+  selector?: { [key: string]: string } | undefined;
   /**
    * Supports "ClientIP" and "None". Used to maintain session affinity. Enable client IP based session affinity. Must be ClientIP or None. Defaults to None. More info: https://kubernetes.io/docs/concepts/services-networking/service/#virtual-ips-and-service-proxies
    *
@@ -4770,13 +4770,13 @@ export interface ServiceSpec {
    *  - `"ClientIP"` is the Client IP based.
    *  - `"None"` - no session affinity.
    */
-  sessionAffinity?: 'ClientIP' | 'None';
+  sessionAffinity?: 'ClientIP' | 'None' | undefined;
   /** sessionAffinityConfig contains the configurations of session affinity. */
-  sessionAffinityConfig?: SessionAffinityConfig;
+  sessionAffinityConfig?: SessionAffinityConfig | undefined;
   /**
    * TrafficDistribution offers a way to express preferences for how traffic is distributed to Service endpoints. Implementations can use this field as a hint, but are not required to guarantee strict adherence. If the field is not set, the implementation will apply its default routing strategy. If set to "PreferClose", implementations should prioritize endpoints that are in the same zone.
    */
-  trafficDistribution?: string;
+  trafficDistribution?: string | undefined;
   /**
    * type determines how the Service is exposed. Defaults to ClusterIP. Valid options are ExternalName, ClusterIP, NodePort, and LoadBalancer. "ClusterIP" allocates a cluster-internal IP address for load-balancing to endpoints. Endpoints are determined by the selector or if that is not specified, by manual construction of an Endpoints object or EndpointSlice objects. If clusterIP is "None", no virtual IP is allocated and the endpoints are published as a set of endpoints rather than a virtual IP. "NodePort" builds on ClusterIP and allocates a port on every node which routes to the same endpoints as the clusterIP. "LoadBalancer" builds on NodePort and creates an external load-balancer (if supported in the current cloud) which routes to the same endpoints as the clusterIP. "ExternalName" aliases this service to the specified externalName. Several other fields do not apply to ExternalName services. More info: https://kubernetes.io/docs/concepts/services-networking/service/#publishing-services-service-types
    *
@@ -4786,21 +4786,21 @@ export interface ServiceSpec {
    *  - `"LoadBalancer"` means a service will be exposed via an external load balancer (if the cloud provider supports it), in addition to 'NodePort' type.
    *  - `"NodePort"` means a service will be exposed on one port of every node, in addition to 'ClusterIP' type.
    */
-  type?: 'ClusterIP' | 'ExternalName' | 'LoadBalancer' | 'NodePort';
+  type?: 'ClusterIP' | 'ExternalName' | 'LoadBalancer' | 'NodePort' | undefined;
 }
 
 /** ServiceStatus represents the current status of a service. */
 export interface ServiceStatus {
   /** Current service state */
-  conditions?: Condition[];
+  conditions?: Condition[] | undefined;
   /** LoadBalancer contains the current status of the load-balancer, if one is present. */
-  loadBalancer?: LoadBalancerStatus;
+  loadBalancer?: LoadBalancerStatus | undefined;
 }
 
 /** SessionAffinityConfig represents the configurations of session affinity. */
 export interface SessionAffinityConfig {
   /** clientIP contains the configurations of Client IP based session affinity. */
-  clientIP?: ClientIPConfig;
+  clientIP?: ClientIPConfig | undefined;
 }
 
 /** SleepAction describes a "sleep" action. */
@@ -4814,23 +4814,23 @@ export interface StorageOSPersistentVolumeSource {
   /**
    * fsType is the filesystem type to mount. Must be a filesystem type supported by the host operating system. Ex. "ext4", "xfs", "ntfs". Implicitly inferred to be "ext4" if unspecified.
    */
-  fsType?: string;
+  fsType?: string | undefined;
   /**
    * readOnly defaults to false (read/write). ReadOnly here will force the ReadOnly setting in VolumeMounts.
    */
-  readOnly?: boolean;
+  readOnly?: boolean | undefined;
   /**
    * secretRef specifies the secret to use for obtaining the StorageOS API credentials.  If not specified, default values will be attempted.
    */
-  secretRef?: ObjectReference;
+  secretRef?: ObjectReference | undefined;
   /**
    * volumeName is the human-readable name of the StorageOS volume.  Volume names are only unique within a namespace.
    */
-  volumeName?: string;
+  volumeName?: string | undefined;
   /**
    * volumeNamespace specifies the scope of the volume within StorageOS.  If no namespace is specified then the Pod's namespace will be used.  This allows the Kubernetes name scoping to be mirrored within StorageOS for tighter integration. Set VolumeName to any name to override the default behaviour. Set to "default" if you are not using namespaces within StorageOS. Namespaces that do not pre-exist within StorageOS will be created.
    */
-  volumeNamespace?: string;
+  volumeNamespace?: string | undefined;
 }
 
 /** Represents a StorageOS persistent volume resource. */
@@ -4838,23 +4838,23 @@ export interface StorageOSVolumeSource {
   /**
    * fsType is the filesystem type to mount. Must be a filesystem type supported by the host operating system. Ex. "ext4", "xfs", "ntfs". Implicitly inferred to be "ext4" if unspecified.
    */
-  fsType?: string;
+  fsType?: string | undefined;
   /**
    * readOnly defaults to false (read/write). ReadOnly here will force the ReadOnly setting in VolumeMounts.
    */
-  readOnly?: boolean;
+  readOnly?: boolean | undefined;
   /**
    * secretRef specifies the secret to use for obtaining the StorageOS API credentials.  If not specified, default values will be attempted.
    */
-  secretRef?: LocalObjectReference;
+  secretRef?: LocalObjectReference | undefined;
   /**
    * volumeName is the human-readable name of the StorageOS volume.  Volume names are only unique within a namespace.
    */
-  volumeName?: string;
+  volumeName?: string | undefined;
   /**
    * volumeNamespace specifies the scope of the volume within StorageOS.  If no namespace is specified then the Pod's namespace will be used.  This allows the Kubernetes name scoping to be mirrored within StorageOS for tighter integration. Set VolumeName to any name to override the default behaviour. Set to "default" if you are not using namespaces within StorageOS. Namespaces that do not pre-exist within StorageOS will be created.
    */
-  volumeNamespace?: string;
+  volumeNamespace?: string | undefined;
 }
 
 /** Sysctl defines a kernel parameter to be set */
@@ -4868,7 +4868,7 @@ export interface Sysctl {
 /** TCPSocketAction describes an action based on opening a socket */
 export interface TCPSocketAction {
   /** Optional: Host name to connect to, defaults to the pod IP. */
-  host?: string;
+  host?: string | undefined;
   /**
    * Number or name of the port to access on the container. Number must be in the range 1 to 65535. Name must be an IANA_SVC_NAME.
    */
@@ -4891,9 +4891,9 @@ export interface Taint {
   /** Required. The taint key to be applied to a node. */
   key: string;
   /** TimeAdded represents the time at which the taint was added. */
-  timeAdded?: Time;
+  timeAdded?: Time | undefined;
   /** The taint value corresponding to the taint key. */
-  value?: string;
+  value?: string | undefined;
 }
 
 /**
@@ -4908,11 +4908,11 @@ export interface Toleration {
    *  - `"NoSchedule"` Do not allow new pods to schedule onto the node unless they tolerate the taint, but allow all pods submitted to Kubelet without going through the scheduler to start, and allow all already-running pods to continue running. Enforced by the scheduler.
    *  - `"PreferNoSchedule"` Like TaintEffectNoSchedule, but the scheduler tries not to schedule new pods onto the node, rather than prohibiting new pods from scheduling onto the node entirely. Enforced by the scheduler.
    */
-  effect?: 'NoExecute' | 'NoSchedule' | 'PreferNoSchedule';
+  effect?: 'NoExecute' | 'NoSchedule' | 'PreferNoSchedule' | undefined;
   /**
    * Key is the taint key that the toleration applies to. Empty means match all taint keys. If the key is empty, operator must be Exists; this combination means to match all values and all keys.
    */
-  key?: string;
+  key?: string | undefined;
   /**
    * Operator represents a key's relationship to the value. Valid operators are Exists, Equal, Lt, and Gt. Defaults to Equal. Exists is equivalent to wildcard for value, so that a pod can tolerate all taints of a particular category. Lt and Gt perform numeric comparisons (requires feature gate TaintTolerationComparisonOperators).
    *
@@ -4922,15 +4922,15 @@ export interface Toleration {
    *  - `"Gt"`
    *  - `"Lt"`
    */
-  operator?: 'Equal' | 'Exists' | 'Gt' | 'Lt';
+  operator?: 'Equal' | 'Exists' | 'Gt' | 'Lt' | undefined;
   /**
    * TolerationSeconds represents the period of time the toleration (which must be of effect NoExecute, otherwise this field is ignored) tolerates the taint. By default, it is not set, which means tolerate the taint forever (do not evict). Zero and negative values will be treated as 0 (evict immediately) by the system.
    */
-  tolerationSeconds?: number;
+  tolerationSeconds?: number | undefined;
   /**
    * Value is the taint value the toleration matches to. If the operator is Exists, the value should be empty, otherwise just a regular string.
    */
-  value?: string;
+  value?: string | undefined;
 }
 
 /**
@@ -4950,7 +4950,7 @@ export interface TopologySelectorLabelRequirement {
  */
 export interface TopologySelectorTerm {
   /** A list of topology selector requirements by labels. */
-  matchLabelExpressions?: TopologySelectorLabelRequirement[];
+  matchLabelExpressions?: TopologySelectorLabelRequirement[] | undefined;
 }
 
 /** TopologySpreadConstraint specifies how to spread matching pods among the given topology. */
@@ -4958,13 +4958,13 @@ export interface TopologySpreadConstraint {
   /**
    * LabelSelector is used to find matching pods. Pods that match this label selector are counted to determine the number of pods in their corresponding topology domain.
    */
-  labelSelector?: LabelSelector;
+  labelSelector?: LabelSelector | undefined;
   /**
    * MatchLabelKeys is a set of pod label keys to select the pods over which spreading will be calculated. The keys are used to lookup values from the incoming pod labels, those key-value labels are ANDed with labelSelector to select the group of existing pods over which spreading will be calculated for the incoming pod. The same key is forbidden to exist in both MatchLabelKeys and LabelSelector. MatchLabelKeys cannot be set when LabelSelector isn't set. Keys that don't exist in the incoming pod labels will be ignored. A null or empty list means only match against labelSelector.
    *
    * This is a beta field and requires the MatchLabelKeysInPodTopologySpread feature gate to be enabled (enabled by default).
    */
-  matchLabelKeys?: string[];
+  matchLabelKeys?: string[] | undefined;
   /**
    * MaxSkew describes the degree to which pods may be unevenly distributed. When `whenUnsatisfiable=DoNotSchedule`, it is the maximum permitted difference between the number of matching pods in the target topology and the global minimum. The global minimum is the minimum number of matching pods in an eligible domain or zero if the number of eligible domains is less than MinDomains. For example, in a 3-zone cluster, MaxSkew is set to 1, and pods with the same labelSelector spread as 2/2/1: In this case, the global minimum is 1. | zone1 | zone2 | zone3 | |  P P  |  P P  |   P   | - if MaxSkew is 1, incoming pod can only be scheduled to zone3 to become 2/2/2; scheduling it onto zone1(zone2) would make the ActualSkew(3-1) on zone1(zone2) violate MaxSkew(1). - if MaxSkew is 2, incoming pod can be scheduled onto any zone. When `whenUnsatisfiable=ScheduleAnyway`, it is used to give higher precedence to topologies that satisfy it. It's a required field. Default value is 1 and 0 is not allowed.
    */
@@ -4974,7 +4974,7 @@ export interface TopologySpreadConstraint {
    *
    * For example, in a 3-zone cluster, MaxSkew is set to 2, MinDomains is set to 5 and pods with the same labelSelector spread as 2/2/2: | zone1 | zone2 | zone3 | |  P P  |  P P  |  P P  | The number of domains is less than 5(MinDomains), so "global minimum" is treated as 0. In this situation, new pod with the same labelSelector cannot be scheduled, because computed skew will be 3(3 - 0) if new Pod is scheduled to any of the three zones, it will violate MaxSkew.
    */
-  minDomains?: number;
+  minDomains?: number | undefined;
   /**
    * NodeAffinityPolicy indicates how we will treat Pod's nodeAffinity/nodeSelector when calculating pod topology spread skew. Options are: - Honor: only nodes matching nodeAffinity/nodeSelector are included in the calculations. - Ignore: nodeAffinity/nodeSelector are ignored. All nodes are included in the calculations.
    *
@@ -4984,7 +4984,7 @@ export interface TopologySpreadConstraint {
    *  - `"Honor"` means use this scheduling directive when calculating pod topology spread skew.
    *  - `"Ignore"` means ignore this scheduling directive when calculating pod topology spread skew.
    */
-  nodeAffinityPolicy?: 'Honor' | 'Ignore';
+  nodeAffinityPolicy?: 'Honor' | 'Ignore' | undefined;
   /**
    * NodeTaintsPolicy indicates how we will treat node taints when calculating pod topology spread skew. Options are: - Honor: nodes without taints, along with tainted nodes for which the incoming pod has a toleration, are included. - Ignore: node taints are ignored. All nodes are included.
    *
@@ -4994,7 +4994,7 @@ export interface TopologySpreadConstraint {
    *  - `"Honor"` means use this scheduling directive when calculating pod topology spread skew.
    *  - `"Ignore"` means ignore this scheduling directive when calculating pod topology spread skew.
    */
-  nodeTaintsPolicy?: 'Honor' | 'Ignore';
+  nodeTaintsPolicy?: 'Honor' | 'Ignore' | undefined;
   /**
    * TopologyKey is the key of node labels. Nodes that have a label with this key and identical values are considered to be in the same topology. We consider each <key, value> as a "bucket", and try to put balanced number of pods into each bucket. We define a domain as a particular instance of a topology. Also, we define an eligible domain as a domain whose nodes meet the requirements of nodeAffinityPolicy and nodeTaintsPolicy. e.g. If TopologyKey is "kubernetes.io/hostname", each Node is a domain of that topology. And, if TopologyKey is "topology.kubernetes.io/zone", each zone is a domain of that topology. It's a required field.
    */
@@ -5019,7 +5019,7 @@ export interface TypedLocalObjectReference {
   /**
    * APIGroup is the group for the resource being referenced. If APIGroup is not specified, the specified Kind must be in the core API group. For any other third-party types, APIGroup is required.
    */
-  apiGroup?: string;
+  apiGroup?: string | undefined;
   /** Kind is the type of resource being referenced */
   kind: string;
   /** Name is the name of resource being referenced */
@@ -5031,7 +5031,7 @@ export interface TypedObjectReference {
   /**
    * APIGroup is the group for the resource being referenced. If APIGroup is not specified, the specified Kind must be in the core API group. For any other third-party types, APIGroup is required.
    */
-  apiGroup?: string;
+  apiGroup?: string | undefined;
   /** Kind is the type of resource being referenced */
   kind: string;
   /** Name is the name of resource being referenced */
@@ -5039,7 +5039,7 @@ export interface TypedObjectReference {
   /**
    * Namespace is the namespace of resource being referenced Note that when a namespace is specified, a gateway.networking.k8s.io/ReferenceGrant object is required in the referent namespace to allow that namespace's owner to accept the reference. See the ReferenceGrant documentation for details. (Alpha) This field requires the CrossNamespaceVolumeDataSource feature gate to be enabled.
    */
-  namespace?: string;
+  namespace?: string | undefined;
 }
 
 /** Volume represents a named volume in a pod that may be accessed by any container in the pod. */
@@ -5047,35 +5047,35 @@ export interface Volume {
   /**
    * awsElasticBlockStore represents an AWS Disk resource that is attached to a kubelet's host machine and then exposed to the pod. Deprecated: AWSElasticBlockStore is deprecated. All operations for the in-tree awsElasticBlockStore type are redirected to the ebs.csi.aws.com CSI driver. More info: https://kubernetes.io/docs/concepts/storage/volumes#awselasticblockstore
    */
-  awsElasticBlockStore?: AWSElasticBlockStoreVolumeSource;
+  awsElasticBlockStore?: AWSElasticBlockStoreVolumeSource | undefined;
   /**
    * azureDisk represents an Azure Data Disk mount on the host and bind mount to the pod. Deprecated: AzureDisk is deprecated. All operations for the in-tree azureDisk type are redirected to the disk.csi.azure.com CSI driver.
    */
-  azureDisk?: AzureDiskVolumeSource;
+  azureDisk?: AzureDiskVolumeSource | undefined;
   /**
    * azureFile represents an Azure File Service mount on the host and bind mount to the pod. Deprecated: AzureFile is deprecated. All operations for the in-tree azureFile type are redirected to the file.csi.azure.com CSI driver.
    */
-  azureFile?: AzureFileVolumeSource;
+  azureFile?: AzureFileVolumeSource | undefined;
   /**
    * cephFS represents a Ceph FS mount on the host that shares a pod's lifetime. Deprecated: CephFS is deprecated and the in-tree cephfs type is no longer supported.
    */
-  cephfs?: CephFSVolumeSource;
+  cephfs?: CephFSVolumeSource | undefined;
   /**
    * cinder represents a cinder volume attached and mounted on kubelets host machine. Deprecated: Cinder is deprecated. All operations for the in-tree cinder type are redirected to the cinder.csi.openstack.org CSI driver. More info: https://examples.k8s.io/mysql-cinder-pd/README.md
    */
-  cinder?: CinderVolumeSource;
+  cinder?: CinderVolumeSource | undefined;
   /** configMap represents a configMap that should populate this volume */
-  configMap?: ConfigMapVolumeSource;
+  configMap?: ConfigMapVolumeSource | undefined;
   /**
    * csi (Container Storage Interface) represents ephemeral storage that is handled by certain external CSI drivers.
    */
-  csi?: CSIVolumeSource;
+  csi?: CSIVolumeSource | undefined;
   /** downwardAPI represents downward API about the pod that should populate this volume */
-  downwardAPI?: DownwardAPIVolumeSource;
+  downwardAPI?: DownwardAPIVolumeSource | undefined;
   /**
    * emptyDir represents a temporary directory that shares a pod's lifetime. More info: https://kubernetes.io/docs/concepts/storage/volumes#emptydir
    */
-  emptyDir?: EmptyDirVolumeSource;
+  emptyDir?: EmptyDirVolumeSource | undefined;
   /**
    * ephemeral represents a volume that is handled by a cluster storage driver. The volume's lifecycle is tied to the pod that defines it - it will be created before the pod starts, and deleted when the pod is removed.
    *
@@ -5092,35 +5092,35 @@ export interface Volume {
    *
    * A pod can use both types of ephemeral volumes and persistent volumes at the same time.
    */
-  ephemeral?: EphemeralVolumeSource;
+  ephemeral?: EphemeralVolumeSource | undefined;
   /**
    * fc represents a Fibre Channel resource that is attached to a kubelet's host machine and then exposed to the pod.
    */
-  fc?: FCVolumeSource;
+  fc?: FCVolumeSource | undefined;
   /**
    * flexVolume represents a generic volume resource that is provisioned/attached using an exec based plugin. Deprecated: FlexVolume is deprecated. Consider using a CSIDriver instead.
    */
-  flexVolume?: FlexVolumeSource;
+  flexVolume?: FlexVolumeSource | undefined;
   /**
    * flocker represents a Flocker volume attached to a kubelet's host machine. This depends on the Flocker control service being running. Deprecated: Flocker is deprecated and the in-tree flocker type is no longer supported.
    */
-  flocker?: FlockerVolumeSource;
+  flocker?: FlockerVolumeSource | undefined;
   /**
    * gcePersistentDisk represents a GCE Disk resource that is attached to a kubelet's host machine and then exposed to the pod. Deprecated: GCEPersistentDisk is deprecated. All operations for the in-tree gcePersistentDisk type are redirected to the pd.csi.storage.gke.io CSI driver. More info: https://kubernetes.io/docs/concepts/storage/volumes#gcepersistentdisk
    */
-  gcePersistentDisk?: GCEPersistentDiskVolumeSource;
+  gcePersistentDisk?: GCEPersistentDiskVolumeSource | undefined;
   /**
    * gitRepo represents a git repository at a particular revision. Deprecated: GitRepo is deprecated. To provision a container with a git repo, mount an EmptyDir into an InitContainer that clones the repo using git, then mount the EmptyDir into the Pod's container.
    */
-  gitRepo?: GitRepoVolumeSource;
+  gitRepo?: GitRepoVolumeSource | undefined;
   /**
    * glusterfs represents a Glusterfs mount on the host that shares a pod's lifetime. Deprecated: Glusterfs is deprecated and the in-tree glusterfs type is no longer supported.
    */
-  glusterfs?: GlusterfsVolumeSource;
+  glusterfs?: GlusterfsVolumeSource | undefined;
   /**
    * hostPath represents a pre-existing file or directory on the host machine that is directly exposed to the container. This is generally used for system agents or other privileged things that are allowed to see the host machine. Most containers will NOT need this. More info: https://kubernetes.io/docs/concepts/storage/volumes#hostpath
    */
-  hostPath?: HostPathVolumeSource;
+  hostPath?: HostPathVolumeSource | undefined;
   /**
    * image represents an OCI object (a container image or artifact) pulled and mounted on the kubelet's host machine. The volume is resolved at pod startup depending on which PullPolicy value is provided:
    *
@@ -5128,11 +5128,11 @@ export interface Volume {
    *
    * The volume gets re-resolved if the pod gets deleted and recreated, which means that new remote content will become available on pod recreation. A failure to resolve or pull the image during pod startup will block containers from starting and may add significant latency. Failures will be retried using normal volume backoff and will be reported on the pod reason and message. The types of objects that may be mounted by this volume are defined by the container runtime implementation on a host machine and at minimum must include all valid types supported by the container image field. The OCI object gets mounted in a single directory (spec.containers[*].volumeMounts.mountPath) by merging the manifest layers in the same way as for container images. The volume will be mounted read-only (ro). Sub path mounts for containers are not supported (spec.containers[*].volumeMounts.subpath) before 1.33. The field spec.securityContext.fsGroupChangePolicy has no effect on this volume type.
    */
-  image?: ImageVolumeSource;
+  image?: ImageVolumeSource | undefined;
   /**
    * iscsi represents an ISCSI Disk resource that is attached to a kubelet's host machine and then exposed to the pod. More info: https://kubernetes.io/docs/concepts/storage/volumes/#iscsi
    */
-  iscsi?: ISCSIVolumeSource;
+  iscsi?: ISCSIVolumeSource | undefined;
   /**
    * name of the volume. Must be a DNS_LABEL and unique within the pod. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names/#names
    */
@@ -5140,45 +5140,45 @@ export interface Volume {
   /**
    * nfs represents an NFS mount on the host that shares a pod's lifetime More info: https://kubernetes.io/docs/concepts/storage/volumes#nfs
    */
-  nfs?: NFSVolumeSource;
+  nfs?: NFSVolumeSource | undefined;
   /**
    * persistentVolumeClaimVolumeSource represents a reference to a PersistentVolumeClaim in the same namespace. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#persistentvolumeclaims
    */
-  persistentVolumeClaim?: PersistentVolumeClaimVolumeSource;
+  persistentVolumeClaim?: PersistentVolumeClaimVolumeSource | undefined;
   /**
    * photonPersistentDisk represents a PhotonController persistent disk attached and mounted on kubelets host machine. Deprecated: PhotonPersistentDisk is deprecated and the in-tree photonPersistentDisk type is no longer supported.
    */
-  photonPersistentDisk?: PhotonPersistentDiskVolumeSource;
+  photonPersistentDisk?: PhotonPersistentDiskVolumeSource | undefined;
   /**
    * portworxVolume represents a portworx volume attached and mounted on kubelets host machine. Deprecated: PortworxVolume is deprecated. All operations for the in-tree portworxVolume type are redirected to the pxd.portworx.com CSI driver.
    */
-  portworxVolume?: PortworxVolumeSource;
+  portworxVolume?: PortworxVolumeSource | undefined;
   /** projected items for all in one resources secrets, configmaps, and downward API */
-  projected?: ProjectedVolumeSource;
+  projected?: ProjectedVolumeSource | undefined;
   /**
    * quobyte represents a Quobyte mount on the host that shares a pod's lifetime. Deprecated: Quobyte is deprecated and the in-tree quobyte type is no longer supported.
    */
-  quobyte?: QuobyteVolumeSource;
+  quobyte?: QuobyteVolumeSource | undefined;
   /**
    * rbd represents a Rados Block Device mount on the host that shares a pod's lifetime. Deprecated: RBD is deprecated and the in-tree rbd type is no longer supported.
    */
-  rbd?: RBDVolumeSource;
+  rbd?: RBDVolumeSource | undefined;
   /**
    * scaleIO represents a ScaleIO persistent volume attached and mounted on Kubernetes nodes. Deprecated: ScaleIO is deprecated and the in-tree scaleIO type is no longer supported.
    */
-  scaleIO?: ScaleIOVolumeSource;
+  scaleIO?: ScaleIOVolumeSource | undefined;
   /**
    * secret represents a secret that should populate this volume. More info: https://kubernetes.io/docs/concepts/storage/volumes#secret
    */
-  secret?: SecretVolumeSource;
+  secret?: SecretVolumeSource | undefined;
   /**
    * storageOS represents a StorageOS volume attached and mounted on Kubernetes nodes. Deprecated: StorageOS is deprecated and the in-tree storageos type is no longer supported.
    */
-  storageos?: StorageOSVolumeSource;
+  storageos?: StorageOSVolumeSource | undefined;
   /**
    * vsphereVolume represents a vSphere volume attached and mounted on kubelets host machine. Deprecated: VsphereVolume is deprecated. All operations for the in-tree vsphereVolume type are redirected to the csi.vsphere.vmware.com CSI driver.
    */
-  vsphereVolume?: VsphereVirtualDiskVolumeSource;
+  vsphereVolume?: VsphereVirtualDiskVolumeSource | undefined;
 }
 
 /** volumeDevice describes a mapping of a raw block device within a container. */
@@ -5192,7 +5192,7 @@ export interface VolumeDevice {
 /** VolumeHealthCondition represents an adverse health condition reported for a volume. */
 export interface VolumeHealthCondition {
   /** message is a human-readable description. Maximum permitted length of a message is 1024 bytes. */
-  message?: string;
+  message?: string | undefined;
   /**
    * reason is a brief CamelCase machine-parseable reason. Together with status it forms the unique identity of a condition entry. Maximum permitted length of a reason is 256 bytes.
    */
@@ -5215,9 +5215,9 @@ export interface VolumeHealthStatus {
   /**
    * conditions is the set of adverse conditions reported by the CSI controller plugin. An empty list means no adverse condition. At most 16 conditions may be reported.
    */
-  healthConditions?: VolumeHealthCondition[];
+  healthConditions?: VolumeHealthCondition[] | undefined;
   /** lastTransitionTime is when the current set of conditions first appeared. */
-  lastTransitionTime?: Time;
+  lastTransitionTime?: Time | undefined;
 }
 
 /** VolumeMount describes a mounting of a Volume within a container. */
@@ -5225,7 +5225,7 @@ export interface VolumeMount {
   /**
    * bindMountOptions is the list of additional bind mount options to apply when mounting this volume into the container. Allowed values are noexec, nodev, and nosuid. These are Linux mount options and have no effect on Windows nodes. This field is not supported with image volumes. This is an alpha field and requires enabling the VolumeBindMountOptions feature gate.
    */
-  bindMountOptions?: string[];
+  bindMountOptions?: string[] | undefined;
   /** Path within the container at which the volume should be mounted. */
   mountPath: string;
   /**
@@ -5236,11 +5236,11 @@ export interface VolumeMount {
    *  - `"HostToContainer"` means that the volume in a container will receive new mounts from the host or other containers, but filesystems mounted inside the container won't be propagated to the host or other containers. Note that this mode is recursively applied to all mounts in the volume ("rslave" in Linux terminology).
    *  - `"None"` means that the volume in a container will not receive new mounts from the host or other containers, and filesystems mounted inside the container won't be propagated to the host or other containers. Note that this mode corresponds to "private" in Linux terminology.
    */
-  mountPropagation?: 'Bidirectional' | 'HostToContainer' | 'None';
+  mountPropagation?: 'Bidirectional' | 'HostToContainer' | 'None' | undefined;
   /** This must match the Name of a Volume. */
   name: string;
   /** Mounted read-only if true, read-write otherwise (false or unspecified). Defaults to false. */
-  readOnly?: boolean;
+  readOnly?: boolean | undefined;
   /**
    * RecursiveReadOnly specifies whether read-only mounts should be handled recursively.
    *
@@ -5252,15 +5252,15 @@ export interface VolumeMount {
    *
    * If this field is not specified, it is treated as an equivalent of Disabled.
    */
-  recursiveReadOnly?: string;
+  recursiveReadOnly?: string | undefined;
   /**
    * Path within the volume from which the container's volume should be mounted. Defaults to "" (volume's root).
    */
-  subPath?: string;
+  subPath?: string | undefined;
   /**
    * Expanded path within the volume from which the container's volume should be mounted. Behaves similarly to SubPath but environment variable references $(VAR_NAME) are expanded using the container's environment. Defaults to "" (volume's root). SubPathExpr and SubPath are mutually exclusive.
    */
-  subPathExpr?: string;
+  subPathExpr?: string | undefined;
 }
 
 /** VolumeMountStatus shows status of volume mounts. */
@@ -5270,19 +5270,19 @@ export interface VolumeMountStatus {
   /** Name corresponds to the name of the original VolumeMount. */
   name: string;
   /** ReadOnly corresponds to the original VolumeMount. */
-  readOnly?: boolean;
+  readOnly?: boolean | undefined;
   /**
    * RecursiveReadOnly must be set to Disabled, Enabled, or unspecified (for non-readonly mounts). An IfPossible value in the original VolumeMount must be translated to Disabled or Enabled, depending on the mount result.
    */
-  recursiveReadOnly?: string;
+  recursiveReadOnly?: string | undefined;
   /** volumeStatus represents volume-type-specific status about the mounted volume. */
-  volumeStatus?: VolumeStatus;
+  volumeStatus?: VolumeStatus | undefined;
 }
 
 /** VolumeNodeAffinity defines constraints that limit what nodes this volume can be accessed from. */
 export interface VolumeNodeAffinity {
   /** required specifies hard node constraints that must be met. */
-  required?: NodeSelector;
+  required?: NodeSelector | undefined;
 }
 
 /**
@@ -5298,11 +5298,11 @@ export interface VolumeProjection {
    *
    * Kubelet performs aggressive normalization of the PEM contents written into the pod filesystem.  Esoteric PEM features such as inter-block comments and block headers are stripped.  Certificates are deduplicated. The ordering of certificates within the file is arbitrary, and Kubelet may change the order over time.
    */
-  clusterTrustBundle?: ClusterTrustBundleProjection;
+  clusterTrustBundle?: ClusterTrustBundleProjection | undefined;
   /** configMap information about the configMap data to project */
-  configMap?: ConfigMapProjection;
+  configMap?: ConfigMapProjection | undefined;
   /** downwardAPI information about the downwardAPI data to project */
-  downwardAPI?: DownwardAPIProjection;
+  downwardAPI?: DownwardAPIProjection | undefined;
   /**
    * Projects an auto-rotating credential bundle (private key and certificate chain) that the pod can use either as a TLS client or server.
    *
@@ -5318,11 +5318,11 @@ export interface VolumeProjection {
    *
    * The named signer controls chooses the format of the certificate it issues; consult the signer implementation's documentation to learn how to use the certificates it issues.
    */
-  podCertificate?: PodCertificateProjection;
+  podCertificate?: PodCertificateProjection | undefined;
   /** secret information about the secret data to project */
-  secret?: SecretProjection;
+  secret?: SecretProjection | undefined;
   /** serviceAccountToken is information about the serviceAccountToken data to project */
-  serviceAccountToken?: ServiceAccountTokenProjection;
+  serviceAccountToken?: ServiceAccountTokenProjection | undefined;
 }
 
 /** VolumeResourceRequirements describes the storage resource requirements for a volume. */
@@ -5330,11 +5330,11 @@ export interface VolumeResourceRequirements {
   /**
    * Limits describes the maximum amount of compute resources allowed. More info: https://kubernetes.io/docs/concepts/configuration/manage-resources-containers/
    */
-  limits?: { [key: string]: Quantity };
+  limits?: { [key: string]: Quantity } | undefined;
   /**
    * Requests describes the minimum amount of compute resources required. If Requests is omitted for a container, it defaults to Limits if that is explicitly specified, otherwise to an implementation-defined value. Requests cannot exceed Limits. More info: https://kubernetes.io/docs/concepts/configuration/manage-resources-containers/
    */
-  requests?: { [key: string]: Quantity };
+  requests?: { [key: string]: Quantity } | undefined;
 }
 
 /**
@@ -5344,7 +5344,7 @@ export interface VolumeStatus {
   /**
    * image represents an OCI object (a container image or artifact) pulled and mounted on the kubelet's host machine.
    */
-  image?: ImageVolumeStatus;
+  image?: ImageVolumeStatus | undefined;
 }
 
 /** Represents a vSphere volume resource. */
@@ -5352,13 +5352,13 @@ export interface VsphereVirtualDiskVolumeSource {
   /**
    * fsType is filesystem type to mount. Must be a filesystem type supported by the host operating system. Ex. "ext4", "xfs", "ntfs". Implicitly inferred to be "ext4" if unspecified.
    */
-  fsType?: string;
+  fsType?: string | undefined;
   /**
    * storagePolicyID is the storage Policy Based Management (SPBM) profile ID associated with the StoragePolicyName.
    */
-  storagePolicyID?: string;
+  storagePolicyID?: string | undefined;
   /** storagePolicyName is the storage Policy Based Management (SPBM) profile name. */
-  storagePolicyName?: string;
+  storagePolicyName?: string | undefined;
   /** volumePath is the path that identifies vSphere volume vmdk */
   volumePath: string;
 }
@@ -5378,15 +5378,15 @@ export interface WindowsSecurityContextOptions {
   /**
    * GMSACredentialSpec is where the GMSA admission webhook (https://github.com/kubernetes-sigs/windows-gmsa) inlines the contents of the GMSA credential spec named by the GMSACredentialSpecName field.
    */
-  gmsaCredentialSpec?: string;
+  gmsaCredentialSpec?: string | undefined;
   /** GMSACredentialSpecName is the name of the GMSA credential spec to use. */
-  gmsaCredentialSpecName?: string;
+  gmsaCredentialSpecName?: string | undefined;
   /**
    * HostProcess determines if a container should be run as a 'Host Process' container. All of a Pod's containers must have the same effective HostProcess value (it is not allowed to have a mix of HostProcess containers and non-HostProcess containers). In addition, if HostProcess is true then HostNetwork must also be set to true.
    */
-  hostProcess?: boolean;
+  hostProcess?: boolean | undefined;
   /**
    * The UserName in Windows to run the entrypoint of the container process. Defaults to the user specified in image metadata if unspecified. May also be set in PodSecurityContext. If set in both SecurityContext and PodSecurityContext, the value specified in SecurityContext takes precedence.
    */
-  runAsUserName?: string;
+  runAsUserName?: string | undefined;
 }

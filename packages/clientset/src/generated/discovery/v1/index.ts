@@ -19,10 +19,13 @@ export const endpointSlicesResource = {
   verbs: ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'],
 } as const satisfies ResourceDescriptor;
 
+/** EndpointSlicesClient is the typed client of EndpointSlice objects (`endpointslices`, namespaced): what `DiscoveryV1Client.endpointSlices` returns. */
+export type EndpointSlicesClient = ResourceClientFor<typeof endpointSlicesResource, EndpointSlice, EndpointSliceList>;
+
 /** DiscoveryV1Client is the typed client of discovery.k8s.io/v1: one method per resource, with the verbs discovery lists. */
 export interface DiscoveryV1Client {
   /** endpointSlices returns the client of EndpointSlice objects in `namespace` (none: the context's; `''`: every namespace, for list and watch). */
-  endpointSlices(namespace?: string): ResourceClientFor<typeof endpointSlicesResource, EndpointSlice, EndpointSliceList>;
+  endpointSlices(namespace?: string): EndpointSlicesClient;
 }
 
 /** DISCOVERY_V1 defines discovery.k8s.io/v1: its resources by method name. */

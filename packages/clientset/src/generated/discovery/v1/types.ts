@@ -10,25 +10,25 @@ export interface Endpoint {
    */
   addresses: string[];
   /** conditions contains information about the current status of the endpoint. */
-  conditions?: EndpointConditions;
+  conditions?: EndpointConditions | undefined;
   /**
    * deprecatedTopology contains topology information part of the v1beta1 API. This field is deprecated, and will be removed when the v1beta1 API is removed (no sooner than kubernetes v1.24).  While this field can hold values, it is not writable through the v1 API, and any attempts to write to it will be silently ignored. Topology information can be found in the zone and nodeName fields instead.
    */
-  deprecatedTopology?: { [key: string]: string };
+  deprecatedTopology?: { [key: string]: string } | undefined;
   /** hints contains information associated with how an endpoint should be consumed. */
-  hints?: EndpointHints;
+  hints?: EndpointHints | undefined;
   /**
    * hostname of this endpoint. This field may be used by consumers of endpoints to distinguish endpoints from each other (e.g. in DNS names). Multiple endpoints which use the same hostname should be considered fungible (e.g. multiple A values in DNS). Must be lowercase and pass DNS Label (RFC 1123) validation.
    */
-  hostname?: string;
+  hostname?: string | undefined;
   /**
    * nodeName represents the name of the Node hosting this endpoint. This can be used to determine endpoints local to a Node.
    */
-  nodeName?: string;
+  nodeName?: string | undefined;
   /** targetRef is a reference to a Kubernetes object that represents this endpoint. */
-  targetRef?: ObjectReference;
+  targetRef?: ObjectReference | undefined;
   /** zone is the name of the Zone this endpoint exists in. */
-  zone?: string;
+  zone?: string | undefined;
 }
 
 /** EndpointConditions represents the current condition of an endpoint. */
@@ -36,15 +36,15 @@ export interface EndpointConditions {
   /**
    * ready indicates that this endpoint is ready to receive traffic, according to whatever system is managing the endpoint. A nil value should be interpreted as "true". In general, an endpoint should be marked ready if it is serving and not terminating, though this can be overridden in some cases, such as when the associated Service has set the publishNotReadyAddresses flag.
    */
-  ready?: boolean;
+  ready?: boolean | undefined;
   /**
    * serving indicates that this endpoint is able to receive traffic, according to whatever system is managing the endpoint. For endpoints backed by pods, the EndpointSlice controller will mark the endpoint as serving if the pod's Ready condition is True. A nil value should be interpreted as "true".
    */
-  serving?: boolean;
+  serving?: boolean | undefined;
   /**
    * terminating indicates that this endpoint is terminating. A nil value should be interpreted as "false".
    */
-  terminating?: boolean;
+  terminating?: boolean | undefined;
 }
 
 /** EndpointHints provides hints describing how an endpoint should be consumed. */
@@ -52,11 +52,11 @@ export interface EndpointHints {
   /**
    * forNodes indicates the node(s) this endpoint should be consumed by when using topology aware routing. May contain a maximum of 8 entries.
    */
-  forNodes?: ForNode[];
+  forNodes?: ForNode[] | undefined;
   /**
    * forZones indicates the zone(s) this endpoint should be consumed by when using topology aware routing. May contain a maximum of 8 entries.
    */
-  forZones?: ForZone[];
+  forZones?: ForZone[] | undefined;
 }
 
 /** EndpointPort represents a Port used by an EndpointSlice */
@@ -73,15 +73,15 @@ export interface EndpointPort {
    *
    * * Other protocols should use implementation-defined prefixed names such as mycompany.com/my-custom-protocol.
    */
-  appProtocol?: string;
+  appProtocol?: string | undefined;
   /**
    * name represents the name of this port. All ports in an EndpointSlice must have a unique name. If the EndpointSlice is derived from a Kubernetes service, this corresponds to the Service.ports[].name. Name must either be an empty string or pass DNS_LABEL validation: * must be no more than 63 characters long. * must consist of lower case alphanumeric characters or '-'. * must start and end with an alphanumeric character. Default is empty string.
    */
-  name?: string;
+  name?: string | undefined;
   /**
    * port represents the port number of the endpoint. If the EndpointSlice is derived from a Kubernetes service, this must be set to the service's target port. EndpointSlices used for other purposes may have a nil port.
    */
-  port?: number;
+  port?: number | undefined;
   /**
    * protocol represents the IP protocol for this port. Must be UDP, TCP, or SCTP. Default is TCP.
    *
@@ -90,7 +90,7 @@ export interface EndpointPort {
    *  - `"TCP"` is the TCP protocol.
    *  - `"UDP"` is the UDP protocol.
    */
-  protocol?: 'SCTP' | 'TCP' | 'UDP';
+  protocol?: 'SCTP' | 'TCP' | 'UDP' | undefined;
 }
 
 /**
@@ -109,21 +109,21 @@ export interface EndpointSlice {
   /**
    * APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
    */
-  apiVersion?: 'discovery.k8s.io/v1';
+  apiVersion?: 'discovery.k8s.io/v1' | undefined;
   /**
    * endpoints is a list of unique endpoints in this slice. Each slice may include a maximum of 1000 endpoints.
    */
-  endpoints?: Endpoint[];
+  endpoints?: Endpoint[] | undefined;
   /**
    * Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
    */
-  kind?: 'EndpointSlice';
+  kind?: 'EndpointSlice' | undefined;
   /** Standard object's metadata. */
-  metadata?: ObjectMeta;
+  metadata?: ObjectMeta | undefined;
   /**
    * ports specifies the list of network ports exposed by each endpoint in this slice. Each port must have a unique name. Each slice may include a maximum of 100 ports. Services always have at least 1 port, so EndpointSlices generated by the EndpointSlice controller will likewise always have at least 1 port. EndpointSlices used for other purposes may have an empty ports list.
    */
-  ports?: EndpointPort[];
+  ports?: EndpointPort[] | undefined;
 }
 
 /** EndpointSliceList represents a list of endpoint slices */
@@ -131,15 +131,15 @@ export interface EndpointSliceList {
   /**
    * APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
    */
-  apiVersion?: 'discovery.k8s.io/v1';
+  apiVersion?: 'discovery.k8s.io/v1' | undefined;
   /** items is the list of endpoint slices */
   items: EndpointSlice[];
   /**
    * Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
    */
-  kind?: 'EndpointSliceList';
+  kind?: 'EndpointSliceList' | undefined;
   /** Standard list metadata. */
-  metadata?: ListMeta;
+  metadata?: ListMeta | undefined;
 }
 
 /** ForNode provides information about which nodes should consume this endpoint. */

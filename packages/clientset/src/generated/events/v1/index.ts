@@ -20,10 +20,13 @@ export const eventsResource = {
   shortNames: ['ev'],
 } as const satisfies ResourceDescriptor;
 
+/** EventsClient is the typed client of Event objects (`events`, namespaced): what `EventsV1Client.events` returns. */
+export type EventsClient = ResourceClientFor<typeof eventsResource, Event, EventList>;
+
 /** EventsV1Client is the typed client of events.k8s.io/v1: one method per resource, with the verbs discovery lists. */
 export interface EventsV1Client {
   /** events returns the client of Event objects in `namespace` (none: the context's; `''`: every namespace, for list and watch). */
-  events(namespace?: string): ResourceClientFor<typeof eventsResource, Event, EventList>;
+  events(namespace?: string): EventsClient;
 }
 
 /** EVENTS_V1 defines events.k8s.io/v1: its resources by method name. */

@@ -10,67 +10,67 @@ export interface Event {
   /**
    * action is what action was taken/failed regarding to the regarding object. It is machine-readable. This field cannot be empty for new Events and it can have at most 128 characters.
    */
-  action?: string;
+  action?: string | undefined;
   /**
    * APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
    */
-  apiVersion?: 'events.k8s.io/v1';
+  apiVersion?: 'events.k8s.io/v1' | undefined;
   /**
    * deprecatedCount is the deprecated field assuring backward compatibility with core.v1 Event type.
    */
-  deprecatedCount?: number;
+  deprecatedCount?: number | undefined;
   /**
    * deprecatedFirstTimestamp is the deprecated field assuring backward compatibility with core.v1 Event type.
    */
-  deprecatedFirstTimestamp?: Time;
+  deprecatedFirstTimestamp?: Time | undefined;
   /**
    * deprecatedLastTimestamp is the deprecated field assuring backward compatibility with core.v1 Event type.
    */
-  deprecatedLastTimestamp?: Time;
+  deprecatedLastTimestamp?: Time | undefined;
   /**
    * deprecatedSource is the deprecated field assuring backward compatibility with core.v1 Event type.
    */
-  deprecatedSource?: EventSource;
+  deprecatedSource?: EventSource | undefined;
   /** eventTime is the time when this Event was first observed. It is required. */
   eventTime: MicroTime;
   /**
    * Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
    */
-  kind?: 'Event';
+  kind?: 'Event' | undefined;
   /**
    * metadata is the standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
    */
-  metadata?: ObjectMeta;
+  metadata?: ObjectMeta | undefined;
   /**
    * note is a human-readable description of the status of this operation. Maximal length of the note is 1kB, but libraries should be prepared to handle values up to 64kB.
    */
-  note?: string;
+  note?: string | undefined;
   /**
    * reason is why the action was taken. It is human-readable. This field cannot be empty for new Events and it can have at most 128 characters.
    */
-  reason?: string;
+  reason?: string | undefined;
   /**
    * regarding contains the object this Event is about. In most cases it's an Object reporting controller implements, e.g. ReplicaSetController implements ReplicaSets and this event is emitted because it acts on some changes in a ReplicaSet object.
    */
-  regarding?: ObjectReference;
+  regarding?: ObjectReference | undefined;
   /**
    * related is the optional secondary object for more complex actions. E.g. when regarding object triggers a creation or deletion of related object.
    */
-  related?: ObjectReference;
+  related?: ObjectReference | undefined;
   /**
    * reportingController is the name of the controller that emitted this Event, e.g. `kubernetes.io/kubelet`. This field cannot be empty for new Events.
    */
-  reportingController?: string;
+  reportingController?: string | undefined;
   /**
    * reportingInstance is the ID of the controller instance, e.g. `kubelet-xyzf`. This field cannot be empty for new Events and it can have at most 128 characters.
    */
-  reportingInstance?: string;
+  reportingInstance?: string | undefined;
   /** series is data about the Event series this event represents or nil if it's a singleton Event. */
-  series?: EventSeries;
+  series?: EventSeries | undefined;
   /**
    * type is the type of this event (Normal, Warning), new types could be added in the future. It is machine-readable. This field cannot be empty for new Events.
    */
-  type?: string;
+  type?: string | undefined;
 }
 
 /** EventList is a list of Event objects. */
@@ -78,17 +78,17 @@ export interface EventList {
   /**
    * APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
    */
-  apiVersion?: 'events.k8s.io/v1';
+  apiVersion?: 'events.k8s.io/v1' | undefined;
   /** items is a list of schema objects. */
   items: Event[];
   /**
    * Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
    */
-  kind?: 'EventList';
+  kind?: 'EventList' | undefined;
   /**
    * metadata is the standard list metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
    */
-  metadata?: ListMeta;
+  metadata?: ListMeta | undefined;
 }
 
 /**

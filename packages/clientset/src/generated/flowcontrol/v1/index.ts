@@ -32,12 +32,18 @@ export const priorityLevelConfigurationsResource = {
   subresources: { status: ['get', 'patch', 'update'] },
 } as const satisfies ResourceDescriptor;
 
+/** FlowSchemasClient is the typed client of FlowSchema objects (`flowschemas`, cluster-scoped): what `FlowcontrolV1Client.flowSchemas` returns. */
+export type FlowSchemasClient = ResourceClientFor<typeof flowSchemasResource, FlowSchema, FlowSchemaList>;
+
+/** PriorityLevelConfigurationsClient is the typed client of PriorityLevelConfiguration objects (`prioritylevelconfigurations`, cluster-scoped): what `FlowcontrolV1Client.priorityLevelConfigurations` returns. */
+export type PriorityLevelConfigurationsClient = ResourceClientFor<typeof priorityLevelConfigurationsResource, PriorityLevelConfiguration, PriorityLevelConfigurationList>;
+
 /** FlowcontrolV1Client is the typed client of flowcontrol.apiserver.k8s.io/v1: one method per resource, with the verbs discovery lists. */
 export interface FlowcontrolV1Client {
   /** flowSchemas returns the client of FlowSchema objects (cluster-scoped). */
-  flowSchemas(): ResourceClientFor<typeof flowSchemasResource, FlowSchema, FlowSchemaList>;
+  flowSchemas(): FlowSchemasClient;
   /** priorityLevelConfigurations returns the client of PriorityLevelConfiguration objects (cluster-scoped). */
-  priorityLevelConfigurations(): ResourceClientFor<typeof priorityLevelConfigurationsResource, PriorityLevelConfiguration, PriorityLevelConfigurationList>;
+  priorityLevelConfigurations(): PriorityLevelConfigurationsClient;
 }
 
 /** FLOWCONTROL_V1 defines flowcontrol.apiserver.k8s.io/v1: its resources by method name. */

@@ -11,7 +11,7 @@ export interface ExemptPriorityLevelConfiguration {
    *
    * LendableCL(i) = round( NominalCL(i) * lendablePercent(i)/100.0 )
    */
-  lendablePercent?: number;
+  lendablePercent?: number | undefined;
   /**
    * `nominalConcurrencyShares` (NCS) contributes to the computation of the NominalConcurrencyLimit (NominalCL) of this level. This is the number of execution seats nominally reserved for this priority level. This DOES NOT limit the dispatching from this priority level but affects the other priority levels through the borrowing mechanism. The server's concurrency limit (ServerCL) is divided among all the priority levels in proportion to their NCS values:
    *
@@ -19,7 +19,7 @@ export interface ExemptPriorityLevelConfiguration {
    *
    * Bigger numbers mean a larger nominal concurrency limit, at the expense of every other priority level. This field has a default value of zero.
    */
-  nominalConcurrencyShares?: number;
+  nominalConcurrencyShares?: number | undefined;
 }
 
 /** FlowDistinguisherMethod specifies the method of a flow distinguisher. */
@@ -37,15 +37,15 @@ export interface FlowSchema {
   /**
    * APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
    */
-  apiVersion?: 'flowcontrol.apiserver.k8s.io/v1';
+  apiVersion?: 'flowcontrol.apiserver.k8s.io/v1' | undefined;
   /**
    * Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
    */
-  kind?: 'FlowSchema';
+  kind?: 'FlowSchema' | undefined;
   /**
    * `metadata` is the standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
    */
-  metadata?: ObjectMeta;
+  metadata?: ObjectMeta | undefined;
   /**
    * `spec` is the specification of the desired behavior of a FlowSchema. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status
    */
@@ -53,21 +53,21 @@ export interface FlowSchema {
   /**
    * `status` is the current status of a FlowSchema. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status
    */
-  status?: FlowSchemaStatus;
+  status?: FlowSchemaStatus | undefined;
 }
 
 /** FlowSchemaCondition describes conditions for a FlowSchema. */
 export interface FlowSchemaCondition {
   /** `lastTransitionTime` is the last time the condition transitioned from one status to another. */
-  lastTransitionTime?: Time;
+  lastTransitionTime?: Time | undefined;
   /** `message` is a human-readable message indicating details about last transition. */
-  message?: string;
+  message?: string | undefined;
   /** `reason` is a unique, one-word, CamelCase reason for the condition's last transition. */
-  reason?: string;
+  reason?: string | undefined;
   /**
    * `status` is the status of the condition. Should be specified and set to one of True, False, Unknown.
    */
-  status?: string;
+  status?: string | undefined;
   /** `type` is the type of the condition. Required. */
   type: string;
 }
@@ -77,17 +77,17 @@ export interface FlowSchemaList {
   /**
    * APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
    */
-  apiVersion?: 'flowcontrol.apiserver.k8s.io/v1';
+  apiVersion?: 'flowcontrol.apiserver.k8s.io/v1' | undefined;
   /** `items` is a list of FlowSchemas. */
   items: FlowSchema[];
   /**
    * Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
    */
-  kind?: 'FlowSchemaList';
+  kind?: 'FlowSchemaList' | undefined;
   /**
    * `metadata` is the standard list metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
    */
-  metadata?: ListMeta;
+  metadata?: ListMeta | undefined;
 }
 
 /** FlowSchemaSpec describes how the FlowSchema's specification looks like. */
@@ -95,11 +95,11 @@ export interface FlowSchemaSpec {
   /**
    * `distinguisherMethod` defines how to compute the flow distinguisher for requests that match this schema. `nil` specifies that the distinguisher is disabled and thus will always be the empty string.
    */
-  distinguisherMethod?: FlowDistinguisherMethod;
+  distinguisherMethod?: FlowDistinguisherMethod | undefined;
   /**
    * `matchingPrecedence` is used to choose among the FlowSchemas that match a given request. The chosen FlowSchema is among those with the numerically lowest (which we take to be logically highest) MatchingPrecedence.  Each MatchingPrecedence value must be ranged in [1,10000]. Note that if the precedence is not specified, it will be set to 1000 as default.
    */
-  matchingPrecedence?: number;
+  matchingPrecedence?: number | undefined;
   /**
    * `priorityLevelConfiguration` should reference a PriorityLevelConfiguration in the cluster. If the reference cannot be resolved, the FlowSchema will be ignored and marked as invalid in its status. Required.
    */
@@ -107,13 +107,13 @@ export interface FlowSchemaSpec {
   /**
    * `rules` describes which requests will match this flow schema. This FlowSchema matches a request if and only if at least one member of rules matches the request. if it is an empty slice, there will be no requests matching the FlowSchema.
    */
-  rules?: PolicyRulesWithSubjects[];
+  rules?: PolicyRulesWithSubjects[] | undefined;
 }
 
 /** FlowSchemaStatus represents the current state of a FlowSchema. */
 export interface FlowSchemaStatus {
   /** `conditions` is a list of the current states of FlowSchema. */
-  conditions?: FlowSchemaCondition[];
+  conditions?: FlowSchemaCondition[] | undefined;
 }
 
 /** GroupSubject holds detailed information for group-kind subject. */
@@ -129,7 +129,7 @@ export interface LimitResponse {
   /**
    * `queuing` holds the configuration parameters for queuing. This field may be non-empty only if `type` is `"Queue"`.
    */
-  queuing?: QueuingConfiguration;
+  queuing?: QueuingConfiguration | undefined;
   /**
    * `type` is "Queue" or "Reject". "Queue" means that requests that can not be executed upon arrival are held in a queue until they can be executed or a queuing limit is reached. "Reject" means that requests that can not be executed upon arrival are rejected. Required.
    */
@@ -149,13 +149,13 @@ export interface LimitedPriorityLevelConfiguration {
    *
    * The value of this field can be more than 100, implying that this priority level can borrow a number of seats that is greater than its own nominal concurrency limit (NominalCL). When this field is left `nil`, the limit is effectively infinite.
    */
-  borrowingLimitPercent?: number;
+  borrowingLimitPercent?: number | undefined;
   /**
    * `lendablePercent` prescribes the fraction of the level's NominalCL that can be borrowed by other priority levels. The value of this field must be between 0 and 100, inclusive, and it defaults to 0. The number of seats that other levels can borrow from this level, known as this level's LendableConcurrencyLimit (LendableCL), is defined as follows.
    *
    * LendableCL(i) = round( NominalCL(i) * lendablePercent(i)/100.0 )
    */
-  lendablePercent?: number;
+  lendablePercent?: number | undefined;
   /** `limitResponse` indicates what to do with requests that can not be executed right now */
   limitResponse: LimitResponse;
   /**
@@ -169,7 +169,7 @@ export interface LimitedPriorityLevelConfiguration {
    *
    * Setting this field to zero supports the construction of a "jail" for this priority level that is used to hold some request(s)
    */
-  nominalConcurrencyShares?: number;
+  nominalConcurrencyShares?: number | undefined;
 }
 
 /**
@@ -199,11 +199,11 @@ export interface PolicyRulesWithSubjects {
   /**
    * `nonResourceRules` is a list of NonResourcePolicyRules that identify matching requests according to their verb and the target non-resource URL.
    */
-  nonResourceRules?: NonResourcePolicyRule[];
+  nonResourceRules?: NonResourcePolicyRule[] | undefined;
   /**
    * `resourceRules` is a slice of ResourcePolicyRules that identify matching requests according to their verb and the target resource. At least one of `resourceRules` and `nonResourceRules` has to be non-empty.
    */
-  resourceRules?: ResourcePolicyRule[];
+  resourceRules?: ResourcePolicyRule[] | undefined;
   /**
    * subjects is the list of normal user, serviceaccount, or group that this rule cares about. There must be at least one member in this slice. A slice that includes both the system:authenticated and system:unauthenticated user groups matches every request. Required.
    */
@@ -215,15 +215,15 @@ export interface PriorityLevelConfiguration {
   /**
    * APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
    */
-  apiVersion?: 'flowcontrol.apiserver.k8s.io/v1';
+  apiVersion?: 'flowcontrol.apiserver.k8s.io/v1' | undefined;
   /**
    * Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
    */
-  kind?: 'PriorityLevelConfiguration';
+  kind?: 'PriorityLevelConfiguration' | undefined;
   /**
    * `metadata` is the standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
    */
-  metadata?: ObjectMeta;
+  metadata?: ObjectMeta | undefined;
   /**
    * `spec` is the specification of the desired behavior of a "request-priority". More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status
    */
@@ -231,21 +231,21 @@ export interface PriorityLevelConfiguration {
   /**
    * `status` is the current status of a "request-priority". More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status
    */
-  status?: PriorityLevelConfigurationStatus;
+  status?: PriorityLevelConfigurationStatus | undefined;
 }
 
 /** PriorityLevelConfigurationCondition defines the condition of priority level. */
 export interface PriorityLevelConfigurationCondition {
   /** `lastTransitionTime` is the last time the condition transitioned from one status to another. */
-  lastTransitionTime?: Time;
+  lastTransitionTime?: Time | undefined;
   /** `message` is a human-readable message indicating details about last transition. */
-  message?: string;
+  message?: string | undefined;
   /** `reason` is a unique, one-word, CamelCase reason for the condition's last transition. */
-  reason?: string;
+  reason?: string | undefined;
   /**
    * `status` is the status of the condition. Should be specified and set to one of True, False, Unknown.
    */
-  status?: string;
+  status?: string | undefined;
   /** `type` is the type of the condition. Required. */
   type: string;
 }
@@ -255,17 +255,17 @@ export interface PriorityLevelConfigurationList {
   /**
    * APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
    */
-  apiVersion?: 'flowcontrol.apiserver.k8s.io/v1';
+  apiVersion?: 'flowcontrol.apiserver.k8s.io/v1' | undefined;
   /** `items` is a list of request-priorities. */
   items: PriorityLevelConfiguration[];
   /**
    * Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
    */
-  kind?: 'PriorityLevelConfigurationList';
+  kind?: 'PriorityLevelConfigurationList' | undefined;
   /**
    * `metadata` is the standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
    */
-  metadata?: ListMeta;
+  metadata?: ListMeta | undefined;
 }
 
 /**
@@ -281,11 +281,11 @@ export interface PriorityLevelConfigurationSpec {
   /**
    * `exempt` specifies how requests are handled for an exempt priority level. This field MUST be empty if `type` is `"Limited"`. This field MAY be non-empty if `type` is `"Exempt"`. If empty and `type` is `"Exempt"` then the default values for `ExemptPriorityLevelConfiguration` apply.
    */
-  exempt?: ExemptPriorityLevelConfiguration;
+  exempt?: ExemptPriorityLevelConfiguration | undefined;
   /**
    * `limited` specifies how requests are handled for a Limited priority level. This field must be non-empty if and only if `type` is `"Limited"`.
    */
-  limited?: LimitedPriorityLevelConfiguration;
+  limited?: LimitedPriorityLevelConfiguration | undefined;
   /**
    * `type` indicates whether this priority level is subject to limitation on request execution.  A value of `"Exempt"` means that requests of this priority level are not subject to a limit (and thus are never queued) and do not detract from the capacity made available to other priority levels.  A value of `"Limited"` means that (a) requests of this priority level _are_ subject to limits and (b) some of the server's limited capacity is made available exclusively to this priority level. Required.
    */
@@ -295,7 +295,7 @@ export interface PriorityLevelConfigurationSpec {
 /** PriorityLevelConfigurationStatus represents the current state of a "request-priority". */
 export interface PriorityLevelConfigurationStatus {
   /** `conditions` is the current state of "request-priority". */
-  conditions?: PriorityLevelConfigurationCondition[];
+  conditions?: PriorityLevelConfigurationCondition[] | undefined;
 }
 
 /** QueuingConfiguration holds the configuration parameters for queuing */
@@ -303,15 +303,15 @@ export interface QueuingConfiguration {
   /**
    * `handSize` is a small positive number that configures the shuffle sharding of requests into queues.  When enqueuing a request at this priority level the request's flow identifier (a string pair) is hashed and the hash value is used to shuffle the list of queues and deal a hand of the size specified here.  The request is put into one of the shortest queues in that hand. `handSize` must be no larger than `queues`, and should be significantly smaller (so that a few heavy flows do not saturate most of the queues).  See the user-facing documentation for more extensive guidance on setting this field.  This field has a default value of 8.
    */
-  handSize?: number;
+  handSize?: number | undefined;
   /**
    * `queueLengthLimit` is the maximum number of requests allowed to be waiting in a given queue of this priority level at a time; excess requests are rejected.  This value must be positive.  If not specified, it will be defaulted to 50.
    */
-  queueLengthLimit?: number;
+  queueLengthLimit?: number | undefined;
   /**
    * `queues` is the number of queues for this priority level. The queues exist independently at each apiserver. The value must be positive.  Setting it to 1 effectively precludes shufflesharding and thus makes the distinguisher method of associated flow schemas irrelevant.  This field has a default value of 64.
    */
-  queues?: number;
+  queues?: number | undefined;
 }
 
 /**
@@ -325,11 +325,11 @@ export interface ResourcePolicyRule {
   /**
    * `clusterScope` indicates whether to match requests that do not specify a namespace (which happens either because the resource is not namespaced or the request targets all namespaces). If this field is omitted or false then the `namespaces` field must contain a non-empty list.
    */
-  clusterScope?: boolean;
+  clusterScope?: boolean | undefined;
   /**
    * `namespaces` is a list of target namespaces that restricts matches.  A request that specifies a target namespace matches only if either (a) this list contains that target namespace or (b) this list contains "*".  Note that "*" matches any specified namespace but does not match a request that _does not specify_ a namespace (see the `clusterScope` field for that). This list may be empty, but only if `clusterScope` is true.
    */
-  namespaces?: string[];
+  namespaces?: string[] | undefined;
   /**
    * `resources` is a list of matching resources (i.e., lowercase and plural) with, if desired, subresource.  For example, [ "services", "nodes/status" ].  This list may not be empty. "*" matches all resources and, if present, must be the only entry. Required.
    */
@@ -355,13 +355,13 @@ export interface ServiceAccountSubject {
  */
 export interface Subject {
   /** `group` matches based on user group name. */
-  group?: GroupSubject;
+  group?: GroupSubject | undefined;
   /** `kind` indicates which one of the other fields is non-empty. Required */
   kind: string;
   /** `serviceAccount` matches ServiceAccounts. */
-  serviceAccount?: ServiceAccountSubject;
+  serviceAccount?: ServiceAccountSubject | undefined;
   /** `user` matches based on username. */
-  user?: UserSubject;
+  user?: UserSubject | undefined;
 }
 
 /** UserSubject holds detailed information for user-kind subject. */

@@ -68,18 +68,33 @@ export const serviceCIDRsResource = {
   subresources: { status: ['get', 'patch', 'update'] },
 } as const satisfies ResourceDescriptor;
 
+/** IngressClassesClient is the typed client of IngressClass objects (`ingressclasses`, cluster-scoped): what `NetworkingV1Client.ingressClasses` returns. */
+export type IngressClassesClient = ResourceClientFor<typeof ingressClassesResource, IngressClass, IngressClassList>;
+
+/** IngressesClient is the typed client of Ingress objects (`ingresses`, namespaced): what `NetworkingV1Client.ingresses` returns. */
+export type IngressesClient = ResourceClientFor<typeof ingressesResource, Ingress, IngressList>;
+
+/** IPAddressesClient is the typed client of IPAddress objects (`ipaddresses`, cluster-scoped): what `NetworkingV1Client.ipAddresses` returns. */
+export type IPAddressesClient = ResourceClientFor<typeof ipAddressesResource, IPAddress, IPAddressList>;
+
+/** NetworkPoliciesClient is the typed client of NetworkPolicy objects (`networkpolicies`, namespaced): what `NetworkingV1Client.networkPolicies` returns. */
+export type NetworkPoliciesClient = ResourceClientFor<typeof networkPoliciesResource, NetworkPolicy, NetworkPolicyList>;
+
+/** ServiceCIDRsClient is the typed client of ServiceCIDR objects (`servicecidrs`, cluster-scoped): what `NetworkingV1Client.serviceCIDRs` returns. */
+export type ServiceCIDRsClient = ResourceClientFor<typeof serviceCIDRsResource, ServiceCIDR, ServiceCIDRList>;
+
 /** NetworkingV1Client is the typed client of networking.k8s.io/v1: one method per resource, with the verbs discovery lists. */
 export interface NetworkingV1Client {
   /** ingressClasses returns the client of IngressClass objects (cluster-scoped). */
-  ingressClasses(): ResourceClientFor<typeof ingressClassesResource, IngressClass, IngressClassList>;
+  ingressClasses(): IngressClassesClient;
   /** ingresses returns the client of Ingress objects in `namespace` (none: the context's; `''`: every namespace, for list and watch). */
-  ingresses(namespace?: string): ResourceClientFor<typeof ingressesResource, Ingress, IngressList>;
+  ingresses(namespace?: string): IngressesClient;
   /** ipAddresses returns the client of IPAddress objects (cluster-scoped). */
-  ipAddresses(): ResourceClientFor<typeof ipAddressesResource, IPAddress, IPAddressList>;
+  ipAddresses(): IPAddressesClient;
   /** networkPolicies returns the client of NetworkPolicy objects in `namespace` (none: the context's; `''`: every namespace, for list and watch). */
-  networkPolicies(namespace?: string): ResourceClientFor<typeof networkPoliciesResource, NetworkPolicy, NetworkPolicyList>;
+  networkPolicies(namespace?: string): NetworkPoliciesClient;
   /** serviceCIDRs returns the client of ServiceCIDR objects (cluster-scoped). */
-  serviceCIDRs(): ResourceClientFor<typeof serviceCIDRsResource, ServiceCIDR, ServiceCIDRList>;
+  serviceCIDRs(): ServiceCIDRsClient;
 }
 
 /** NETWORKING_V1 defines networking.k8s.io/v1: its resources by method name. */

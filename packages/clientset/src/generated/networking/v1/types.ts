@@ -12,7 +12,7 @@ export interface HTTPIngressPath {
   /**
    * path is matched against the path of an incoming request. Currently it can contain characters disallowed from the conventional "path" part of a URL as defined by RFC 3986. Paths must begin with a '/' and must be present when using PathType with value "Exact" or "Prefix".
    */
-  path?: string;
+  path?: string | undefined;
   /**
    * pathType determines the interpretation of the path matching. PathType can be one of the following values: * Exact: Matches the URL path exactly. * Prefix: Matches based on a URL path prefix split by '/'. Matching is
    *   done on a path element by element basis. A path element refers is the
@@ -49,15 +49,15 @@ export interface IPAddress {
   /**
    * APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
    */
-  apiVersion?: 'networking.k8s.io/v1';
+  apiVersion?: 'networking.k8s.io/v1' | undefined;
   /**
    * Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
    */
-  kind?: 'IPAddress';
+  kind?: 'IPAddress' | undefined;
   /**
    * metadata is the standard object metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
    */
-  metadata?: ObjectMeta;
+  metadata?: ObjectMeta | undefined;
   /**
    * spec is the desired state of the IPAddress. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status
    */
@@ -69,17 +69,17 @@ export interface IPAddressList {
   /**
    * APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
    */
-  apiVersion?: 'networking.k8s.io/v1';
+  apiVersion?: 'networking.k8s.io/v1' | undefined;
   /** items is the list of IPAddresses. */
   items: IPAddress[];
   /**
    * Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
    */
-  kind?: 'IPAddressList';
+  kind?: 'IPAddressList' | undefined;
   /**
    * Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
    */
-  metadata?: ListMeta;
+  metadata?: ListMeta | undefined;
 }
 
 /** IPAddressSpec describe the attributes in an IP Address. */
@@ -101,7 +101,7 @@ export interface IPBlock {
   /**
    * except is a slice of CIDRs that should not be included within an IPBlock Valid examples are "192.168.1.0/24" or "2001:db8::/64" Except values will be rejected if they are outside the cidr range
    */
-  except?: string[];
+  except?: string[] | undefined;
 }
 
 /**
@@ -111,23 +111,23 @@ export interface Ingress {
   /**
    * APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
    */
-  apiVersion?: 'networking.k8s.io/v1';
+  apiVersion?: 'networking.k8s.io/v1' | undefined;
   /**
    * Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
    */
-  kind?: 'Ingress';
+  kind?: 'Ingress' | undefined;
   /**
    * metadata is the standard object metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
    */
-  metadata?: ObjectMeta;
+  metadata?: ObjectMeta | undefined;
   /**
    * spec is the desired state of the Ingress. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status
    */
-  spec?: IngressSpec;
+  spec?: IngressSpec | undefined;
   /**
    * status is the current state of the Ingress. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status
    */
-  status?: IngressStatus;
+  status?: IngressStatus | undefined;
 }
 
 /** IngressBackend describes all endpoints for a given service and port. */
@@ -135,11 +135,11 @@ export interface IngressBackend {
   /**
    * resource is an ObjectRef to another Kubernetes resource in the namespace of the Ingress object. If resource is specified, a service.Name and service.Port must not be specified. This is a mutually exclusive setting with "Service".
    */
-  resource?: TypedLocalObjectReference;
+  resource?: TypedLocalObjectReference | undefined;
   /**
    * service references a service as a backend. This is a mutually exclusive setting with "Resource".
    */
-  service?: IngressServiceBackend;
+  service?: IngressServiceBackend | undefined;
 }
 
 /**
@@ -149,19 +149,19 @@ export interface IngressClass {
   /**
    * APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
    */
-  apiVersion?: 'networking.k8s.io/v1';
+  apiVersion?: 'networking.k8s.io/v1' | undefined;
   /**
    * Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
    */
-  kind?: 'IngressClass';
+  kind?: 'IngressClass' | undefined;
   /**
    * metadata is the standard object metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
    */
-  metadata?: ObjectMeta;
+  metadata?: ObjectMeta | undefined;
   /**
    * spec is the desired state of the IngressClass. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status
    */
-  spec?: IngressClassSpec;
+  spec?: IngressClassSpec | undefined;
 }
 
 /** IngressClassList is a collection of IngressClasses. */
@@ -169,15 +169,15 @@ export interface IngressClassList {
   /**
    * APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
    */
-  apiVersion?: 'networking.k8s.io/v1';
+  apiVersion?: 'networking.k8s.io/v1' | undefined;
   /** items is the list of IngressClasses. */
   items: IngressClass[];
   /**
    * Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
    */
-  kind?: 'IngressClassList';
+  kind?: 'IngressClassList' | undefined;
   /** Standard list metadata. */
-  metadata?: ListMeta;
+  metadata?: ListMeta | undefined;
 }
 
 /**
@@ -187,7 +187,7 @@ export interface IngressClassParametersReference {
   /**
    * apiGroup is the group for the resource being referenced. If APIGroup is not specified, the specified Kind must be in the core API group. For any other third-party types, APIGroup is required.
    */
-  apiGroup?: string;
+  apiGroup?: string | undefined;
   /** kind is the type of resource being referenced. */
   kind: string;
   /** name is the name of resource being referenced. */
@@ -195,11 +195,11 @@ export interface IngressClassParametersReference {
   /**
    * namespace is the namespace of the resource being referenced. This field is required when scope is set to "Namespace" and must be unset when scope is set to "Cluster".
    */
-  namespace?: string;
+  namespace?: string | undefined;
   /**
    * scope represents if this refers to a cluster or namespace scoped resource. This may be set to "Cluster" (default) or "Namespace".
    */
-  scope?: string;
+  scope?: string | undefined;
 }
 
 /** IngressClassSpec provides information about the class of an Ingress. */
@@ -207,11 +207,11 @@ export interface IngressClassSpec {
   /**
    * controller refers to the name of the controller that should handle this class. This allows for different "flavors" that are controlled by the same controller. For example, you may have different parameters for the same implementing controller. This should be specified as a domain-prefixed path no more than 250 characters in length, e.g. "acme.io/ingress-controller". This field is immutable.
    */
-  controller?: string;
+  controller?: string | undefined;
   /**
    * parameters is a link to a custom resource containing additional configuration for the controller. This is optional if the controller does not require extra parameters.
    */
-  parameters?: IngressClassParametersReference;
+  parameters?: IngressClassParametersReference | undefined;
 }
 
 /** IngressList is a collection of Ingress. */
@@ -219,33 +219,33 @@ export interface IngressList {
   /**
    * APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
    */
-  apiVersion?: 'networking.k8s.io/v1';
+  apiVersion?: 'networking.k8s.io/v1' | undefined;
   /** items is the list of Ingress. */
   items: Ingress[];
   /**
    * Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
    */
-  kind?: 'IngressList';
+  kind?: 'IngressList' | undefined;
   /**
    * Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
    */
-  metadata?: ListMeta;
+  metadata?: ListMeta | undefined;
 }
 
 /** IngressLoadBalancerIngress represents the status of a load-balancer ingress point. */
 export interface IngressLoadBalancerIngress {
   /** hostname is set for load-balancer ingress points that are DNS based. */
-  hostname?: string;
+  hostname?: string | undefined;
   /** ip is set for load-balancer ingress points that are IP based. */
-  ip?: string;
+  ip?: string | undefined;
   /** ports provides information about the ports exposed by this LoadBalancer. */
-  ports?: IngressPortStatus[];
+  ports?: IngressPortStatus[] | undefined;
 }
 
 /** IngressLoadBalancerStatus represents the status of a load-balancer. */
 export interface IngressLoadBalancerStatus {
   /** ingress is a list containing ingress points for the load-balancer. */
-  ingress?: IngressLoadBalancerIngress[];
+  ingress?: IngressLoadBalancerIngress[] | undefined;
 }
 
 /** IngressPortStatus represents the error condition of a service port */
@@ -256,7 +256,7 @@ export interface IngressPortStatus {
    * - cloud provider specific error values must have names that comply with the
    *   format foo.example.com/CamelCase.
    */
-  error?: string;
+  error?: string | undefined;
   /** port is the port number of the ingress port. */
   port: number;
   /**
@@ -284,9 +284,9 @@ export interface IngressRule {
    *
    * host can be "precise" which is a domain name without the terminating dot of a network host (e.g. "foo.bar.com") or "wildcard", which is a domain name prefixed with a single wildcard label (e.g. "*.foo.com"). The wildcard character '*' must appear by itself as the first DNS label and matches only a single label. You cannot have a wildcard label by itself (e.g. Host == "*"). Requests will be matched against the Host field in the following way: 1. If host is precise, the request matches this rule if the http host header is equal to Host. 2. If host is a wildcard, then the request matches this rule if the http host header is to equal to the suffix (removing the first label) of the wildcard rule.
    */
-  host?: string;
+  host?: string | undefined;
   /** http is a HTTP IngressRuleValue, which contains a list of http selectors */
-  http?: HTTPIngressRuleValue;
+  http?: HTTPIngressRuleValue | undefined;
 }
 
 /** IngressServiceBackend references a Kubernetes Service as a Backend. */
@@ -298,7 +298,7 @@ export interface IngressServiceBackend {
   /**
    * port of the referenced service. A port name or port number is required for a IngressServiceBackend.
    */
-  port?: ServiceBackendPort;
+  port?: ServiceBackendPort | undefined;
 }
 
 /** IngressSpec describes the Ingress the user wishes to exist. */
@@ -306,25 +306,25 @@ export interface IngressSpec {
   /**
    * defaultBackend is the backend that should handle requests that don't match any rule. If Rules are not specified, DefaultBackend must be specified. If DefaultBackend is not set, the handling of requests that do not match any of the rules will be up to the Ingress controller.
    */
-  defaultBackend?: IngressBackend;
+  defaultBackend?: IngressBackend | undefined;
   /**
    * ingressClassName is the name of an IngressClass cluster resource. Ingress controller implementations use this field to know whether they should be serving this Ingress resource, by a transitive connection (controller -> IngressClass -> Ingress resource). Although the `kubernetes.io/ingress.class` annotation (simple constant name) was never formally defined, it was widely supported by Ingress controllers to create a direct binding between Ingress controller and Ingress resources. Newly created Ingress resources should prefer using the field. However, even though the annotation is officially deprecated, for backwards compatibility reasons, ingress controllers should still honor that annotation if present.
    */
-  ingressClassName?: string;
+  ingressClassName?: string | undefined;
   /**
    * rules is a list of host rules used to configure the Ingress. If unspecified, or no rule matches, all traffic is sent to the default backend.
    */
-  rules?: IngressRule[];
+  rules?: IngressRule[] | undefined;
   /**
    * tls represents the TLS configuration. Currently the Ingress only supports a single TLS port, 443. If multiple members of this list specify different hosts, they will be multiplexed on the same port according to the hostname specified through the SNI TLS extension, if the ingress controller fulfilling the ingress supports SNI.
    */
-  tls?: IngressTLS[];
+  tls?: IngressTLS[] | undefined;
 }
 
 /** IngressStatus describe the current state of the Ingress. */
 export interface IngressStatus {
   /** loadBalancer contains the current status of the load-balancer. */
-  loadBalancer?: IngressLoadBalancerStatus;
+  loadBalancer?: IngressLoadBalancerStatus | undefined;
 }
 
 /** IngressTLS describes the transport layer security associated with an ingress. */
@@ -332,11 +332,11 @@ export interface IngressTLS {
   /**
    * hosts is a list of hosts included in the TLS certificate. The values in this list must match the name/s used in the tlsSecret. Defaults to the wildcard host setting for the loadbalancer controller fulfilling this Ingress, if left unspecified.
    */
-  hosts?: string[];
+  hosts?: string[] | undefined;
   /**
    * secretName is the name of the secret used to terminate TLS traffic on port 443. Field is left optional to allow TLS routing based on SNI hostname alone. If the SNI host in a listener conflicts with the "Host" header field used by an IngressRule, the SNI host is used for termination and value of the "Host" header is used for routing.
    */
-  secretName?: string;
+  secretName?: string | undefined;
 }
 
 /** NetworkPolicy describes what network traffic is allowed for a set of Pods */
@@ -344,17 +344,17 @@ export interface NetworkPolicy {
   /**
    * APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
    */
-  apiVersion?: 'networking.k8s.io/v1';
+  apiVersion?: 'networking.k8s.io/v1' | undefined;
   /**
    * Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
    */
-  kind?: 'NetworkPolicy';
+  kind?: 'NetworkPolicy' | undefined;
   /**
    * metadata is the standard object metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
    */
-  metadata?: ObjectMeta;
+  metadata?: ObjectMeta | undefined;
   /** spec represents the specification of the desired behavior for this NetworkPolicy. */
-  spec?: NetworkPolicySpec;
+  spec?: NetworkPolicySpec | undefined;
 }
 
 /**
@@ -364,11 +364,11 @@ export interface NetworkPolicyEgressRule {
   /**
    * ports is a list of destination ports for outgoing traffic. Each item in this list is combined using a logical OR. If this field is empty or missing, this rule matches all ports (traffic not restricted by port). If this field is present and contains at least one item, then this rule allows traffic only if the traffic matches at least one port in the list.
    */
-  ports?: NetworkPolicyPort[];
+  ports?: NetworkPolicyPort[] | undefined;
   /**
    * to is a list of destinations for outgoing traffic of pods selected for this rule. Items in this list are combined using a logical OR operation. If this field is empty or missing, this rule matches all destinations (traffic not restricted by destination). If this field is present and contains at least one item, this rule allows traffic only if the traffic matches at least one item in the to list.
    */
-  to?: NetworkPolicyPeer[];
+  to?: NetworkPolicyPeer[] | undefined;
 }
 
 /**
@@ -378,11 +378,11 @@ export interface NetworkPolicyIngressRule {
   /**
    * from is a list of sources which should be able to access the pods selected for this rule. Items in this list are combined using a logical OR operation. If this field is empty or missing, this rule matches all sources (traffic not restricted by source). If this field is present and contains at least one item, this rule allows traffic only if the traffic matches at least one item in the from list.
    */
-  from?: NetworkPolicyPeer[];
+  from?: NetworkPolicyPeer[] | undefined;
   /**
    * ports is a list of ports which should be made accessible on the pods selected for this rule. Each item in this list is combined using a logical OR. If this field is empty or missing, this rule matches all ports (traffic not restricted by port). If this field is present and contains at least one item, then this rule allows traffic only if the traffic matches at least one port in the list.
    */
-  ports?: NetworkPolicyPort[];
+  ports?: NetworkPolicyPort[] | undefined;
 }
 
 /** NetworkPolicyList is a list of NetworkPolicy objects. */
@@ -390,17 +390,17 @@ export interface NetworkPolicyList {
   /**
    * APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
    */
-  apiVersion?: 'networking.k8s.io/v1';
+  apiVersion?: 'networking.k8s.io/v1' | undefined;
   /** items is a list of schema objects. */
   items: NetworkPolicy[];
   /**
    * Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
    */
-  kind?: 'NetworkPolicyList';
+  kind?: 'NetworkPolicyList' | undefined;
   /**
    * Standard list metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
    */
-  metadata?: ListMeta;
+  metadata?: ListMeta | undefined;
 }
 
 /**
@@ -410,19 +410,19 @@ export interface NetworkPolicyPeer {
   /**
    * ipBlock defines policy on a particular IPBlock. If this field is set then neither of the other fields can be.
    */
-  ipBlock?: IPBlock;
+  ipBlock?: IPBlock | undefined;
   /**
    * namespaceSelector selects namespaces using cluster-scoped labels. This field follows standard label selector semantics; if present but empty, it selects all namespaces.
    *
    * If podSelector is also set, then the NetworkPolicyPeer as a whole selects the pods matching podSelector in the namespaces selected by namespaceSelector. Otherwise it selects all pods in the namespaces selected by namespaceSelector.
    */
-  namespaceSelector?: LabelSelector;
+  namespaceSelector?: LabelSelector | undefined;
   /**
    * podSelector is a label selector which selects pods. This field follows standard label selector semantics; if present but empty, it selects all pods.
    *
    * If namespaceSelector is also set, then the NetworkPolicyPeer as a whole selects the pods matching podSelector in the Namespaces selected by NamespaceSelector. Otherwise it selects the pods matching podSelector in the policy's own namespace.
    */
-  podSelector?: LabelSelector;
+  podSelector?: LabelSelector | undefined;
 }
 
 /** NetworkPolicyPort describes a port to allow traffic on */
@@ -430,11 +430,11 @@ export interface NetworkPolicyPort {
   /**
    * endPort indicates that the range of ports from port to endPort if set, inclusive, should be allowed by the policy. This field cannot be defined if the port field is not defined or if the port field is defined as a named (string) port. The endPort must be equal or greater than port.
    */
-  endPort?: number;
+  endPort?: number | undefined;
   /**
    * port represents the port on the given protocol. This can either be a numerical or named port on a pod. If this field is not provided, this matches all port names and numbers. If present, only traffic on the specified protocol AND port will be matched.
    */
-  port?: IntOrString;
+  port?: IntOrString | undefined;
   /**
    * protocol represents the protocol (TCP, UDP, or SCTP) which traffic must match. If not specified, this field defaults to TCP.
    *
@@ -443,7 +443,7 @@ export interface NetworkPolicyPort {
    *  - `"TCP"` is the TCP protocol.
    *  - `"UDP"` is the UDP protocol.
    */
-  protocol?: 'SCTP' | 'TCP' | 'UDP';
+  protocol?: 'SCTP' | 'TCP' | 'UDP' | undefined;
 }
 
 /** NetworkPolicySpec provides the specification of a NetworkPolicy */
@@ -451,29 +451,29 @@ export interface NetworkPolicySpec {
   /**
    * egress is a list of egress rules to be applied to the selected pods. Outgoing traffic is allowed if there are no NetworkPolicies selecting the pod (and cluster policy otherwise allows the traffic), OR if the traffic matches at least one egress rule across all of the NetworkPolicy objects whose podSelector matches the pod. If this field is empty then this NetworkPolicy limits all outgoing traffic (and serves solely to ensure that the pods it selects are isolated by default). This field is beta-level in 1.8
    */
-  egress?: NetworkPolicyEgressRule[];
+  egress?: NetworkPolicyEgressRule[] | undefined;
   /**
    * ingress is a list of ingress rules to be applied to the selected pods. Traffic is allowed to a pod if there are no NetworkPolicies selecting the pod (and cluster policy otherwise allows the traffic), OR if the traffic source is the pod's local node, OR if the traffic matches at least one ingress rule across all of the NetworkPolicy objects whose podSelector matches the pod. If this field is empty then this NetworkPolicy does not allow any traffic (and serves solely to ensure that the pods it selects are isolated by default)
    */
-  ingress?: NetworkPolicyIngressRule[];
+  ingress?: NetworkPolicyIngressRule[] | undefined;
   /**
    * podSelector selects the pods to which this NetworkPolicy object applies. The array of rules is applied to any pods selected by this field. An empty selector matches all pods in the policy's namespace. Multiple network policies can select the same set of pods. In this case, the ingress rules for each are combined additively. This field is optional. If it is not specified, it defaults to an empty selector.
    */
-  podSelector?: LabelSelector;
+  podSelector?: LabelSelector | undefined;
   /**
    * policyTypes is a list of rule types that the NetworkPolicy relates to. Valid options are ["Ingress"], ["Egress"], or ["Ingress", "Egress"]. If this field is not specified, it will default based on the existence of ingress or egress rules; policies that contain an egress section are assumed to affect egress, and all policies (whether or not they contain an ingress section) are assumed to affect ingress. If you want to write an egress-only policy, you must explicitly specify policyTypes [ "Egress" ]. Likewise, if you want to write a policy that specifies that no egress is allowed, you must specify a policyTypes value that include "Egress" (since such a policy would not include an egress section and would otherwise default to just [ "Ingress" ]). This field is beta-level in 1.8
    */
-  policyTypes?: ('Egress' | 'Ingress')[];
+  policyTypes?: ('Egress' | 'Ingress')[] | undefined;
 }
 
 /** ParentReference describes a reference to a parent object. */
 export interface ParentReference {
   /** group is the group of the object being referenced. */
-  group?: string;
+  group?: string | undefined;
   /** name is the name of the object being referenced. */
   name: string;
   /** namespace is the namespace of the object being referenced. */
-  namespace?: string;
+  namespace?: string | undefined;
   /** resource is the resource of the object being referenced. */
   resource: string;
 }
@@ -483,11 +483,11 @@ export interface ServiceBackendPort {
   /**
    * name is the name of the port on the Service. This is a mutually exclusive setting with "Number".
    */
-  name?: string;
+  name?: string | undefined;
   /**
    * number is the numerical port number (e.g. 80) on the Service. This is a mutually exclusive setting with "Name".
    */
-  number?: number;
+  number?: number | undefined;
 }
 
 /**
@@ -497,23 +497,23 @@ export interface ServiceCIDR {
   /**
    * APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
    */
-  apiVersion?: 'networking.k8s.io/v1';
+  apiVersion?: 'networking.k8s.io/v1' | undefined;
   /**
    * Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
    */
-  kind?: 'ServiceCIDR';
+  kind?: 'ServiceCIDR' | undefined;
   /**
    * metadata is the standard object metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
    */
-  metadata?: ObjectMeta;
+  metadata?: ObjectMeta | undefined;
   /**
    * spec is the desired state of the ServiceCIDR. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status
    */
-  spec?: ServiceCIDRSpec;
+  spec?: ServiceCIDRSpec | undefined;
   /**
    * status represents the current state of the ServiceCIDR. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status
    */
-  status?: ServiceCIDRStatus;
+  status?: ServiceCIDRStatus | undefined;
 }
 
 /** ServiceCIDRList contains a list of ServiceCIDR objects. */
@@ -521,17 +521,17 @@ export interface ServiceCIDRList {
   /**
    * APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
    */
-  apiVersion?: 'networking.k8s.io/v1';
+  apiVersion?: 'networking.k8s.io/v1' | undefined;
   /** items is the list of ServiceCIDRs. */
   items: ServiceCIDR[];
   /**
    * Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
    */
-  kind?: 'ServiceCIDRList';
+  kind?: 'ServiceCIDRList' | undefined;
   /**
    * Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
    */
-  metadata?: ListMeta;
+  metadata?: ListMeta | undefined;
 }
 
 /** ServiceCIDRSpec define the CIDRs the user wants to use for allocating ClusterIPs for Services. */
@@ -539,7 +539,7 @@ export interface ServiceCIDRSpec {
   /**
    * cidrs defines the IP blocks in CIDR notation (e.g. "192.168.0.0/24" or "2001:db8::/64") from which to assign service cluster IPs. Max of two CIDRs is allowed, one of each IP family. This field is immutable.
    */
-  cidrs?: string[];
+  cidrs?: string[] | undefined;
 }
 
 /** ServiceCIDRStatus describes the current state of the ServiceCIDR. */
@@ -547,5 +547,5 @@ export interface ServiceCIDRStatus {
   /**
    * conditions holds an array of metav1.Condition that describe the state of the ServiceCIDR. Current service state
    */
-  conditions?: Condition[];
+  conditions?: Condition[] | undefined;
 }

@@ -19,10 +19,13 @@ export const runtimeClassesResource = {
   verbs: ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'],
 } as const satisfies ResourceDescriptor;
 
+/** RuntimeClassesClient is the typed client of RuntimeClass objects (`runtimeclasses`, cluster-scoped): what `NodeV1Client.runtimeClasses` returns. */
+export type RuntimeClassesClient = ResourceClientFor<typeof runtimeClassesResource, RuntimeClass, RuntimeClassList>;
+
 /** NodeV1Client is the typed client of node.k8s.io/v1: one method per resource, with the verbs discovery lists. */
 export interface NodeV1Client {
   /** runtimeClasses returns the client of RuntimeClass objects (cluster-scoped). */
-  runtimeClasses(): ResourceClientFor<typeof runtimeClassesResource, RuntimeClass, RuntimeClassList>;
+  runtimeClasses(): RuntimeClassesClient;
 }
 
 /** NODE_V1 defines node.k8s.io/v1: its resources by method name. */

@@ -6,7 +6,7 @@ import type { ListMeta, ObjectMeta, Quantity } from '../../meta/v1/types.js';
 /** Overhead structure represents the resource overhead associated with running a pod. */
 export interface Overhead {
   /** podFixed represents the fixed resource overhead associated with running a pod. */
-  podFixed?: { [key: string]: Quantity };
+  podFixed?: { [key: string]: Quantity } | undefined;
 }
 
 /**
@@ -16,7 +16,7 @@ export interface RuntimeClass {
   /**
    * APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
    */
-  apiVersion?: 'node.k8s.io/v1';
+  apiVersion?: 'node.k8s.io/v1' | undefined;
   /**
    * handler specifies the underlying runtime and configuration that the CRI implementation will use to handle pods of this class. The possible values are specific to the node & CRI configuration.  It is assumed that all handlers are available on every node, and handlers of the same name are equivalent on every node. For example, a handler called "runc" might specify that the runc OCI runtime (using native Linux containers) will be used to run the containers in a pod. The Handler must be lowercase, conform to the DNS Label (RFC 1123) requirements, and is immutable.
    */
@@ -24,20 +24,20 @@ export interface RuntimeClass {
   /**
    * Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
    */
-  kind?: 'RuntimeClass';
+  kind?: 'RuntimeClass' | undefined;
   /**
    * metadata is the standard object metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
    */
-  metadata?: ObjectMeta;
+  metadata?: ObjectMeta | undefined;
   /**
    * overhead represents the resource overhead associated with running a pod for a given RuntimeClass. For more details, see
    *  https://kubernetes.io/docs/concepts/scheduling-eviction/pod-overhead/
    */
-  overhead?: Overhead;
+  overhead?: Overhead | undefined;
   /**
    * scheduling holds the scheduling constraints to ensure that pods running with this RuntimeClass are scheduled to nodes that support it. If scheduling is nil, this RuntimeClass is assumed to be supported by all nodes.
    */
-  scheduling?: Scheduling;
+  scheduling?: Scheduling | undefined;
 }
 
 /** RuntimeClassList is a list of RuntimeClass objects. */
@@ -45,17 +45,17 @@ export interface RuntimeClassList {
   /**
    * APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
    */
-  apiVersion?: 'node.k8s.io/v1';
+  apiVersion?: 'node.k8s.io/v1' | undefined;
   /** items is a list of schema objects. */
   items: RuntimeClass[];
   /**
    * Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
    */
-  kind?: 'RuntimeClassList';
+  kind?: 'RuntimeClassList' | undefined;
   /**
    * Standard list metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
    */
-  metadata?: ListMeta;
+  metadata?: ListMeta | undefined;
 }
 
 /** Scheduling specifies the scheduling constraints for nodes supporting a RuntimeClass. */
@@ -63,9 +63,9 @@ export interface Scheduling {
   /**
    * nodeSelector lists labels that must be present on nodes that support this RuntimeClass. Pods using this RuntimeClass can only be scheduled to a node matched by this selector. The RuntimeClass nodeSelector is merged with a pod's existing nodeSelector. Any conflicts will cause the pod to be rejected in admission.
    */
-  nodeSelector?: { [key: string]: string };
+  nodeSelector?: { [key: string]: string } | undefined;
   /**
    * tolerations are appended (excluding duplicates) to pods running with this RuntimeClass during admission, effectively unioning the set of nodes tolerated by the pod and the RuntimeClass.
    */
-  tolerations?: Toleration[];
+  tolerations?: Toleration[] | undefined;
 }

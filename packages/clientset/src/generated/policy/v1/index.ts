@@ -21,10 +21,13 @@ export const podDisruptionBudgetsResource = {
   shortNames: ['pdb'],
 } as const satisfies ResourceDescriptor;
 
+/** PodDisruptionBudgetsClient is the typed client of PodDisruptionBudget objects (`poddisruptionbudgets`, namespaced): what `PolicyV1Client.podDisruptionBudgets` returns. */
+export type PodDisruptionBudgetsClient = ResourceClientFor<typeof podDisruptionBudgetsResource, PodDisruptionBudget, PodDisruptionBudgetList>;
+
 /** PolicyV1Client is the typed client of policy/v1: one method per resource, with the verbs discovery lists. */
 export interface PolicyV1Client {
   /** podDisruptionBudgets returns the client of PodDisruptionBudget objects in `namespace` (none: the context's; `''`: every namespace, for list and watch). */
-  podDisruptionBudgets(namespace?: string): ResourceClientFor<typeof podDisruptionBudgetsResource, PodDisruptionBudget, PodDisruptionBudgetList>;
+  podDisruptionBudgets(namespace?: string): PodDisruptionBudgetsClient;
 }
 
 /** POLICY_V1 defines policy/v1: its resources by method name. */

@@ -9,15 +9,15 @@ export interface Eviction {
   /**
    * APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
    */
-  apiVersion?: 'policy/v1';
+  apiVersion?: 'policy/v1' | undefined;
   /** deleteOptions may be provided */
-  deleteOptions?: DeleteOptions;
+  deleteOptions?: DeleteOptions | undefined;
   /**
    * Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
    */
-  kind?: 'Eviction';
+  kind?: 'Eviction' | undefined;
   /** metadata describes the pod that is being evicted. */
-  metadata?: ObjectMeta;
+  metadata?: ObjectMeta | undefined;
 }
 
 /**
@@ -27,19 +27,19 @@ export interface PodDisruptionBudget {
   /**
    * APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
    */
-  apiVersion?: 'policy/v1';
+  apiVersion?: 'policy/v1' | undefined;
   /**
    * Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
    */
-  kind?: 'PodDisruptionBudget';
+  kind?: 'PodDisruptionBudget' | undefined;
   /**
    * metadata is the standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
    */
-  metadata?: ObjectMeta;
+  metadata?: ObjectMeta | undefined;
   /** spec is the specification of the desired behavior of the PodDisruptionBudget. */
-  spec?: PodDisruptionBudgetSpec;
+  spec?: PodDisruptionBudgetSpec | undefined;
   /** status is the most recently observed status of the PodDisruptionBudget. */
-  status?: PodDisruptionBudgetStatus;
+  status?: PodDisruptionBudgetStatus | undefined;
 }
 
 /** PodDisruptionBudgetList is a collection of PodDisruptionBudgets. */
@@ -47,17 +47,17 @@ export interface PodDisruptionBudgetList {
   /**
    * APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
    */
-  apiVersion?: 'policy/v1';
+  apiVersion?: 'policy/v1' | undefined;
   /** Items is a list of PodDisruptionBudgets */
   items: PodDisruptionBudget[];
   /**
    * Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
    */
-  kind?: 'PodDisruptionBudgetList';
+  kind?: 'PodDisruptionBudgetList' | undefined;
   /**
    * Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
    */
-  metadata?: ListMeta;
+  metadata?: ListMeta | undefined;
 }
 
 /** PodDisruptionBudgetSpec is a description of a PodDisruptionBudget. */
@@ -65,15 +65,15 @@ export interface PodDisruptionBudgetSpec {
   /**
    * maxUnavailable indicates that an eviction is allowed if at most "maxUnavailable" pods selected by "selector" are unavailable after the eviction, i.e. even in absence of the evicted pod. For example, one can prevent all voluntary evictions by specifying 0. This is a mutually exclusive setting with "minAvailable".
    */
-  maxUnavailable?: IntOrString;
+  maxUnavailable?: IntOrString | undefined;
   /**
    * minAvailable indicates that an eviction is allowed if at least "minAvailable" pods selected by "selector" will still be available after the eviction, i.e. even in the absence of the evicted pod.  So for example you can prevent all voluntary evictions by specifying "100%".
    */
-  minAvailable?: IntOrString;
+  minAvailable?: IntOrString | undefined;
   /**
    * selector is a label query over pods whose evictions are managed by the disruption budget. A null selector will match no pods, while an empty ({}) selector will select all pods within the namespace.
    */
-  selector?: LabelSelector;
+  selector?: LabelSelector | undefined;
   /**
    * unhealthyPodEvictionPolicy defines the criteria for when unhealthy pods should be considered for eviction. Current implementation considers healthy pods, as pods that have status.conditions item with type="Ready",status="True".
    *
@@ -89,7 +89,7 @@ export interface PodDisruptionBudgetSpec {
    *  - `"AlwaysAllow"` policy means that all running pods (status.phase="Running"), but not yet healthy are considered disrupted and can be evicted regardless of whether the criteria in a PDB is met. This means perspective running pods of a disrupted application might not get a chance to become healthy. Healthy pods will be subject to the PDB for eviction.
    *  - `"IfHealthyBudget"` policy means that running pods (status.phase="Running"), but not yet healthy can be evicted only if the guarded application is not disrupted (status.currentHealthy is at least equal to status.desiredHealthy). Healthy pods will be subject to the PDB for eviction.
    */
-  unhealthyPodEvictionPolicy?: 'AlwaysAllow' | 'IfHealthyBudget';
+  unhealthyPodEvictionPolicy?: 'AlwaysAllow' | 'IfHealthyBudget' | undefined;
 }
 
 /**
@@ -107,21 +107,21 @@ export interface PodDisruptionBudgetStatus {
    *                   The condition will be True, and the number of allowed
    *                   disruptions are provided by the disruptionsAllowed property.
    */
-  conditions?: Condition[];
+  conditions?: Condition[] | undefined;
   /** current number of healthy pods */
-  currentHealthy?: number;
+  currentHealthy?: number | undefined;
   /** minimum desired number of healthy pods */
-  desiredHealthy?: number;
+  desiredHealthy?: number | undefined;
   /**
    * DisruptedPods contains information about pods whose eviction was processed by the API server eviction subresource handler but has not yet been observed by the PodDisruptionBudget controller. A pod will be in this map from the time when the API server processed the eviction request to the time when the pod is seen by PDB controller as having been marked for deletion (or after a timeout). The key in the map is the name of the pod and the value is the time when the API server processed the eviction request. If the deletion didn't occur and a pod is still there it will be removed from the list automatically by PodDisruptionBudget controller after some time. If everything goes smooth this map should be empty for the most of the time. Large number of entries in the map may indicate problems with pod deletions.
    */
-  disruptedPods?: { [key: string]: Time };
+  disruptedPods?: { [key: string]: Time } | undefined;
   /** Number of pod disruptions that are currently allowed. */
-  disruptionsAllowed?: number;
+  disruptionsAllowed?: number | undefined;
   /** total number of pods counted by this disruption budget */
-  expectedPods?: number;
+  expectedPods?: number | undefined;
   /**
    * Most recent generation observed when updating this PDB status. DisruptionsAllowed and other status information is valid only if observedGeneration equals to PDB's object generation.
    */
-  observedGeneration?: number;
+  observedGeneration?: number | undefined;
 }

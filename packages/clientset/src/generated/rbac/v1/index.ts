@@ -52,16 +52,28 @@ export const rolesResource = {
   verbs: ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'],
 } as const satisfies ResourceDescriptor;
 
+/** ClusterRoleBindingsClient is the typed client of ClusterRoleBinding objects (`clusterrolebindings`, cluster-scoped): what `RbacV1Client.clusterRoleBindings` returns. */
+export type ClusterRoleBindingsClient = ResourceClientFor<typeof clusterRoleBindingsResource, ClusterRoleBinding, ClusterRoleBindingList>;
+
+/** ClusterRolesClient is the typed client of ClusterRole objects (`clusterroles`, cluster-scoped): what `RbacV1Client.clusterRoles` returns. */
+export type ClusterRolesClient = ResourceClientFor<typeof clusterRolesResource, ClusterRole, ClusterRoleList>;
+
+/** RoleBindingsClient is the typed client of RoleBinding objects (`rolebindings`, namespaced): what `RbacV1Client.roleBindings` returns. */
+export type RoleBindingsClient = ResourceClientFor<typeof roleBindingsResource, RoleBinding, RoleBindingList>;
+
+/** RolesClient is the typed client of Role objects (`roles`, namespaced): what `RbacV1Client.roles` returns. */
+export type RolesClient = ResourceClientFor<typeof rolesResource, Role, RoleList>;
+
 /** RbacV1Client is the typed client of rbac.authorization.k8s.io/v1: one method per resource, with the verbs discovery lists. */
 export interface RbacV1Client {
   /** clusterRoleBindings returns the client of ClusterRoleBinding objects (cluster-scoped). */
-  clusterRoleBindings(): ResourceClientFor<typeof clusterRoleBindingsResource, ClusterRoleBinding, ClusterRoleBindingList>;
+  clusterRoleBindings(): ClusterRoleBindingsClient;
   /** clusterRoles returns the client of ClusterRole objects (cluster-scoped). */
-  clusterRoles(): ResourceClientFor<typeof clusterRolesResource, ClusterRole, ClusterRoleList>;
+  clusterRoles(): ClusterRolesClient;
   /** roleBindings returns the client of RoleBinding objects in `namespace` (none: the context's; `''`: every namespace, for list and watch). */
-  roleBindings(namespace?: string): ResourceClientFor<typeof roleBindingsResource, RoleBinding, RoleBindingList>;
+  roleBindings(namespace?: string): RoleBindingsClient;
   /** roles returns the client of Role objects in `namespace` (none: the context's; `''`: every namespace, for list and watch). */
-  roles(namespace?: string): ResourceClientFor<typeof rolesResource, Role, RoleList>;
+  roles(namespace?: string): RolesClient;
 }
 
 /** RBAC_V1 defines rbac.authorization.k8s.io/v1: its resources by method name. */

@@ -7,7 +7,7 @@ export interface AggregationRule {
   /**
    * clusterRoleSelectors holds a list of selectors which will be used to find ClusterRoles and create the rules. If any of the selectors match, then the ClusterRole's permissions will be added
    */
-  clusterRoleSelectors?: LabelSelector[];
+  clusterRoleSelectors?: LabelSelector[] | undefined;
 }
 
 /**
@@ -17,19 +17,19 @@ export interface ClusterRole {
   /**
    * aggregationRule is an optional field that describes how to build the Rules for this ClusterRole. If AggregationRule is set, then the Rules are controller managed and direct changes to Rules will be stomped by the controller.
    */
-  aggregationRule?: AggregationRule;
+  aggregationRule?: AggregationRule | undefined;
   /**
    * APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
    */
-  apiVersion?: 'rbac.authorization.k8s.io/v1';
+  apiVersion?: 'rbac.authorization.k8s.io/v1' | undefined;
   /**
    * Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
    */
-  kind?: 'ClusterRole';
+  kind?: 'ClusterRole' | undefined;
   /** metadata is the standard object's metadata. */
-  metadata?: ObjectMeta;
+  metadata?: ObjectMeta | undefined;
   /** rules holds all the PolicyRules for this ClusterRole */
-  rules?: PolicyRule[];
+  rules?: PolicyRule[] | undefined;
 }
 
 /**
@@ -39,19 +39,19 @@ export interface ClusterRoleBinding {
   /**
    * APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
    */
-  apiVersion?: 'rbac.authorization.k8s.io/v1';
+  apiVersion?: 'rbac.authorization.k8s.io/v1' | undefined;
   /**
    * Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
    */
-  kind?: 'ClusterRoleBinding';
+  kind?: 'ClusterRoleBinding' | undefined;
   /** metadata is the standard object's metadata. */
-  metadata?: ObjectMeta;
+  metadata?: ObjectMeta | undefined;
   /**
    * roleRef can only reference a ClusterRole in the global namespace. If the RoleRef cannot be resolved, the Authorizer must return an error. This field is immutable.
    */
   roleRef: RoleRef;
   /** subjects holds references to the objects the role applies to. */
-  subjects?: Subject[];
+  subjects?: Subject[] | undefined;
 }
 
 /** ClusterRoleBindingList is a collection of ClusterRoleBindings */
@@ -59,15 +59,15 @@ export interface ClusterRoleBindingList {
   /**
    * APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
    */
-  apiVersion?: 'rbac.authorization.k8s.io/v1';
+  apiVersion?: 'rbac.authorization.k8s.io/v1' | undefined;
   /** Items is a list of ClusterRoleBindings */
   items: ClusterRoleBinding[];
   /**
    * Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
    */
-  kind?: 'ClusterRoleBindingList';
+  kind?: 'ClusterRoleBindingList' | undefined;
   /** Standard object's metadata. */
-  metadata?: ListMeta;
+  metadata?: ListMeta | undefined;
 }
 
 /** ClusterRoleList is a collection of ClusterRoles */
@@ -75,15 +75,15 @@ export interface ClusterRoleList {
   /**
    * APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
    */
-  apiVersion?: 'rbac.authorization.k8s.io/v1';
+  apiVersion?: 'rbac.authorization.k8s.io/v1' | undefined;
   /** Items is a list of ClusterRoles */
   items: ClusterRole[];
   /**
    * Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
    */
-  kind?: 'ClusterRoleList';
+  kind?: 'ClusterRoleList' | undefined;
   /** Standard object's metadata. */
-  metadata?: ListMeta;
+  metadata?: ListMeta | undefined;
 }
 
 /**
@@ -93,17 +93,17 @@ export interface PolicyRule {
   /**
    * apiGroups is the name of the APIGroup that contains the resources.  If multiple API groups are specified, any action requested against one of the enumerated resources in any API group will be allowed. "" represents the core API group and "*" represents all API groups.
    */
-  apiGroups?: string[];
+  apiGroups?: string[] | undefined;
   /**
    * nonResourceURLs is a set of partial urls that a user should have access to.  *s are allowed, but only as the full, final step in the path Since non-resource URLs are not namespaced, this field is only applicable for ClusterRoles referenced from a ClusterRoleBinding. Rules can either apply to API resources (such as "pods" or "secrets") or non-resource URL paths (such as "/api"),  but not both.
    */
-  nonResourceURLs?: string[];
+  nonResourceURLs?: string[] | undefined;
   /**
    * resourceNames is an optional white list of names that the rule applies to.  An empty set means that everything is allowed.
    */
-  resourceNames?: string[];
+  resourceNames?: string[] | undefined;
   /** resources is a list of resources this rule applies to. '*' represents all resources. */
-  resources?: string[];
+  resources?: string[] | undefined;
   /**
    * verbs is a list of Verbs that apply to ALL the ResourceKinds contained in this rule. '*' represents all verbs.
    */
@@ -117,15 +117,15 @@ export interface Role {
   /**
    * APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
    */
-  apiVersion?: 'rbac.authorization.k8s.io/v1';
+  apiVersion?: 'rbac.authorization.k8s.io/v1' | undefined;
   /**
    * Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
    */
-  kind?: 'Role';
+  kind?: 'Role' | undefined;
   /** metadata is the standard object's metadata. */
-  metadata?: ObjectMeta;
+  metadata?: ObjectMeta | undefined;
   /** rules holds all the PolicyRules for this Role */
-  rules?: PolicyRule[];
+  rules?: PolicyRule[] | undefined;
 }
 
 /**
@@ -135,19 +135,19 @@ export interface RoleBinding {
   /**
    * APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
    */
-  apiVersion?: 'rbac.authorization.k8s.io/v1';
+  apiVersion?: 'rbac.authorization.k8s.io/v1' | undefined;
   /**
    * Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
    */
-  kind?: 'RoleBinding';
+  kind?: 'RoleBinding' | undefined;
   /** metadata is the standard object's metadata. */
-  metadata?: ObjectMeta;
+  metadata?: ObjectMeta | undefined;
   /**
    * roleRef can reference a Role in the current namespace or a ClusterRole in the global namespace. If the RoleRef cannot be resolved, the Authorizer must return an error. This field is immutable.
    */
   roleRef: RoleRef;
   /** subjects holds references to the objects the role applies to. */
-  subjects?: Subject[];
+  subjects?: Subject[] | undefined;
 }
 
 /** RoleBindingList is a collection of RoleBindings */
@@ -155,15 +155,15 @@ export interface RoleBindingList {
   /**
    * APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
    */
-  apiVersion?: 'rbac.authorization.k8s.io/v1';
+  apiVersion?: 'rbac.authorization.k8s.io/v1' | undefined;
   /** Items is a list of RoleBindings */
   items: RoleBinding[];
   /**
    * Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
    */
-  kind?: 'RoleBindingList';
+  kind?: 'RoleBindingList' | undefined;
   /** Standard object's metadata. */
-  metadata?: ListMeta;
+  metadata?: ListMeta | undefined;
 }
 
 /** RoleList is a collection of Roles */
@@ -171,21 +171,21 @@ export interface RoleList {
   /**
    * APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
    */
-  apiVersion?: 'rbac.authorization.k8s.io/v1';
+  apiVersion?: 'rbac.authorization.k8s.io/v1' | undefined;
   /** Items is a list of Roles */
   items: Role[];
   /**
    * Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
    */
-  kind?: 'RoleList';
+  kind?: 'RoleList' | undefined;
   /** Standard object's metadata. */
-  metadata?: ListMeta;
+  metadata?: ListMeta | undefined;
 }
 
 /** RoleRef contains information that points to the role being used */
 export interface RoleRef {
   /** apiGroup is the group for the resource being referenced */
-  apiGroup?: string;
+  apiGroup?: string | undefined;
   /** kind is the type of resource being referenced */
   kind: string;
   /** name is the name of resource being referenced */
@@ -199,7 +199,7 @@ export interface Subject {
   /**
    * apiGroup holds the API group of the referenced subject. Defaults to "" for ServiceAccount subjects. Defaults to "rbac.authorization.k8s.io" for User and Group subjects.
    */
-  apiGroup?: string;
+  apiGroup?: string | undefined;
   /**
    * kind of object being referenced. Values defined by this API group are "User", "Group", and "ServiceAccount". If the Authorizer does not recognized the kind value, the Authorizer should report an error.
    */
@@ -209,5 +209,5 @@ export interface Subject {
   /**
    * namespace of the referenced object.  If the object kind is non-namespace, such as "User" or "Group", and this value is not empty the Authorizer should report an error.
    */
-  namespace?: string;
+  namespace?: string | undefined;
 }

@@ -65,18 +65,33 @@ export const resourceSlicesResource = {
   verbs: ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'],
 } as const satisfies ResourceDescriptor;
 
+/** DeviceClassesClient is the typed client of DeviceClass objects (`deviceclasses`, cluster-scoped): what `ResourceV1Client.deviceClasses` returns. */
+export type DeviceClassesClient = ResourceClientFor<typeof deviceClassesResource, DeviceClass, DeviceClassList>;
+
+/** DeviceTaintRulesClient is the typed client of DeviceTaintRule objects (`devicetaintrules`, cluster-scoped): what `ResourceV1Client.deviceTaintRules` returns. */
+export type DeviceTaintRulesClient = ResourceClientFor<typeof deviceTaintRulesResource, DeviceTaintRule, DeviceTaintRuleList>;
+
+/** ResourceClaimsClient is the typed client of ResourceClaim objects (`resourceclaims`, namespaced): what `ResourceV1Client.resourceClaims` returns. */
+export type ResourceClaimsClient = ResourceClientFor<typeof resourceClaimsResource, ResourceClaim, ResourceClaimList>;
+
+/** ResourceClaimTemplatesClient is the typed client of ResourceClaimTemplate objects (`resourceclaimtemplates`, namespaced): what `ResourceV1Client.resourceClaimTemplates` returns. */
+export type ResourceClaimTemplatesClient = ResourceClientFor<typeof resourceClaimTemplatesResource, ResourceClaimTemplate, ResourceClaimTemplateList>;
+
+/** ResourceSlicesClient is the typed client of ResourceSlice objects (`resourceslices`, cluster-scoped): what `ResourceV1Client.resourceSlices` returns. */
+export type ResourceSlicesClient = ResourceClientFor<typeof resourceSlicesResource, ResourceSlice, ResourceSliceList>;
+
 /** ResourceV1Client is the typed client of resource.k8s.io/v1: one method per resource, with the verbs discovery lists. */
 export interface ResourceV1Client {
   /** deviceClasses returns the client of DeviceClass objects (cluster-scoped). */
-  deviceClasses(): ResourceClientFor<typeof deviceClassesResource, DeviceClass, DeviceClassList>;
+  deviceClasses(): DeviceClassesClient;
   /** deviceTaintRules returns the client of DeviceTaintRule objects (cluster-scoped). */
-  deviceTaintRules(): ResourceClientFor<typeof deviceTaintRulesResource, DeviceTaintRule, DeviceTaintRuleList>;
+  deviceTaintRules(): DeviceTaintRulesClient;
   /** resourceClaims returns the client of ResourceClaim objects in `namespace` (none: the context's; `''`: every namespace, for list and watch). */
-  resourceClaims(namespace?: string): ResourceClientFor<typeof resourceClaimsResource, ResourceClaim, ResourceClaimList>;
+  resourceClaims(namespace?: string): ResourceClaimsClient;
   /** resourceClaimTemplates returns the client of ResourceClaimTemplate objects in `namespace` (none: the context's; `''`: every namespace, for list and watch). */
-  resourceClaimTemplates(namespace?: string): ResourceClientFor<typeof resourceClaimTemplatesResource, ResourceClaimTemplate, ResourceClaimTemplateList>;
+  resourceClaimTemplates(namespace?: string): ResourceClaimTemplatesClient;
   /** resourceSlices returns the client of ResourceSlice objects (cluster-scoped). */
-  resourceSlices(): ResourceClientFor<typeof resourceSlicesResource, ResourceSlice, ResourceSliceList>;
+  resourceSlices(): ResourceSlicesClient;
 }
 
 /** RESOURCE_V1 defines resource.k8s.io/v1: its resources by method name. */

@@ -14,13 +14,13 @@ export interface AllocatedDeviceStatus {
    *
    * Must not contain more than 8 entries.
    */
-  conditions?: Condition[];
+  conditions?: Condition[] | undefined;
   /**
    * Data contains arbitrary driver-specific data.
    *
    * The length of the raw data must be smaller or equal to 10 Ki.
    */
-  data?: RawExtension;
+  data?: RawExtension | undefined;
   /**
    * Device references one device instance via its name in the driver's resource pool. It must be a DNS label.
    */
@@ -32,7 +32,7 @@ export interface AllocatedDeviceStatus {
    */
   driver: string;
   /** NetworkData contains network-related information specific to the device. */
-  networkData?: NetworkDeviceData;
+  networkData?: NetworkDeviceData | undefined;
   /**
    * This name together with the driver name and the device name field identify which device was allocated (`<driver name>/<pool name>/<device name>`).
    *
@@ -40,7 +40,7 @@ export interface AllocatedDeviceStatus {
    */
   pool: string;
   /** ShareID uniquely identifies an individual allocation share of the device. */
-  shareID?: string;
+  shareID?: string | undefined;
 }
 
 /** AllocationResult contains attributes of an allocated resource. */
@@ -50,13 +50,13 @@ export interface AllocationResult {
    *
    * This is a beta field and requires enabling the DRADeviceBindingConditions and DRAResourceClaimDeviceStatus feature gate.
    */
-  allocationTimestamp?: Time;
+  allocationTimestamp?: Time | undefined;
   /** Devices is the result of allocating devices. */
-  devices?: DeviceAllocationResult;
+  devices?: DeviceAllocationResult | undefined;
   /**
    * NodeSelector defines where the allocated resources are available. If unset, they are available everywhere.
    */
-  nodeSelector?: NodeSelector;
+  nodeSelector?: NodeSelector | undefined;
 }
 
 /** CELDeviceSelector contains a CEL expression for selecting a device. */
@@ -117,7 +117,7 @@ export interface CapacityRequestPolicy {
   /**
    * Default specifies how much of this capacity is consumed by a request that does not contain an entry for it in DeviceRequest's Capacity.
    */
-  default?: Quantity;
+  default?: Quantity | undefined;
   /**
    * ValidRange defines an acceptable quantity value range in consuming requests.
    *
@@ -127,7 +127,7 @@ export interface CapacityRequestPolicy {
    *
    * If the request doesn't contain this capacity entry, Default value is used.
    */
-  validRange?: CapacityRequestPolicyRange;
+  validRange?: CapacityRequestPolicyRange | undefined;
   /**
    * ValidValues defines a set of acceptable quantity values in consuming requests.
    *
@@ -139,7 +139,7 @@ export interface CapacityRequestPolicy {
    *
    * If the requested amount exceeds all valid values, the request violates the policy, and this device cannot be allocated.
    */
-  validValues?: Quantity[];
+  validValues?: Quantity[] | undefined;
 }
 
 /**
@@ -160,7 +160,7 @@ export interface CapacityRequestPolicyRange {
    *
    * Max must be less than or equal to the capacity value. Min and requestPolicy.default must be less than or equal to the maximum.
    */
-  max?: Quantity;
+  max?: Quantity | undefined;
   /**
    * Min specifies the minimum capacity allowed for a consumption request.
    *
@@ -172,7 +172,7 @@ export interface CapacityRequestPolicyRange {
    *
    * Max (if set) and requestPolicy.default must be a multiple of Step. Min + Step must be less than or equal to the capacity value.
    */
-  step?: Quantity;
+  step?: Quantity | undefined;
 }
 
 /** CapacityRequirements defines the capacity requirements for a specific device request. */
@@ -190,7 +190,7 @@ export interface CapacityRequirements {
    *
    * If the device allows multiple allocation, the aggregated amount across all requests must not exceed the capacity value. The consumed capacity, which may be adjusted based on the requestPolicy if defined, is recorded in the resource claim’s status.devices[*].consumedCapacity field.
    */
-  requests?: { [key: string]: Quantity };
+  requests?: { [key: string]: Quantity } | undefined;
 }
 
 /** Counter describes a quantity associated with a device. */
@@ -224,19 +224,19 @@ export interface Device {
    *
    * Must only be set if Spec.PerDeviceNodeSelection is set to true. At most one of NodeName, NodeSelector and AllNodes can be set.
    */
-  allNodes?: boolean;
+  allNodes?: boolean | undefined;
   /**
    * AllowMultipleAllocations marks whether the device is allowed to be allocated to multiple DeviceRequests.
    *
    * If AllowMultipleAllocations is set to true, the device can be allocated more than once, and all of its capacity is consumable, regardless of whether the requestPolicy is defined or not.
    */
-  allowMultipleAllocations?: boolean;
+  allowMultipleAllocations?: boolean | undefined;
   /**
    * Attributes defines the set of attributes for this device. The name of each attribute must be unique in that set.
    *
    * The maximum number of attributes and capacities combined is 32.
    */
-  attributes?: { [key: string]: DeviceAttribute };
+  attributes?: { [key: string]: DeviceAttribute } | undefined;
   /**
    * BindingConditions defines the conditions for proceeding with binding. All of these conditions must be set in the per-device status conditions with a value of True to proceed with binding the pod to the node while scheduling the pod.
    *
@@ -246,7 +246,7 @@ export interface Device {
    *
    * This is a beta field and requires enabling the DRADeviceBindingConditions and DRAResourceClaimDeviceStatus feature gates.
    */
-  bindingConditions?: string[];
+  bindingConditions?: string[] | undefined;
   /**
    * BindingFailureConditions defines the conditions for binding failure. They may be set in the per-device status conditions. If any is set to "True", a binding failure occurred.
    *
@@ -256,19 +256,19 @@ export interface Device {
    *
    * This is a beta field and requires enabling the DRADeviceBindingConditions and DRAResourceClaimDeviceStatus feature gates.
    */
-  bindingFailureConditions?: string[];
+  bindingFailureConditions?: string[] | undefined;
   /**
    * BindsToNode indicates if the usage of an allocation involving this device has to be limited to exactly the node that was chosen when allocating the claim. If set to true, the scheduler will set the ResourceClaim.Status.Allocation.NodeSelector to match the node where the allocation was made.
    *
    * This is a beta field and requires enabling the DRADeviceBindingConditions and DRAResourceClaimDeviceStatus feature gates.
    */
-  bindsToNode?: boolean;
+  bindsToNode?: boolean | undefined;
   /**
    * Capacity defines the set of capacities for this device. The name of each capacity must be unique in that set.
    *
    * The maximum number of attributes and capacities combined is 32.
    */
-  capacity?: { [key: string]: DeviceCapacity };
+  capacity?: { [key: string]: DeviceCapacity } | undefined;
   /**
    * ConsumesCounters defines a list of references to sharedCounters and the set of counters that the device will consume from those counter sets.
    *
@@ -276,7 +276,7 @@ export interface Device {
    *
    * The maximum number of device counter consumptions per device is 2.
    */
-  consumesCounters?: DeviceCounterConsumption[];
+  consumesCounters?: DeviceCounterConsumption[] | undefined;
   /**
    * Name is unique identifier among all devices managed by the driver in the pool. It must be a DNS label.
    */
@@ -284,13 +284,13 @@ export interface Device {
   /**
    * NodeAllocatableResources defines the mapping of node resources that are managed by the DRA driver exposing this device. This includes resources currently reported in v1.Node `status.allocatable` that are not extended resources (see https://kubernetes.io/docs/concepts/configuration/manage-resources-containers/#extended-resources). Examples include "cpu", "memory", "ephemeral-storage", and hugepages. In addition to standard requests made through the Pod `spec`, these resources can also be requested through claims and allocated by the DRA driver. For example, a CPU DRA driver might allocate exclusive CPUs or auxiliary node memory dependencies of an accelerator device. The keys of this map are the node-allocatable resource names (e.g., "cpu", "memory"). Extended resource names are not permitted as keys.
    */
-  nodeAllocatableResources?: { [key: string]: NodeAllocatableResource };
+  nodeAllocatableResources?: { [key: string]: NodeAllocatableResource } | undefined;
   /**
    * NodeName identifies the node where the device is available.
    *
    * Must only be set if Spec.PerDeviceNodeSelection is set to true. At most one of NodeName, NodeSelector and AllNodes can be set.
    */
-  nodeName?: string;
+  nodeName?: string | undefined;
   /**
    * NodeSelector defines the nodes where the device is available.
    *
@@ -298,7 +298,7 @@ export interface Device {
    *
    * Must only be set if Spec.PerDeviceNodeSelection is set to true. At most one of NodeName, NodeSelector and AllNodes can be set.
    */
-  nodeSelector?: NodeSelector;
+  nodeSelector?: NodeSelector | undefined;
   /**
    * If specified, these are the driver-defined taints.
    *
@@ -306,19 +306,19 @@ export interface Device {
    *
    * This is a beta field and requires enabling the DRADeviceTaints feature gate.
    */
-  taints?: DeviceTaint[];
+  taints?: DeviceTaint[] | undefined;
 }
 
 /** DeviceAllocationConfiguration gets embedded in an AllocationResult. */
 export interface DeviceAllocationConfiguration {
   /** Opaque provides driver-specific configuration parameters. */
-  opaque?: OpaqueDeviceConfiguration;
+  opaque?: OpaqueDeviceConfiguration | undefined;
   /**
    * Requests lists the names of requests where the configuration applies. If empty, its applies to all requests.
    *
    * References to subrequests must include the name of the main request and may include the subrequest using the format <main request>[/<subrequest>]. If just the main request is given, the configuration applies to all subrequests.
    */
-  requests?: string[];
+  requests?: string[] | undefined;
   /**
    * Source records whether the configuration comes from a class and thus is not something that a normal user would have been able to set or from a claim.
    *
@@ -336,43 +336,43 @@ export interface DeviceAllocationResult {
    *
    * This includes configuration parameters for drivers which have no allocated devices in the result because it is up to the drivers which configuration parameters they support. They can silently ignore unknown configuration parameters.
    */
-  config?: DeviceAllocationConfiguration[];
+  config?: DeviceAllocationConfiguration[] | undefined;
   /** Results lists all allocated devices. */
-  results?: DeviceRequestAllocationResult[];
+  results?: DeviceRequestAllocationResult[] | undefined;
 }
 
 /** DeviceAttribute must have exactly one field set. */
 export interface DeviceAttribute {
   /** BoolValue is a true/false value. */
-  bool?: boolean;
+  bool?: boolean | undefined;
   /** BoolValues is a non-empty list of true/false values. */
-  bools?: boolean[];
+  bools?: boolean[] | undefined;
   /** IntValue is a number. */
-  int?: number;
+  int?: number | undefined;
   /**
    * IntValues is a non-empty list of numbers.
    *
    * This is an alpha field and requires enabling the DRAListTypeAttributes feature gate.
    */
-  ints?: number[];
+  ints?: number[] | undefined;
   /** StringValue is a string. Must not be longer than 64 characters. */
-  string?: string;
+  string?: string | undefined;
   /**
    * StringValues is a non-empty list of strings. Each string must not be longer than 64 characters.
    *
    * This is an alpha field and requires enabling the DRAListTypeAttributes feature gate.
    */
-  strings?: string[];
+  strings?: string[] | undefined;
   /**
    * VersionValue is a semantic version according to semver.org spec 2.0.0. Must not be longer than 64 characters.
    */
-  version?: string;
+  version?: string | undefined;
   /**
    * VersionValues is a non-empty list of semantic versions according to semver.org spec 2.0.0. Each version string must not be longer than 64 characters.
    *
    * This is an alpha field and requires enabling the DRAListTypeAttributes feature gate.
    */
-  versions?: string[];
+  versions?: string[] | undefined;
 }
 
 /** DeviceCapacity describes a quantity associated with a device. */
@@ -384,7 +384,7 @@ export interface DeviceCapacity {
    *
    * If unset, capacity requests are unconstrained: requests can consume any amount of capacity, as long as the total consumed across all allocations does not exceed the device's defined capacity. If request is also unset, default is the full capacity value.
    */
-  requestPolicy?: CapacityRequestPolicy;
+  requestPolicy?: CapacityRequestPolicy | undefined;
   /**
    * Value defines how much of a certain capacity that device has.
    *
@@ -398,25 +398,25 @@ export interface DeviceClaim {
   /**
    * This field holds configuration for multiple potential drivers which could satisfy requests in this claim. It is ignored while allocating the claim.
    */
-  config?: DeviceClaimConfiguration[];
+  config?: DeviceClaimConfiguration[] | undefined;
   /** These constraints must be satisfied by the set of devices that get allocated for the claim. */
-  constraints?: DeviceConstraint[];
+  constraints?: DeviceConstraint[] | undefined;
   /**
    * Requests represent individual requests for distinct devices which must all be satisfied. If empty, nothing needs to be allocated.
    */
-  requests?: DeviceRequest[];
+  requests?: DeviceRequest[] | undefined;
 }
 
 /** DeviceClaimConfiguration is used for configuration parameters in DeviceClaim. */
 export interface DeviceClaimConfiguration {
   /** Opaque provides driver-specific configuration parameters. */
-  opaque?: OpaqueDeviceConfiguration;
+  opaque?: OpaqueDeviceConfiguration | undefined;
   /**
    * Requests lists the names of requests where the configuration applies. If empty, it applies to all requests.
    *
    * References to subrequests must include the name of the main request and may include the subrequest using the format <main request>[/<subrequest>]. If just the main request is given, the configuration applies to all subrequests.
    */
-  requests?: string[];
+  requests?: string[] | undefined;
 }
 
 /**
@@ -426,13 +426,13 @@ export interface DeviceClass {
   /**
    * APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
    */
-  apiVersion?: 'resource.k8s.io/v1';
+  apiVersion?: 'resource.k8s.io/v1' | undefined;
   /**
    * Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
    */
-  kind?: 'DeviceClass';
+  kind?: 'DeviceClass' | undefined;
   /** Standard object metadata */
-  metadata?: ObjectMeta;
+  metadata?: ObjectMeta | undefined;
   /**
    * Spec defines what can be allocated and how to configure it.
    *
@@ -440,13 +440,13 @@ export interface DeviceClass {
    *
    * Changing the spec automatically increments the metadata.generation number.
    */
-  spec?: DeviceClassSpec;
+  spec?: DeviceClassSpec | undefined;
 }
 
 /** DeviceClassConfiguration is used in DeviceClass. */
 export interface DeviceClassConfiguration {
   /** Opaque provides driver-specific configuration parameters. */
-  opaque?: OpaqueDeviceConfiguration;
+  opaque?: OpaqueDeviceConfiguration | undefined;
 }
 
 /** DeviceClassList is a collection of classes. */
@@ -454,15 +454,15 @@ export interface DeviceClassList {
   /**
    * APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
    */
-  apiVersion?: 'resource.k8s.io/v1';
+  apiVersion?: 'resource.k8s.io/v1' | undefined;
   /** Items is the list of resource classes. */
   items: DeviceClass[];
   /**
    * Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
    */
-  kind?: 'DeviceClassList';
+  kind?: 'DeviceClassList' | undefined;
   /** Standard list metadata */
-  metadata?: ListMeta;
+  metadata?: ListMeta | undefined;
 }
 
 /**
@@ -474,13 +474,13 @@ export interface DeviceClassSpec {
    *
    * They are passed to the driver, but are not considered while allocating the claim.
    */
-  config?: DeviceClassConfiguration[];
+  config?: DeviceClassConfiguration[] | undefined;
   /**
    * ExtendedResourceName is the extended resource name for the devices of this class. The devices of this class can be used to satisfy a pod's extended resource requests. It has the same format as the name of a pod's extended resource. It should be unique among all the device classes in a cluster. If two device classes have the same name, then the class created later is picked to satisfy a pod's extended resource requests. If two classes are created at the same time, then the name of the class lexicographically sorted first is picked.
    */
-  extendedResourceName?: string;
+  extendedResourceName?: string | undefined;
   /** Each selector must be satisfied by a device which is claimed via this class. */
-  selectors?: DeviceSelector[];
+  selectors?: DeviceSelector[] | undefined;
 }
 
 /** DeviceConstraint must have exactly one field set besides Requests. */
@@ -496,7 +496,7 @@ export interface DeviceConstraint {
    *
    * This is useful for scenarios where resource requests must be fulfilled by separate physical devices. For example, a container requests two network interfaces that must be allocated from two different physical NICs.
    */
-  distinctAttribute?: string;
+  distinctAttribute?: string | undefined;
   /**
    * MatchAttribute requires that all devices in question have this attribute and that its type and value are the same across those devices.
    *
@@ -506,13 +506,13 @@ export interface DeviceConstraint {
    *
    * Must include the domain qualifier.
    */
-  matchAttribute?: string;
+  matchAttribute?: string | undefined;
   /**
    * Requests is a list of the one or more requests in this claim which must co-satisfy this constraint. If a request is fulfilled by multiple devices, then all of the devices must satisfy the constraint. If this is not specified, this constraint applies to all requests in this claim.
    *
    * References to subrequests must include the name of the main request and may include the subrequest using the format <main request>[/<subrequest>]. If just the main request is given, the constraint applies to all subrequests.
    */
-  requests?: string[];
+  requests?: string[] | undefined;
 }
 
 /**
@@ -530,7 +530,7 @@ export interface DeviceCounterConsumption {
    *
    * The maximum number of groups is 2, and the names must be unique.
    */
-  compatibilityGroups?: string[];
+  compatibilityGroups?: string[] | undefined;
   /** CounterSet is the name of the set from which the counters defined will be consumed. */
   counterSet: string;
   /**
@@ -576,13 +576,13 @@ export interface DeviceRequest {
    *
    * One of Exactly or FirstAvailable must be set.
    */
-  exactly?: ExactDeviceRequest;
+  exactly?: ExactDeviceRequest | undefined;
   /**
    * FirstAvailable contains subrequests, of which exactly one will be selected by the scheduler. It tries to satisfy them in the order in which they are listed here. So if there are two entries in the list, the scheduler will only check the second one if it determines that the first one can not be used.
    *
    * DRA does not yet implement scoring, so the scheduler will select the first set of devices that satisfies all the requests in the claim. And if the requirements can be satisfied on more than one node, other scheduling features will determine which node is chosen. This means that the set of devices allocated to a claim might not be the optimal set available to the cluster. Scoring will be implemented later.
    */
-  firstAvailable?: DeviceSubRequest[];
+  firstAvailable?: DeviceSubRequest[] | undefined;
   /**
    * Name can be used to reference this request in a pod.spec.containers[].resources.claims entry and in a constraint of the claim.
    *
@@ -600,19 +600,19 @@ export interface DeviceRequestAllocationResult {
    *
    * Admin access is disabled if this field is unset or set to false, otherwise it is enabled.
    */
-  adminAccess?: boolean;
+  adminAccess?: boolean | undefined;
   /**
    * BindingConditions contains a copy of the BindingConditions from the corresponding ResourceSlice at the time of allocation.
    *
    * This is a beta field and requires enabling the DRADeviceBindingConditions and DRAResourceClaimDeviceStatus feature gates.
    */
-  bindingConditions?: string[];
+  bindingConditions?: string[] | undefined;
   /**
    * BindingFailureConditions contains a copy of the BindingFailureConditions from the corresponding ResourceSlice at the time of allocation.
    *
    * This is a beta field and requires enabling the DRADeviceBindingConditions and DRAResourceClaimDeviceStatus feature gates.
    */
-  bindingFailureConditions?: string[];
+  bindingFailureConditions?: string[] | undefined;
   /**
    * ConsumedCapacity tracks the amount of capacity consumed per device as part of the claim request. The consumed amount may differ from the requested amount: it is rounded up to the nearest valid value based on the device’s requestPolicy if applicable (i.e., may not be less than the requested amount).
    *
@@ -620,7 +620,7 @@ export interface DeviceRequestAllocationResult {
    *
    * This field is populated only for devices that allow multiple allocations. All capacity entries are included, even if the consumed amount is zero.
    */
-  consumedCapacity?: { [key: string]: Quantity };
+  consumedCapacity?: { [key: string]: Quantity } | undefined;
   /**
    * Device references one device instance via its name in the driver's resource pool. It must be a DNS label.
    */
@@ -646,11 +646,11 @@ export interface DeviceRequestAllocationResult {
   /**
    * ShareID uniquely identifies an individual allocation share of the device, used when the device supports multiple simultaneous allocations. It serves as an additional map key to differentiate concurrent shares of the same device.
    */
-  shareID?: string;
+  shareID?: string | undefined;
   /**
    * SkipNodeOperations lists node-local resource operations (gRPC calls) that will be skipped for this allocated device when determining whether operations are necessary on the node. If all allocated devices for a driver in a claim skip an operation, that gRPC call will be skipped. It is a copy of the ResourceSlice.spec.skipNodeOperations value at the time when the device was allocated.
    */
-  skipNodeOperations?: ('*' | 'NodePrepareResources' | 'NodeUnprepareResources')[];
+  skipNodeOperations?: ('*' | 'NodePrepareResources' | 'NodeUnprepareResources')[] | undefined;
   /**
    * A copy of all tolerations specified in the request at the time when the device got allocated.
    *
@@ -658,13 +658,13 @@ export interface DeviceRequestAllocationResult {
    *
    * This is a beta field and requires enabling the DRADeviceTaints feature gate.
    */
-  tolerations?: DeviceToleration[];
+  tolerations?: DeviceToleration[] | undefined;
 }
 
 /** DeviceSelector must have exactly one field set. */
 export interface DeviceSelector {
   /** CEL contains a CEL expression for selecting a device. */
-  cel?: CELDeviceSelector;
+  cel?: CELDeviceSelector | undefined;
 }
 
 /**
@@ -692,7 +692,7 @@ export interface DeviceSubRequest {
    *  - `"All"`
    *  - `"ExactCount"`
    */
-  allocationMode?: 'All' | 'ExactCount';
+  allocationMode?: 'All' | 'ExactCount' | undefined;
   /**
    * Capacity define resource requirements against each capacity.
    *
@@ -700,11 +700,11 @@ export interface DeviceSubRequest {
    *
    * Applies to each device allocation. If Count > 1, the request fails if there aren't enough devices that meet the requirements. If AllocationMode is set to All, the request fails if there are devices that otherwise match the request, and have this capacity, with a value >= the requested amount, but which cannot be allocated to this request.
    */
-  capacity?: CapacityRequirements;
+  capacity?: CapacityRequirements | undefined;
   /**
    * Count is used only when the count mode is "ExactCount". Must be greater than zero. If AllocationMode is ExactCount and this field is not specified, the default is one.
    */
-  count?: number;
+  count?: number | undefined;
   /**
    * DerivedAttributes defines a set of virtual attributes computed via CEL expressions for each candidate device. These virtual attributes can be referenced in `.devices.constraints` to align and match different devices (e.g., co-allocating a GPU and a NIC on the same NUMA node) even if their drivers publish different attributes. Derived attributes are not available via `device.attributes` in the CEL environment when evaluating selector expressions.
    *
@@ -716,7 +716,7 @@ export interface DeviceSubRequest {
    *
    * This is an alpha field and requires enabling the DRADerivedAttributes feature gate.
    */
-  derivedAttributes?: DeviceDerivedAttribute[];
+  derivedAttributes?: DeviceDerivedAttribute[] | undefined;
   /**
    * DeviceClassName references a specific DeviceClass, which can define additional configuration and selectors to be inherited by this subrequest.
    *
@@ -734,7 +734,7 @@ export interface DeviceSubRequest {
   /**
    * Selectors define criteria which must be satisfied by a specific device in order for that device to be considered for this subrequest. All selectors must be satisfied for a device to be considered.
    */
-  selectors?: DeviceSelector[];
+  selectors?: DeviceSelector[] | undefined;
   /**
    * If specified, the request's tolerations.
    *
@@ -746,7 +746,7 @@ export interface DeviceSubRequest {
    *
    * This is a beta field and requires enabling the DRADeviceTaints feature gate.
    */
-  tolerations?: DeviceToleration[];
+  tolerations?: DeviceToleration[] | undefined;
 }
 
 /**
@@ -771,9 +771,9 @@ export interface DeviceTaint {
    *
    * In addition, in a DeviceTaintRule a value provided during an update gets replaced with the current time if the provided value is the same as the old one and the new effect is different. Changing the key and/or value while keeping the effect unchanged is possible and does not update the time stamp because the eviction which uses it is either already started (NoExecute) or not started yet (NoEffect, NoSchedule).
    */
-  timeAdded?: Time;
+  timeAdded?: Time | undefined;
   /** The taint value corresponding to the taint key. Must be a label value. */
-  value?: string;
+  value?: string | undefined;
 }
 
 /**
@@ -783,13 +783,13 @@ export interface DeviceTaintRule {
   /**
    * APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
    */
-  apiVersion?: 'resource.k8s.io/v1';
+  apiVersion?: 'resource.k8s.io/v1' | undefined;
   /**
    * Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
    */
-  kind?: 'DeviceTaintRule';
+  kind?: 'DeviceTaintRule' | undefined;
   /** Standard object metadata */
-  metadata?: ObjectMeta;
+  metadata?: ObjectMeta | undefined;
   /**
    * Spec specifies the selector and one taint.
    *
@@ -797,7 +797,7 @@ export interface DeviceTaintRule {
    */
   spec: DeviceTaintRuleSpec;
   /** Status provides information about what was requested in the spec. */
-  status?: DeviceTaintRuleStatus;
+  status?: DeviceTaintRuleStatus | undefined;
 }
 
 /** DeviceTaintRuleList is a collection of DeviceTaintRules. */
@@ -805,15 +805,15 @@ export interface DeviceTaintRuleList {
   /**
    * APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
    */
-  apiVersion?: 'resource.k8s.io/v1';
+  apiVersion?: 'resource.k8s.io/v1' | undefined;
   /** Items is the list of DeviceTaintRules. */
   items: DeviceTaintRule[];
   /**
    * Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
    */
-  kind?: 'DeviceTaintRuleList';
+  kind?: 'DeviceTaintRuleList' | undefined;
   /** Standard list metadata */
-  metadata?: ListMeta;
+  metadata?: ListMeta | undefined;
 }
 
 /** DeviceTaintRuleSpec specifies the selector and one taint. */
@@ -821,7 +821,7 @@ export interface DeviceTaintRuleSpec {
   /**
    * DeviceSelector defines which device(s) the taint is applied to. All selector criteria must be satisfied for a device to match. The empty selector matches all devices. Without a selector, no devices are matches.
    */
-  deviceSelector?: DeviceTaintSelector;
+  deviceSelector?: DeviceTaintSelector | undefined;
   /** The taint that gets applied to matching devices. */
   taint: DeviceTaint;
 }
@@ -840,7 +840,7 @@ export interface DeviceTaintRuleStatus {
    *
    * Must have 8 or fewer entries.
    */
-  conditions?: Condition[];
+  conditions?: Condition[] | undefined;
 }
 
 /**
@@ -852,17 +852,17 @@ export interface DeviceTaintSelector {
    *
    * Setting also driver and pool may be required to avoid ambiguity, but is not required.
    */
-  device?: string;
+  device?: string | undefined;
   /**
    * If driver is set, only devices from that driver are selected. This fields corresponds to slice.spec.driver.
    */
-  driver?: string;
+  driver?: string | undefined;
   /**
    * If pool is set, only devices in that pool are selected.
    *
    * Also setting the driver name may be useful to avoid ambiguity when different drivers use the same pool name, but this is not required because selecting pools from different drivers may also be useful, for example when drivers with node-local devices use the node name as their pool name.
    */
-  pool?: string;
+  pool?: string | undefined;
 }
 
 /**
@@ -877,11 +877,11 @@ export interface DeviceToleration {
    *  - `"NoSchedule"` Do not allow new pods to schedule which use a tainted device unless they tolerate the taint, but allow all pods submitted to Kubelet without going through the scheduler to start, and allow all already-running pods to continue running.
    *  - `"None"` No effect, the taint is purely informational.
    */
-  effect?: 'NoExecute' | 'NoSchedule' | 'None';
+  effect?: 'NoExecute' | 'NoSchedule' | 'None' | undefined;
   /**
    * Key is the taint key that the toleration applies to. Empty means match all taint keys. If the key is empty, operator must be Exists; this combination means to match all values and all keys. Must be a label name.
    */
-  key?: string;
+  key?: string | undefined;
   /**
    * Operator represents a key's relationship to the value. Valid operators are Exists and Equal. Defaults to Equal. Exists is equivalent to wildcard for value, so that a ResourceClaim can tolerate all taints of a particular category.
    *
@@ -889,15 +889,15 @@ export interface DeviceToleration {
    *  - `"Equal"`
    *  - `"Exists"`
    */
-  operator?: 'Equal' | 'Exists';
+  operator?: 'Equal' | 'Exists' | undefined;
   /**
    * TolerationSeconds represents the period of time the toleration (which must be of effect NoExecute, otherwise this field is ignored) tolerates the taint. By default, it is not set, which means tolerate the taint forever (do not evict). Zero and negative values will be treated as 0 (evict immediately) by the system. If larger than zero, the time when the pod needs to be evicted is calculated as <time when taint was adedd> + <toleration seconds>.
    */
-  tolerationSeconds?: number;
+  tolerationSeconds?: number | undefined;
   /**
    * Value is the taint value the toleration matches to. If the operator is Exists, the value must be empty, otherwise just a regular string. Must be a label value.
    */
-  value?: string;
+  value?: string | undefined;
 }
 
 /** ExactDeviceRequest is a request for one or more identical devices. */
@@ -907,7 +907,7 @@ export interface ExactDeviceRequest {
    *
    * Admin access is disabled if this field is unset or set to false, otherwise it is enabled.
    */
-  adminAccess?: boolean;
+  adminAccess?: boolean | undefined;
   /**
    * AllocationMode and its related fields define how devices are allocated to satisfy this request. Supported values are:
    *
@@ -928,7 +928,7 @@ export interface ExactDeviceRequest {
    *  - `"All"`
    *  - `"ExactCount"`
    */
-  allocationMode?: 'All' | 'ExactCount';
+  allocationMode?: 'All' | 'ExactCount' | undefined;
   /**
    * Capacity define resource requirements against each capacity.
    *
@@ -936,11 +936,11 @@ export interface ExactDeviceRequest {
    *
    * Applies to each device allocation. If Count > 1, the request fails if there aren't enough devices that meet the requirements. If AllocationMode is set to All, the request fails if there are devices that otherwise match the request, and have this capacity, with a value >= the requested amount, but which cannot be allocated to this request.
    */
-  capacity?: CapacityRequirements;
+  capacity?: CapacityRequirements | undefined;
   /**
    * Count is used only when the count mode is "ExactCount". Must be greater than zero. If AllocationMode is ExactCount and this field is not specified, the default is one.
    */
-  count?: number;
+  count?: number | undefined;
   /**
    * DerivedAttributes defines a set of virtual attributes computed via CEL expressions for each candidate device. These virtual attributes can be referenced in `.devices.constraints` to align and match different devices (e.g., co-allocating a GPU and a NIC on the same NUMA node) even if their drivers publish different attributes. Derived attributes are not available via `device.attributes` in the CEL environment when evaluating selector expressions.
    *
@@ -952,7 +952,7 @@ export interface ExactDeviceRequest {
    *
    * This is an alpha field and requires enabling the DRADerivedAttributes feature gate.
    */
-  derivedAttributes?: DeviceDerivedAttribute[];
+  derivedAttributes?: DeviceDerivedAttribute[] | undefined;
   /**
    * DeviceClassName references a specific DeviceClass, which can define additional configuration and selectors to be inherited by this request.
    *
@@ -964,7 +964,7 @@ export interface ExactDeviceRequest {
   /**
    * Selectors define criteria which must be satisfied by a specific device in order for that device to be considered for this request. All selectors must be satisfied for a device to be considered.
    */
-  selectors?: DeviceSelector[];
+  selectors?: DeviceSelector[] | undefined;
   /**
    * If specified, the request's tolerations.
    *
@@ -976,7 +976,7 @@ export interface ExactDeviceRequest {
    *
    * This is a beta field and requires enabling the DRADeviceTaints feature gate.
    */
-  tolerations?: DeviceToleration[];
+  tolerations?: DeviceToleration[] | undefined;
 }
 
 /**
@@ -988,17 +988,17 @@ export interface NetworkDeviceData {
    *
    * Must not be longer than 128 bytes.
    */
-  hardwareAddress?: string;
+  hardwareAddress?: string | undefined;
   /**
    * InterfaceName specifies the name of the network interface associated with the allocated device. This might be the name of a physical or virtual network interface being configured in the pod.
    *
    * Must not be longer than 256 bytes.
    */
-  interfaceName?: string;
+  interfaceName?: string | undefined;
   /**
    * IPs lists the network addresses assigned to the device's network interface. This can include both IPv4 and IPv6 addresses. The IPs are in the CIDR notation, which includes both the address and the associated subnet mask. e.g.: "192.0.2.5/24" for IPv4 and "2001:db8::5/64" for IPv6.
    */
-  ips?: string[];
+  ips?: string[] | undefined;
 }
 
 /**
@@ -1008,15 +1008,15 @@ export interface NodeAllocatableMapping {
   /**
    * CapacityKey references a capacity name defined as a key in the `spec.devices[*].capacity` map. When this field is set, the value associated with this key in the `status.allocation.devices.results[*].consumedCapacity` map (for a specific claim allocation) determines the base quantity for the node allocatable resource. `capacityMultiplier` must also be set and is multiplied with the base quantity. For example, if `spec.devices[*].capacity` has an entry "dra.example.com/memory": "128Gi", and this field is set to "dra.example.com/memory", then for a claim allocation that consumes { "dra.example.com/memory": "4Gi" } the base quantity for the node allocatable resource mapping will be "4Gi". The final node allocatable resource amount is `consumedCapacity[capacityKey]` * `capacityMultiplier`.
    */
-  capacityKey?: string;
+  capacityKey?: string | undefined;
   /**
    * CapacityMultiplier is used as a multiplier for the allocated capacity consumed. It is only valid if `capacityKey` is set. The final node allocatable resource amount is `consumedCapacity[capacityKey]` * `capacityMultiplier`. For example, if a Device's capacity "dra.example.com/cores" is consumed, and each "core" provides 2 "cpu"s, the mapping would be: {ResourceName: "cpu", capacityKey: "dra.example.com/cores", capacityMultiplier: "2"}. If a claim consumes 8 "dra.example.com/cores", the CPU footprint is 8 * 2 = 16.
    */
-  capacityMultiplier?: Quantity;
+  capacityMultiplier?: Quantity | undefined;
   /**
    * DeviceMultiplier is used as a multiplier for the allocated device count in the claim. The final node allocatable resource amount is `deviceCount` * `deviceMultiplier`. For example, a DRA driver representing each cache complex (CCX) as a device would have {ResourceName: "cpu", deviceMultiplier: "8"} in its `nodeAllocatableResources`. If 2 devices (CCX) are allocated to the claim, 2 * 8 = 16 CPUs would be considered as allocated. It is only valid when `capacityKey` and `capacityMultiplier` are not set.
    */
-  deviceMultiplier?: Quantity;
+  deviceMultiplier?: Quantity | undefined;
 }
 
 /**
@@ -1026,11 +1026,11 @@ export interface NodeAllocatableOverhead {
   /**
    * PerContainer is applied per container reference to the claim. This models overhead scaling linearly with the number of containers actively using the device. When both PerPod and PerContainer are specified, the total overhead allocated for each pod referencing the claim is computed as: Quantity = PerPod + (PerContainer * NumReferences) Kubelet accounts for this overhead in cgroups: - Pod-level cgroup (requests and limits): Kubelet adds PerPod + (PerContainer * NumReferences). - Container-level cgroup (limits only): Kubelet adds PerPod + PerContainer for each referencing container. This allows any single container to access the pod-level overhead, while the parent cgroup caps the total usage to account for PerPod exactly once.
    */
-  perContainer?: Quantity;
+  perContainer?: Quantity | undefined;
   /**
    * PerPod is overhead applied once per pod referencing the claim on this node. This is a flat overhead incurred for every pod referencing the claim.
    */
-  perPod?: Quantity;
+  perPod?: Quantity | undefined;
 }
 
 /**
@@ -1040,11 +1040,11 @@ export interface NodeAllocatableResource {
   /**
    * Mapping is used when the device directly models a node allocatable resource like standard CPU or memory (e.g., with a CPU DRA driver). The calculated quantity is accounted for exactly once per claim instance on the node. To prevent node cgroup isolation friction, the scheduler explicitly blocks sharing mapped device claims across multiple pods.
    */
-  mapping?: NodeAllocatableMapping;
+  mapping?: NodeAllocatableMapping | undefined;
   /**
    * Overhead contains fields for modeling auxiliary overhead incurred on node allocatable resources when allocating devices that are not themselves modeling a node allocatable resource (e.g., host memory overhead for GPUs). Sharing overhead-mapped claims across multiple pods is allowed. The node allocatable overhead is accounted for individually for each pod referencing the claim. Overhead is always subtracted from the node's allocatable capacity for the resource, even when mapping is specified for the same resource. Eg: If a device models memory capacity per socket as a consumable capacity pool via Mapping (with CapacityKey), any overhead specified for the same resource will be subtracted from the node's general allocatable capacity and not from the per-socket capacity pool in Mapping.
    */
-  overhead?: NodeAllocatableOverhead;
+  overhead?: NodeAllocatableOverhead | undefined;
 }
 
 /**
@@ -1074,17 +1074,17 @@ export interface ResourceClaim {
   /**
    * APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
    */
-  apiVersion?: 'resource.k8s.io/v1';
+  apiVersion?: 'resource.k8s.io/v1' | undefined;
   /**
    * Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
    */
-  kind?: 'ResourceClaim';
+  kind?: 'ResourceClaim' | undefined;
   /** Standard object metadata */
-  metadata?: ObjectMeta;
+  metadata?: ObjectMeta | undefined;
   /** Spec describes what is being requested and how to configure it. The spec is immutable. */
-  spec?: ResourceClaimSpec;
+  spec?: ResourceClaimSpec | undefined;
   /** Status describes whether the claim is ready to use and what has been allocated. */
-  status?: ResourceClaimStatus;
+  status?: ResourceClaimStatus | undefined;
 }
 
 /**
@@ -1094,7 +1094,7 @@ export interface ResourceClaimConsumerReference {
   /**
    * APIGroup is the group for the resource being referenced. It is empty for the core API. This matches the group in the APIVersion that is used when creating the resources.
    */
-  apiGroup?: string;
+  apiGroup?: string | undefined;
   /** Name is the name of resource being referenced. */
   name: string;
   /** Resource is the type of resource being referenced, for example "pods". */
@@ -1108,21 +1108,21 @@ export interface ResourceClaimList {
   /**
    * APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
    */
-  apiVersion?: 'resource.k8s.io/v1';
+  apiVersion?: 'resource.k8s.io/v1' | undefined;
   /** Items is the list of resource claims. */
   items: ResourceClaim[];
   /**
    * Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
    */
-  kind?: 'ResourceClaimList';
+  kind?: 'ResourceClaimList' | undefined;
   /** Standard list metadata */
-  metadata?: ListMeta;
+  metadata?: ListMeta | undefined;
 }
 
 /** ResourceClaimSpec defines what is being requested in a ResourceClaim and how to configure it. */
 export interface ResourceClaimSpec {
   /** Devices defines how to request devices. */
-  devices?: DeviceClaim;
+  devices?: DeviceClaim | undefined;
 }
 
 /**
@@ -1130,11 +1130,11 @@ export interface ResourceClaimSpec {
  */
 export interface ResourceClaimStatus {
   /** Allocation is set once the claim has been allocated successfully. */
-  allocation?: AllocationResult;
+  allocation?: AllocationResult | undefined;
   /**
    * Devices contains the status of each device allocated for this claim, as reported by the driver. This can include driver-specific information. Entries are owned by their respective drivers.
    */
-  devices?: AllocatedDeviceStatus[];
+  devices?: AllocatedDeviceStatus[] | undefined;
   /**
    * ReservedFor indicates which entities are currently allowed to use the claim. A Pod which references a ResourceClaim which is not reserved for that Pod will not be started. A claim that is in use or might be in use because it has been reserved must not get deallocated.
    *
@@ -1144,7 +1144,7 @@ export interface ResourceClaimStatus {
    *
    * There can be at most 256 such reservations. This may get increased in the future, but not reduced.
    */
-  reservedFor?: ResourceClaimConsumerReference[];
+  reservedFor?: ResourceClaimConsumerReference[] | undefined;
 }
 
 /** ResourceClaimTemplate is used to produce ResourceClaim objects. */
@@ -1152,19 +1152,19 @@ export interface ResourceClaimTemplate {
   /**
    * APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
    */
-  apiVersion?: 'resource.k8s.io/v1';
+  apiVersion?: 'resource.k8s.io/v1' | undefined;
   /**
    * Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
    */
-  kind?: 'ResourceClaimTemplate';
+  kind?: 'ResourceClaimTemplate' | undefined;
   /** Standard object metadata */
-  metadata?: ObjectMeta;
+  metadata?: ObjectMeta | undefined;
   /**
    * Describes the ResourceClaim that is to be generated.
    *
    * This field is immutable. A ResourceClaim will get created by the control plane for a Pod when needed and then not get updated anymore.
    */
-  spec?: ResourceClaimTemplateSpec;
+  spec?: ResourceClaimTemplateSpec | undefined;
 }
 
 /** ResourceClaimTemplateList is a collection of claim templates. */
@@ -1172,15 +1172,15 @@ export interface ResourceClaimTemplateList {
   /**
    * APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
    */
-  apiVersion?: 'resource.k8s.io/v1';
+  apiVersion?: 'resource.k8s.io/v1' | undefined;
   /** Items is the list of resource claim templates. */
   items: ResourceClaimTemplate[];
   /**
    * Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
    */
-  kind?: 'ResourceClaimTemplateList';
+  kind?: 'ResourceClaimTemplateList' | undefined;
   /** Standard list metadata */
-  metadata?: ListMeta;
+  metadata?: ListMeta | undefined;
 }
 
 /** ResourceClaimTemplateSpec contains the metadata and fields for a ResourceClaim. */
@@ -1188,11 +1188,11 @@ export interface ResourceClaimTemplateSpec {
   /**
    * ObjectMeta may contain labels and annotations that will be copied into the ResourceClaim when creating it. No other fields are allowed and will be rejected during validation.
    */
-  metadata?: ObjectMeta;
+  metadata?: ObjectMeta | undefined;
   /**
    * Spec for the ResourceClaim. The entire content is copied unchanged into the ResourceClaim that gets created from this template. The same fields as in a ResourceClaim are also valid here.
    */
-  spec?: ResourceClaimSpec;
+  spec?: ResourceClaimSpec | undefined;
 }
 
 /** ResourcePool describes the pool that ResourceSlices belong to. */
@@ -1232,13 +1232,13 @@ export interface ResourceSlice {
   /**
    * APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
    */
-  apiVersion?: 'resource.k8s.io/v1';
+  apiVersion?: 'resource.k8s.io/v1' | undefined;
   /**
    * Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
    */
-  kind?: 'ResourceSlice';
+  kind?: 'ResourceSlice' | undefined;
   /** Standard object metadata */
-  metadata?: ObjectMeta;
+  metadata?: ObjectMeta | undefined;
   /**
    * Contains the information published by the driver.
    *
@@ -1252,15 +1252,15 @@ export interface ResourceSliceList {
   /**
    * APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
    */
-  apiVersion?: 'resource.k8s.io/v1';
+  apiVersion?: 'resource.k8s.io/v1' | undefined;
   /** Items is the list of resource ResourceSlices. */
   items: ResourceSlice[];
   /**
    * Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
    */
-  kind?: 'ResourceSliceList';
+  kind?: 'ResourceSliceList' | undefined;
   /** Standard list metadata */
-  metadata?: ListMeta;
+  metadata?: ListMeta | undefined;
 }
 
 /** ResourceSliceSpec contains the information published by the driver in one ResourceSlice. */
@@ -1270,7 +1270,7 @@ export interface ResourceSliceSpec {
    *
    * Exactly one of NodeName, NodeSelector, AllNodes, and PerDeviceNodeSelection must be set.
    */
-  allNodes?: boolean;
+  allNodes?: boolean | undefined;
   /**
    * Devices lists some or all of the devices in this pool.
    *
@@ -1278,7 +1278,7 @@ export interface ResourceSliceSpec {
    *
    * Only one of Devices and SharedCounters can be set in a ResourceSlice.
    */
-  devices?: Device[];
+  devices?: Device[] | undefined;
   /**
    * Driver identifies the DRA driver providing the capacity information. A field selector can be used to list only ResourceSlice objects with a certain driver name.
    *
@@ -1292,7 +1292,7 @@ export interface ResourceSliceSpec {
    *
    * Exactly one of NodeName, NodeSelector, AllNodes, and PerDeviceNodeSelection must be set. This field is immutable.
    */
-  nodeName?: string;
+  nodeName?: string | undefined;
   /**
    * NodeSelector defines which nodes have access to the resources in the pool, when that pool is not limited to a single node.
    *
@@ -1300,19 +1300,19 @@ export interface ResourceSliceSpec {
    *
    * Exactly one of NodeName, NodeSelector, AllNodes, and PerDeviceNodeSelection must be set.
    */
-  nodeSelector?: NodeSelector;
+  nodeSelector?: NodeSelector | undefined;
   /**
    * PartitionTypeAttribute names a string device attribute (by fully qualified name, e.g. "gpu.example.com/profile") whose value labels each device with its partition type, such as "Full" or "Half" for a MIG-style GPU.
    *
    * When set, every partitionable device in the slice must carry the attribute and devices sharing a value must share the same ConsumesCounters cost.
    */
-  partitionTypeAttribute?: string;
+  partitionTypeAttribute?: string | undefined;
   /**
    * PerDeviceNodeSelection defines whether the access from nodes to resources in the pool is set on the ResourceSlice level or on each device. If it is set to true, every device defined the ResourceSlice must specify this individually.
    *
    * Exactly one of NodeName, NodeSelector, AllNodes, and PerDeviceNodeSelection must be set.
    */
-  perDeviceNodeSelection?: boolean;
+  perDeviceNodeSelection?: boolean | undefined;
   /** Pool describes the pool that this ResourceSlice belongs to. */
   pool: ResourcePool;
   /**
@@ -1324,7 +1324,7 @@ export interface ResourceSliceSpec {
    *
    * The maximum number of counter sets is 8.
    */
-  sharedCounters?: CounterSet[];
+  sharedCounters?: CounterSet[] | undefined;
   /**
    * SkipNodeOperations lists node-local resource operations (gRPC calls) that will be skipped for the devices in this slice when determining whether operations are necessary on the node. If all allocated devices for a driver in a claim skip an operation, that gRPC call will be skipped. Valid values are:
    *
@@ -1335,5 +1335,5 @@ export interface ResourceSliceSpec {
    *
    * Other values may be added in the future. The kubelet must ignore unknown values.
    */
-  skipNodeOperations?: ('*' | 'NodePrepareResources' | 'NodeUnprepareResources')[];
+  skipNodeOperations?: ('*' | 'NodePrepareResources' | 'NodeUnprepareResources')[] | undefined;
 }

@@ -20,10 +20,13 @@ export const priorityClassesResource = {
   shortNames: ['pc'],
 } as const satisfies ResourceDescriptor;
 
+/** PriorityClassesClient is the typed client of PriorityClass objects (`priorityclasses`, cluster-scoped): what `SchedulingV1Client.priorityClasses` returns. */
+export type PriorityClassesClient = ResourceClientFor<typeof priorityClassesResource, PriorityClass, PriorityClassList>;
+
 /** SchedulingV1Client is the typed client of scheduling.k8s.io/v1: one method per resource, with the verbs discovery lists. */
 export interface SchedulingV1Client {
   /** priorityClasses returns the client of PriorityClass objects (cluster-scoped). */
-  priorityClasses(): ResourceClientFor<typeof priorityClassesResource, PriorityClass, PriorityClassList>;
+  priorityClasses(): PriorityClassesClient;
 }
 
 /** SCHEDULING_V1 defines scheduling.k8s.io/v1: its resources by method name. */

@@ -9,23 +9,23 @@ export interface PriorityClass {
   /**
    * APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
    */
-  apiVersion?: 'scheduling.k8s.io/v1';
+  apiVersion?: 'scheduling.k8s.io/v1' | undefined;
   /**
    * description is an arbitrary string that usually provides guidelines on when this priority class should be used.
    */
-  description?: string;
+  description?: string | undefined;
   /**
    * globalDefault specifies whether this PriorityClass should be considered as the default priority for pods that do not have any priority class. Only one PriorityClass can be marked as `globalDefault`. However, if more than one PriorityClasses exists with their `globalDefault` field set to true, the smallest value of such global default PriorityClasses will be used as the default priority.
    */
-  globalDefault?: boolean;
+  globalDefault?: boolean | undefined;
   /**
    * Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
    */
-  kind?: 'PriorityClass';
+  kind?: 'PriorityClass' | undefined;
   /**
    * metadata is the standard object metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
    */
-  metadata?: ObjectMeta;
+  metadata?: ObjectMeta | undefined;
   /**
    * preemptionPolicy is the Policy for preempting pods with lower priority. One of Never, PreemptLowerPriority. Defaults to PreemptLowerPriority if unset.
    *
@@ -33,11 +33,11 @@ export interface PriorityClass {
    *  - `"Never"` means that pod never preempts other pods with lower priority.
    *  - `"PreemptLowerPriority"` means that pod can preempt other pods with lower priority.
    */
-  preemptionPolicy?: 'Never' | 'PreemptLowerPriority';
+  preemptionPolicy?: 'Never' | 'PreemptLowerPriority' | undefined;
   /**
    * value represents the integer value of this priority class. This is the actual priority that pods receive when they have the name of this class in their pod spec.
    */
-  value?: number;
+  value?: number | undefined;
 }
 
 /** PriorityClassList is a collection of priority classes. */
@@ -45,15 +45,15 @@ export interface PriorityClassList {
   /**
    * APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
    */
-  apiVersion?: 'scheduling.k8s.io/v1';
+  apiVersion?: 'scheduling.k8s.io/v1' | undefined;
   /** items is the list of PriorityClasses */
   items: PriorityClass[];
   /**
    * Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
    */
-  kind?: 'PriorityClassList';
+  kind?: 'PriorityClassList' | undefined;
   /**
    * Standard list metadata More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
    */
-  metadata?: ListMeta;
+  metadata?: ListMeta | undefined;
 }

@@ -21,9 +21,9 @@ export type WorkloadPodGroupBasicSchedulingPolicy = { [key: string]: unknown };
  */
 export interface WorkloadPodGroupDisruptionMode {
   /** all specifies that all pods in the group must be disrupted together. */
-  all?: WorkloadPodGroupAllDisruptionMode;
+  all?: WorkloadPodGroupAllDisruptionMode | undefined;
   /** single specifies that pods can be disrupted independently from each other. */
-  single?: WorkloadPodGroupSingleDisruptionMode;
+  single?: WorkloadPodGroupSingleDisruptionMode | undefined;
 }
 
 /**
@@ -33,7 +33,7 @@ export interface WorkloadPodGroupGangSchedulingPolicy {
   /**
    * minCount is the minimum number of pods that must be scheduled at the same time for the scheduler to admit the entire group. This field is optional. If it is not specified, the controller should inject a context-specific sane default (e.g., parallelism for a Job). If set, it must be a positive integer.
    */
-  minCount?: number;
+  minCount?: number | undefined;
 }
 
 /**
@@ -47,11 +47,11 @@ export interface WorkloadPodGroupResourceClaim {
   /**
    * resourceClaimName is the name of a ResourceClaim object in the same namespace. This field is optional. If it is not specified, no resource claim is used. If set, it must be a DNS subdomain.
    */
-  resourceClaimName?: string;
+  resourceClaimName?: string | undefined;
   /**
    * resourceClaimTemplateName is the name of a ResourceClaimTemplate object in the same namespace. This field is optional. If it is not specified, no resource claim template is used. If set, it must be a DNS subdomain.
    */
-  resourceClaimTemplateName?: string;
+  resourceClaimTemplateName?: string | undefined;
 }
 
 /**
@@ -61,7 +61,7 @@ export interface WorkloadPodGroupSchedulingConstraints {
   /**
    * topology specifies desired topological placements for all pods within the pod group. If unset, no topology placement is requested.
    */
-  topology?: TopologyConstraint[];
+  topology?: TopologyConstraint[] | undefined;
 }
 
 /**
@@ -69,9 +69,9 @@ export interface WorkloadPodGroupSchedulingConstraints {
  */
 export interface WorkloadPodGroupSchedulingPolicy {
   /** basic specifies that standard, pod-by-pod Kubernetes scheduling behavior should be used. */
-  basic?: WorkloadPodGroupBasicSchedulingPolicy;
+  basic?: WorkloadPodGroupBasicSchedulingPolicy | undefined;
   /** gang specifies all-or-nothing scheduling semantics. */
-  gang?: WorkloadPodGroupGangSchedulingPolicy;
+  gang?: WorkloadPodGroupGangSchedulingPolicy | undefined;
 }
 
 /**

@@ -78,20 +78,38 @@ export const volumeAttributesClassesResource = {
   shortNames: ['vac'],
 } as const satisfies ResourceDescriptor;
 
+/** CSIDriversClient is the typed client of CSIDriver objects (`csidrivers`, cluster-scoped): what `StorageV1Client.csiDrivers` returns. */
+export type CSIDriversClient = ResourceClientFor<typeof csiDriversResource, CSIDriver, CSIDriverList>;
+
+/** CSINodesClient is the typed client of CSINode objects (`csinodes`, cluster-scoped): what `StorageV1Client.csiNodes` returns. */
+export type CSINodesClient = ResourceClientFor<typeof csiNodesResource, CSINode, CSINodeList>;
+
+/** CSIStorageCapacitiesClient is the typed client of CSIStorageCapacity objects (`csistoragecapacities`, namespaced): what `StorageV1Client.csiStorageCapacities` returns. */
+export type CSIStorageCapacitiesClient = ResourceClientFor<typeof csiStorageCapacitiesResource, CSIStorageCapacity, CSIStorageCapacityList>;
+
+/** StorageClassesClient is the typed client of StorageClass objects (`storageclasses`, cluster-scoped): what `StorageV1Client.storageClasses` returns. */
+export type StorageClassesClient = ResourceClientFor<typeof storageClassesResource, StorageClass, StorageClassList>;
+
+/** VolumeAttachmentsClient is the typed client of VolumeAttachment objects (`volumeattachments`, cluster-scoped): what `StorageV1Client.volumeAttachments` returns. */
+export type VolumeAttachmentsClient = ResourceClientFor<typeof volumeAttachmentsResource, VolumeAttachment, VolumeAttachmentList>;
+
+/** VolumeAttributesClassesClient is the typed client of VolumeAttributesClass objects (`volumeattributesclasses`, cluster-scoped): what `StorageV1Client.volumeAttributesClasses` returns. */
+export type VolumeAttributesClassesClient = ResourceClientFor<typeof volumeAttributesClassesResource, VolumeAttributesClass, VolumeAttributesClassList>;
+
 /** StorageV1Client is the typed client of storage.k8s.io/v1: one method per resource, with the verbs discovery lists. */
 export interface StorageV1Client {
   /** csiDrivers returns the client of CSIDriver objects (cluster-scoped). */
-  csiDrivers(): ResourceClientFor<typeof csiDriversResource, CSIDriver, CSIDriverList>;
+  csiDrivers(): CSIDriversClient;
   /** csiNodes returns the client of CSINode objects (cluster-scoped). */
-  csiNodes(): ResourceClientFor<typeof csiNodesResource, CSINode, CSINodeList>;
+  csiNodes(): CSINodesClient;
   /** csiStorageCapacities returns the client of CSIStorageCapacity objects in `namespace` (none: the context's; `''`: every namespace, for list and watch). */
-  csiStorageCapacities(namespace?: string): ResourceClientFor<typeof csiStorageCapacitiesResource, CSIStorageCapacity, CSIStorageCapacityList>;
+  csiStorageCapacities(namespace?: string): CSIStorageCapacitiesClient;
   /** storageClasses returns the client of StorageClass objects (cluster-scoped). */
-  storageClasses(): ResourceClientFor<typeof storageClassesResource, StorageClass, StorageClassList>;
+  storageClasses(): StorageClassesClient;
   /** volumeAttachments returns the client of VolumeAttachment objects (cluster-scoped). */
-  volumeAttachments(): ResourceClientFor<typeof volumeAttachmentsResource, VolumeAttachment, VolumeAttachmentList>;
+  volumeAttachments(): VolumeAttachmentsClient;
   /** volumeAttributesClasses returns the client of VolumeAttributesClass objects (cluster-scoped). */
-  volumeAttributesClasses(): ResourceClientFor<typeof volumeAttributesClassesResource, VolumeAttributesClass, VolumeAttributesClassList>;
+  volumeAttributesClasses(): VolumeAttributesClassesClient;
 }
 
 /** STORAGE_V1 defines storage.k8s.io/v1: its resources by method name. */

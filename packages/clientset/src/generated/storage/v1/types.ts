@@ -10,15 +10,15 @@ export interface CSIDriver {
   /**
    * APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
    */
-  apiVersion?: 'storage.k8s.io/v1';
+  apiVersion?: 'storage.k8s.io/v1' | undefined;
   /**
    * Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
    */
-  kind?: 'CSIDriver';
+  kind?: 'CSIDriver' | undefined;
   /**
    * metadata is the standard object metadata. metadata.Name indicates the name of the CSI driver that this object refers to; it MUST be the same name returned by the CSI GetPluginName() call for that driver. The driver name must be 63 characters or less, beginning and ending with an alphanumeric character ([a-z0-9A-Z]) with dashes (-), dots (.), and alphanumerics between. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
    */
-  metadata?: ObjectMeta;
+  metadata?: ObjectMeta | undefined;
   /** spec represents the specification of the CSI Driver. */
   spec: CSIDriverSpec;
 }
@@ -28,17 +28,17 @@ export interface CSIDriverList {
   /**
    * APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
    */
-  apiVersion?: 'storage.k8s.io/v1';
+  apiVersion?: 'storage.k8s.io/v1' | undefined;
   /** items is the list of CSIDriver */
   items: CSIDriver[];
   /**
    * Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
    */
-  kind?: 'CSIDriverList';
+  kind?: 'CSIDriverList' | undefined;
   /**
    * Standard list metadata More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
    */
-  metadata?: ListMeta;
+  metadata?: ListMeta | undefined;
 }
 
 /** CSIDriverSpec is the specification of a CSIDriver. */
@@ -48,7 +48,7 @@ export interface CSIDriverSpec {
    *
    * This field is immutable.
    */
-  attachRequired?: boolean;
+  attachRequired?: boolean | undefined;
   /**
    * fsGroupPolicy defines if the underlying volume supports changing ownership and permission of the volume before being mounted. Refer to the specific FSGroupPolicy values for additional details.
    *
@@ -56,7 +56,7 @@ export interface CSIDriverSpec {
    *
    * Defaults to ReadWriteOnceWithFSType, which will examine each volume to determine if Kubernetes should modify ownership and permissions of the volume. With the default policy the defined fsGroup will only be applied if a fstype is defined and the volume's access mode contains ReadWriteOnce.
    */
-  fsGroupPolicy?: string;
+  fsGroupPolicy?: string | undefined;
   /**
    * nodeAllocatableUpdatePeriodSeconds specifies the interval between periodic updates of the CSINode allocatable capacity for this driver. When set, both periodic updates and updates triggered by capacity-related failures are enabled. If not set, no updates occur (neither periodic nor upon detecting capacity-related failures), and the allocatable.count remains static. The minimum allowed value for this field is 10 seconds.
    *
@@ -64,7 +64,7 @@ export interface CSIDriverSpec {
    *
    * This field is mutable.
    */
-  nodeAllocatableUpdatePeriodSeconds?: number;
+  nodeAllocatableUpdatePeriodSeconds?: number | undefined;
   /**
    * podInfoOnMount indicates this CSI volume driver requires additional pod information (like podName, podUID, etc.) during mount operations, if set to true. If set to false, pod information will not be passed on mount. Default is false.
    *
@@ -77,7 +77,7 @@ export interface CSIDriverSpec {
    *
    * This field was immutable in Kubernetes < 1.29 and now is mutable.
    */
-  podInfoOnMount?: boolean;
+  podInfoOnMount?: boolean | undefined;
   /**
    * preventPodSchedulingIfMissing indicates that the CSI driver wants to prevent pod scheduling if the CSI driver on the node is missing.
    *
@@ -87,13 +87,13 @@ export interface CSIDriverSpec {
    *
    * This is a beta feature and requires the VolumeLimitScaling feature gate to be enabled. Default is "false".
    */
-  preventPodSchedulingIfMissing?: boolean;
+  preventPodSchedulingIfMissing?: boolean | undefined;
   /**
    * requiresRepublish indicates the CSI driver wants `NodePublishVolume` being periodically called to reflect any possible change in the mounted volume. This field defaults to false.
    *
    * Note: After a successful initial NodePublishVolume call, subsequent calls to NodePublishVolume should only update the contents of the volume. New mount points will not be seen by a running container.
    */
-  requiresRepublish?: boolean;
+  requiresRepublish?: boolean | undefined;
   /**
    * seLinuxMount specifies if the CSI driver supports "-o context" mount option.
    *
@@ -103,7 +103,7 @@ export interface CSIDriverSpec {
    *
    * Default is "false".
    */
-  seLinuxMount?: boolean;
+  seLinuxMount?: boolean | undefined;
   /**
    * serviceAccountTokenInSecrets is an opt-in for CSI drivers to indicate that service account tokens should be passed via the Secrets field in NodePublishVolumeRequest instead of the VolumeContext field. The CSI specification provides a dedicated Secrets field for sensitive information like tokens, which is the appropriate mechanism for handling credentials. This addresses security concerns where sensitive tokens were being logged as part of volume context.
    *
@@ -115,7 +115,7 @@ export interface CSIDriverSpec {
    *
    * Default behavior if unset is to pass tokens in the VolumeContext field.
    */
-  serviceAccountTokenInSecrets?: boolean;
+  serviceAccountTokenInSecrets?: boolean | undefined;
   /**
    * storageCapacity indicates that the CSI volume driver wants pod scheduling to consider the storage capacity that the driver deployment will report by creating CSIStorageCapacity objects with capacity information, if set to true.
    *
@@ -125,7 +125,7 @@ export interface CSIDriverSpec {
    *
    * This field was immutable in Kubernetes <= 1.22 and now is mutable.
    */
-  storageCapacity?: boolean;
+  storageCapacity?: boolean | undefined;
   /**
    * tokenRequests indicates the CSI driver needs pods' service account tokens it is mounting volume for to do necessary authentication. Kubelet will pass the tokens in VolumeContext in the CSI NodePublishVolume calls. The CSI driver should parse and validate the following VolumeContext: "csi.storage.k8s.io/serviceAccount.tokens": {
    *   "<audience>": {
@@ -137,7 +137,7 @@ export interface CSIDriverSpec {
    *
    * Note: Audience in each TokenRequest should be different and at most one token is empty string. To receive a new token after expiry, RequiresRepublish can be used to trigger NodePublishVolume periodically.
    */
-  tokenRequests?: TokenRequest[];
+  tokenRequests?: TokenRequest[] | undefined;
   /**
    * volumeLifecycleModes defines what kind of volumes this CSI volume driver supports. The default if the list is empty is "Persistent", which is the usage defined by the CSI specification and implemented in Kubernetes via the usual PV/PVC mechanism.
    *
@@ -147,7 +147,7 @@ export interface CSIDriverSpec {
    *
    * This field is beta. This field is immutable.
    */
-  volumeLifecycleModes?: string[];
+  volumeLifecycleModes?: string[] | undefined;
 }
 
 /**
@@ -157,17 +157,17 @@ export interface CSINode {
   /**
    * APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
    */
-  apiVersion?: 'storage.k8s.io/v1';
+  apiVersion?: 'storage.k8s.io/v1' | undefined;
   /**
    * Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
    */
-  kind?: 'CSINode';
+  kind?: 'CSINode' | undefined;
   /** metadata is the standard object metadata. metadata.name must be the Kubernetes node name. */
-  metadata?: ObjectMeta;
+  metadata?: ObjectMeta | undefined;
   /** spec is the specification of CSINode */
   spec: CSINodeSpec;
   /** status contains health and status information for the node's storage. */
-  status?: CSINodeStatus;
+  status?: CSINodeStatus | undefined;
 }
 
 /** CSINodeDriver holds information about the specification of one CSI driver installed on a node */
@@ -175,7 +175,7 @@ export interface CSINodeDriver {
   /**
    * allocatable represents the volume resources of a node that are available for scheduling. This field is beta.
    */
-  allocatable?: VolumeNodeResources;
+  allocatable?: VolumeNodeResources | undefined;
   /**
    * name represents the name of the CSI driver that this object refers to. This MUST be the same name returned by the CSI GetPluginName() call for that driver.
    */
@@ -187,7 +187,7 @@ export interface CSINodeDriver {
   /**
    * topologyKeys is the list of keys supported by the driver. When a driver is initialized on a cluster, it provides a set of topology keys that it understands (e.g. "company.com/zone", "company.com/region"). When a driver is initialized on a node, it provides the same topology keys along with values. Kubelet will expose these topology keys as labels on its own node object. When Kubernetes does topology aware provisioning, it can use this list to determine which labels it should retrieve from the node object and pass back to the driver. It is possible for different nodes to use different topology keys. This can be empty if driver does not support topology.
    */
-  topologyKeys?: string[];
+  topologyKeys?: string[] | undefined;
 }
 
 /** CSINodeList is a collection of CSINode objects. */
@@ -195,17 +195,17 @@ export interface CSINodeList {
   /**
    * APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
    */
-  apiVersion?: 'storage.k8s.io/v1';
+  apiVersion?: 'storage.k8s.io/v1' | undefined;
   /** items is the list of CSINode */
   items: CSINode[];
   /**
    * Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
    */
-  kind?: 'CSINodeList';
+  kind?: 'CSINodeList' | undefined;
   /**
    * Standard list metadata More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
    */
-  metadata?: ListMeta;
+  metadata?: ListMeta | undefined;
 }
 
 /** CSINodeSpec holds information about the specification of all CSI drivers installed on a node */
@@ -219,7 +219,7 @@ export interface CSINodeSpec {
 /** CSINodeStatus contains health and status information for storage on a node. */
 export interface CSINodeStatus {
   /** storageHealth contains backend health reports for CSI drivers registered on the node. */
-  storageHealth?: StorageHealth[];
+  storageHealth?: StorageHealth[] | undefined;
 }
 
 /**
@@ -237,23 +237,23 @@ export interface CSIStorageCapacity {
   /**
    * APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
    */
-  apiVersion?: 'storage.k8s.io/v1';
+  apiVersion?: 'storage.k8s.io/v1' | undefined;
   /**
    * capacity is the value reported by the CSI driver in its GetCapacityResponse for a GetCapacityRequest with topology and parameters that match the previous fields.
    *
    * The semantic is currently (CSI spec 1.2) defined as: The available capacity, in bytes, of the storage that can be used to provision volumes. If not set, that information is currently unavailable.
    */
-  capacity?: Quantity;
+  capacity?: Quantity | undefined;
   /**
    * Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
    */
-  kind?: 'CSIStorageCapacity';
+  kind?: 'CSIStorageCapacity' | undefined;
   /**
    * maximumVolumeSize is the value reported by the CSI driver in its GetCapacityResponse for a GetCapacityRequest with topology and parameters that match the previous fields.
    *
    * This is defined since CSI spec 1.4.0 as the largest size that may be used in a CreateVolumeRequest.capacity_range.required_bytes field to create a volume with the same parameters as those in GetCapacityRequest. The corresponding value in the Kubernetes API is ResourceRequirements.Requests in a volume claim.
    */
-  maximumVolumeSize?: Quantity;
+  maximumVolumeSize?: Quantity | undefined;
   /**
    * metadata is the standard object metadata. The name has no particular meaning. It must be a DNS subdomain (dots allowed, 253 characters). To ensure that there are no conflicts with other CSI drivers on the cluster, the recommendation is to use csisc-<uuid>, a generated name, or a reverse-domain name which ends with the unique CSI driver name.
    *
@@ -261,11 +261,11 @@ export interface CSIStorageCapacity {
    *
    * More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
    */
-  metadata?: ObjectMeta;
+  metadata?: ObjectMeta | undefined;
   /**
    * nodeTopology defines which nodes have access to the storage for which capacity was reported. If not set, the storage is not accessible from any node in the cluster. If empty, the storage is accessible from all nodes. This field is immutable.
    */
-  nodeTopology?: LabelSelector;
+  nodeTopology?: LabelSelector | undefined;
   /**
    * storageClassName represents the name of the StorageClass that the reported capacity applies to. It must meet the same requirements as the name of a StorageClass object (non-empty, DNS subdomain). If that object no longer exists, the CSIStorageCapacity object is obsolete and should be removed by its creator. This field is immutable.
    */
@@ -277,17 +277,17 @@ export interface CSIStorageCapacityList {
   /**
    * APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
    */
-  apiVersion?: 'storage.k8s.io/v1';
+  apiVersion?: 'storage.k8s.io/v1' | undefined;
   /** items is the list of CSIStorageCapacity objects. */
   items: CSIStorageCapacity[];
   /**
    * Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
    */
-  kind?: 'CSIStorageCapacityList';
+  kind?: 'CSIStorageCapacityList' | undefined;
   /**
    * Standard list metadata More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
    */
-  metadata?: ListMeta;
+  metadata?: ListMeta | undefined;
 }
 
 /**
@@ -297,31 +297,31 @@ export interface CSIStorageCapacityList {
  */
 export interface StorageClass {
   /** allowVolumeExpansion shows whether the storage class allow volume expand. */
-  allowVolumeExpansion?: boolean;
+  allowVolumeExpansion?: boolean | undefined;
   /**
    * allowedTopologies restrict the node topologies where volumes can be dynamically provisioned. Each volume plugin defines its own supported topology specifications. An empty TopologySelectorTerm list means there is no topology restriction. This field is only honored by servers that enable the VolumeScheduling feature.
    */
-  allowedTopologies?: TopologySelectorTerm[];
+  allowedTopologies?: TopologySelectorTerm[] | undefined;
   /**
    * APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
    */
-  apiVersion?: 'storage.k8s.io/v1';
+  apiVersion?: 'storage.k8s.io/v1' | undefined;
   /**
    * Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
    */
-  kind?: 'StorageClass';
+  kind?: 'StorageClass' | undefined;
   /**
    * metadata is the standard object metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
    */
-  metadata?: ObjectMeta;
+  metadata?: ObjectMeta | undefined;
   /**
    * mountOptions controls the mountOptions for dynamically provisioned PersistentVolumes of this storage class. e.g. ["ro", "soft"]. Not validated - mount of the PVs will simply fail if one is invalid.
    */
-  mountOptions?: string[];
+  mountOptions?: string[] | undefined;
   /**
    * parameters holds the parameters for the provisioner that should create volumes of this storage class.
    */
-  parameters?: { [key: string]: string };
+  parameters?: { [key: string]: string } | undefined;
   /** provisioner indicates the type of the provisioner. */
   provisioner: string;
   /**
@@ -332,7 +332,7 @@ export interface StorageClass {
    *  - `"Recycle"` means the volume will be recycled back into the pool of unbound persistent volumes on release from its claim. The volume plugin must support Recycling.
    *  - `"Retain"` means the volume will be left in its current phase (Released) for manual reclamation by the administrator. The default policy is Retain.
    */
-  reclaimPolicy?: 'Delete' | 'Recycle' | 'Retain';
+  reclaimPolicy?: 'Delete' | 'Recycle' | 'Retain' | undefined;
   /**
    * volumeBindingMode indicates how PersistentVolumeClaims should be provisioned and bound.  When unset, VolumeBindingImmediate is used. This field is only honored by servers that enable the VolumeScheduling feature.
    *
@@ -340,7 +340,7 @@ export interface StorageClass {
    *  - `"Immediate"` indicates that PersistentVolumeClaims should be immediately provisioned and bound. This is the default mode.
    *  - `"WaitForFirstConsumer"` indicates that PersistentVolumeClaims should not be provisioned and bound until the first Pod is created that references the PeristentVolumeClaim. The volume provisioning and binding will occur during Pod scheduing.
    */
-  volumeBindingMode?: 'Immediate' | 'WaitForFirstConsumer';
+  volumeBindingMode?: 'Immediate' | 'WaitForFirstConsumer' | undefined;
 }
 
 /** StorageClassList is a collection of storage classes. */
@@ -348,17 +348,17 @@ export interface StorageClassList {
   /**
    * APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
    */
-  apiVersion?: 'storage.k8s.io/v1';
+  apiVersion?: 'storage.k8s.io/v1' | undefined;
   /** items is the list of StorageClasses */
   items: StorageClass[];
   /**
    * Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
    */
-  kind?: 'StorageClassList';
+  kind?: 'StorageClassList' | undefined;
   /**
    * Standard list metadata More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
    */
-  metadata?: ListMeta;
+  metadata?: ListMeta | undefined;
 }
 
 /** StorageHealth contains storage backend health reported by a CSI driver on a node. */
@@ -366,7 +366,7 @@ export interface StorageHealth {
   /**
    * healthConditions are the adverse storage backend conditions reported by the CSI driver. At most 16 conditions may be reported.
    */
-  healthConditions?: StorageHealthCondition[];
+  healthConditions?: StorageHealthCondition[] | undefined;
   /** name is the CSI driver name, matching CSINodeDriver.name. */
   name: string;
 }
@@ -384,13 +384,13 @@ export interface StorageHealthCondition {
    *  - `"ReadWriteOnce"` can be mounted in read/write mode to exactly 1 host
    *  - `"ReadWriteOncePod"` can be mounted in read/write mode to exactly 1 pod cannot be used in combination with other access modes
    */
-  accessMode?: 'ReadOnlyMany' | 'ReadWriteMany' | 'ReadWriteOnce' | 'ReadWriteOncePod';
+  accessMode?: 'ReadOnlyMany' | 'ReadWriteMany' | 'ReadWriteOnce' | 'ReadWriteOncePod' | undefined;
   /** lastTransitionTime is when this condition first appeared at its current state. */
-  lastTransitionTime?: Time;
+  lastTransitionTime?: Time | undefined;
   /**
    * message is a human-readable description. Maximum permitted length of a message is 1024 characters.
    */
-  message?: string;
+  message?: string | undefined;
   /**
    * reason is a brief CamelCase machine-parseable reason. Maximum permitted length of a reason is 256 characters.
    */
@@ -410,7 +410,7 @@ export interface StorageHealthCondition {
    *  - `"Block"` means the volume will not be formatted with a filesystem and will remain a raw block device.
    *  - `"Filesystem"` means the volume will be or is formatted with a filesystem.
    */
-  volumeMode?: 'Block' | 'Filesystem';
+  volumeMode?: 'Block' | 'Filesystem' | undefined;
 }
 
 /** TokenRequest contains parameters of a service account token. */
@@ -422,7 +422,7 @@ export interface TokenRequest {
   /**
    * expirationSeconds is the duration of validity of the token in "TokenRequestSpec". It has the same default value of "ExpirationSeconds" in "TokenRequestSpec".
    */
-  expirationSeconds?: number;
+  expirationSeconds?: number | undefined;
 }
 
 /**
@@ -434,15 +434,15 @@ export interface VolumeAttachment {
   /**
    * APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
    */
-  apiVersion?: 'storage.k8s.io/v1';
+  apiVersion?: 'storage.k8s.io/v1' | undefined;
   /**
    * Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
    */
-  kind?: 'VolumeAttachment';
+  kind?: 'VolumeAttachment' | undefined;
   /**
    * metadata is the standard object metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
    */
-  metadata?: ObjectMeta;
+  metadata?: ObjectMeta | undefined;
   /**
    * spec represents specification of the desired attach/detach volume behavior. Populated by the Kubernetes system.
    */
@@ -450,7 +450,7 @@ export interface VolumeAttachment {
   /**
    * status represents status of the VolumeAttachment request. Populated by the entity completing the attach or detach operation, i.e. the external-attacher.
    */
-  status?: VolumeAttachmentStatus;
+  status?: VolumeAttachmentStatus | undefined;
 }
 
 /** VolumeAttachmentList is a collection of VolumeAttachment objects. */
@@ -458,17 +458,17 @@ export interface VolumeAttachmentList {
   /**
    * APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
    */
-  apiVersion?: 'storage.k8s.io/v1';
+  apiVersion?: 'storage.k8s.io/v1' | undefined;
   /** items is the list of VolumeAttachments */
   items: VolumeAttachment[];
   /**
    * Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
    */
-  kind?: 'VolumeAttachmentList';
+  kind?: 'VolumeAttachmentList' | undefined;
   /**
    * Standard list metadata More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
    */
-  metadata?: ListMeta;
+  metadata?: ListMeta | undefined;
 }
 
 /**
@@ -478,9 +478,9 @@ export interface VolumeAttachmentSource {
   /**
    * inlineVolumeSpec contains all the information necessary to attach a persistent volume defined by a pod's inline VolumeSource. This field is populated only for the CSIMigration feature. It contains translated fields from a pod's inline VolumeSource to a PersistentVolumeSpec. This field is beta-level and is only honored by servers that enabled the CSIMigration feature.
    */
-  inlineVolumeSpec?: PersistentVolumeSpec;
+  inlineVolumeSpec?: PersistentVolumeSpec | undefined;
   /** persistentVolumeName represents the name of the persistent volume to attach. */
-  persistentVolumeName?: string;
+  persistentVolumeName?: string | undefined;
 }
 
 /** VolumeAttachmentSpec is the specification of a VolumeAttachment request. */
@@ -500,7 +500,7 @@ export interface VolumeAttachmentStatus {
   /**
    * attachError represents the last error encountered during attach operation, if any. This field must only be set by the entity completing the attach operation, i.e. the external-attacher.
    */
-  attachError?: VolumeError;
+  attachError?: VolumeError | undefined;
   /**
    * attached indicates the volume is successfully attached. This field must only be set by the entity completing the attach operation, i.e. the external-attacher.
    */
@@ -508,11 +508,11 @@ export interface VolumeAttachmentStatus {
   /**
    * attachmentMetadata is populated with any information returned by the attach operation, upon successful attach, that must be passed into subsequent WaitForAttach or Mount calls. This field must only be set by the entity completing the attach operation, i.e. the external-attacher.
    */
-  attachmentMetadata?: { [key: string]: string };
+  attachmentMetadata?: { [key: string]: string } | undefined;
   /**
    * detachError represents the last error encountered during detach operation, if any. This field must only be set by the entity completing the detach operation, i.e. the external-attacher.
    */
-  detachError?: VolumeError;
+  detachError?: VolumeError | undefined;
 }
 
 /**
@@ -522,23 +522,23 @@ export interface VolumeAttributesClass {
   /**
    * APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
    */
-  apiVersion?: 'storage.k8s.io/v1';
+  apiVersion?: 'storage.k8s.io/v1' | undefined;
   /** driverName is the name of the CSI driver This field is immutable. */
   driverName: string;
   /**
    * Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
    */
-  kind?: 'VolumeAttributesClass';
+  kind?: 'VolumeAttributesClass' | undefined;
   /**
    * metadata is the standard object metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
    */
-  metadata?: ObjectMeta;
+  metadata?: ObjectMeta | undefined;
   /**
    * parameters hold volume attributes defined by the CSI driver. These values are opaque to the Kubernetes and are passed directly to the CSI driver. The underlying storage provider supports changing these attributes on an existing volume, however the parameters field itself is immutable. To invoke a volume update, a new VolumeAttributesClass should be created with new parameters, and the PersistentVolumeClaim should be updated to reference the new VolumeAttributesClass.
    *
    * This field is required and must contain at least one key/value pair. The keys cannot be empty, and the maximum number of parameters is 512, with a cumulative max size of 256K. If the CSI driver rejects invalid parameters, the target PersistentVolumeClaim will be set to an "Infeasible" state in the modifyVolumeStatus field.
    */
-  parameters?: { [key: string]: string };
+  parameters?: { [key: string]: string } | undefined;
 }
 
 /** VolumeAttributesClassList is a collection of VolumeAttributesClass objects. */
@@ -546,17 +546,17 @@ export interface VolumeAttributesClassList {
   /**
    * APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
    */
-  apiVersion?: 'storage.k8s.io/v1';
+  apiVersion?: 'storage.k8s.io/v1' | undefined;
   /** items is the list of VolumeAttributesClass objects. */
   items: VolumeAttributesClass[];
   /**
    * Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
    */
-  kind?: 'VolumeAttributesClassList';
+  kind?: 'VolumeAttributesClassList' | undefined;
   /**
    * Standard list metadata More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
    */
-  metadata?: ListMeta;
+  metadata?: ListMeta | undefined;
 }
 
 /** VolumeError captures an error encountered during a volume operation. */
@@ -566,13 +566,13 @@ export interface VolumeError {
    *
    * This field requires the MutableCSINodeAllocatableCount feature gate being enabled to be set.
    */
-  errorCode?: number;
+  errorCode?: number | undefined;
   /**
    * message represents the error encountered during Attach or Detach operation. This string may be logged, so it should not contain sensitive information.
    */
-  message?: string;
+  message?: string | undefined;
   /** time represents the time the error was encountered. */
-  time?: Time;
+  time?: Time | undefined;
 }
 
 /** VolumeNodeResources is a set of resource limits for scheduling of volumes. */
@@ -580,5 +580,5 @@ export interface VolumeNodeResources {
   /**
    * count indicates the maximum number of unique volumes managed by the CSI driver that can be used on a node. A volume that is both attached and mounted on a node is considered to be used once, not twice. The same rule applies for a unique volume that is shared among multiple pods on the same node. If this field is not specified, then the supported number of volumes on this node is unbounded.
    */
-  count?: number;
+  count?: number | undefined;
 }

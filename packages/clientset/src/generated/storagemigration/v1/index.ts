@@ -20,10 +20,13 @@ export const storageVersionMigrationsResource = {
   subresources: { status: ['get', 'patch', 'update'] },
 } as const satisfies ResourceDescriptor;
 
+/** StorageVersionMigrationsClient is the typed client of StorageVersionMigration objects (`storageversionmigrations`, cluster-scoped): what `StoragemigrationV1Client.storageVersionMigrations` returns. */
+export type StorageVersionMigrationsClient = ResourceClientFor<typeof storageVersionMigrationsResource, StorageVersionMigration, StorageVersionMigrationList>;
+
 /** StoragemigrationV1Client is the typed client of storagemigration.k8s.io/v1: one method per resource, with the verbs discovery lists. */
 export interface StoragemigrationV1Client {
   /** storageVersionMigrations returns the client of StorageVersionMigration objects (cluster-scoped). */
-  storageVersionMigrations(): ResourceClientFor<typeof storageVersionMigrationsResource, StorageVersionMigration, StorageVersionMigrationList>;
+  storageVersionMigrations(): StorageVersionMigrationsClient;
 }
 
 /** STORAGEMIGRATION_V1 defines storagemigration.k8s.io/v1: its resources by method name. */

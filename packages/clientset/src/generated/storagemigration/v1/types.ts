@@ -7,19 +7,19 @@ export interface StorageVersionMigration {
   /**
    * APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
    */
-  apiVersion?: 'storagemigration.k8s.io/v1';
+  apiVersion?: 'storagemigration.k8s.io/v1' | undefined;
   /**
    * Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
    */
-  kind?: 'StorageVersionMigration';
+  kind?: 'StorageVersionMigration' | undefined;
   /**
    * Standard object metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
    */
-  metadata?: ObjectMeta;
+  metadata?: ObjectMeta | undefined;
   /** Specification of the migration. */
-  spec?: StorageVersionMigrationSpec;
+  spec?: StorageVersionMigrationSpec | undefined;
   /** Status of the migration. */
-  status?: StorageVersionMigrationStatus;
+  status?: StorageVersionMigrationStatus | undefined;
 }
 
 /** StorageVersionMigrationList is a collection of storage version migrations. */
@@ -27,17 +27,17 @@ export interface StorageVersionMigrationList {
   /**
    * APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
    */
-  apiVersion?: 'storagemigration.k8s.io/v1';
+  apiVersion?: 'storagemigration.k8s.io/v1' | undefined;
   /** Items is the list of StorageVersionMigration */
   items: StorageVersionMigration[];
   /**
    * Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
    */
-  kind?: 'StorageVersionMigrationList';
+  kind?: 'StorageVersionMigrationList' | undefined;
   /**
    * Standard list metadata More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
    */
-  metadata?: ListMeta;
+  metadata?: ListMeta | undefined;
 }
 
 /** Spec of the storage version migration. */
@@ -51,9 +51,9 @@ export interface StorageVersionMigrationSpec {
 /** Status of the storage version migration. */
 export interface StorageVersionMigrationStatus {
   /** The latest available observations of the migration's current state. */
-  conditions?: Condition[];
+  conditions?: Condition[] | undefined;
   /**
    * ResourceVersion to compare with the GC cache for performing the migration. This is the current resource version of given group, version and resource when kube-controller-manager first observes this StorageVersionMigration resource.
    */
-  resourceVersion?: string;
+  resourceVersion?: string | undefined;
 }
