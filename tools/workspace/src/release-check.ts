@@ -1,0 +1,170 @@
+// release-check (`npm run release:check`): what `changeset publish` would upload, checked before
+// anything is uploaded. It builds the public packages (unless `--no-build`: CI's `npm test` has
+// just built them from the same checkout), runs `npm publish --dry-run` for all of them at once,
+// fails on any error or warning npm prints (but the dry run's own note that nobody is logged
+// in), and checks each tarball's file list (tarballProblems). Exit status 1 lists every problem.
+import { spawn } from 'node:child_process';
+import { readFileSync, readdirSync, existsSync } from 'node:fs';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { tarballProblems, type PackageManifest } from './release-tarball-problems.js';
+
+const root = path.join(import.meta.dirname, '../../..');
+
+/** Workspace is one package of the workspace. */
+interface Workspace {
+  directory: string;
+  manifest: PackageManifest;
+}
+
+/** DryRunReport is what `npm publish --dry-run --json` prints per package. */
+interface DryRunReport {
+  name: string;
+  version: string;
+  size: number;
+  unpackedSize: number;
+  files: { path: string }[];
+}
+
+/** EXPECTED_WARNINGS are npm's warnings that every dry run prints, on any machine. */
+const EXPECTED_WARNINGS = [
+  /^npm warn publish This command requires you to be logged in .*\(dry-run\)$/,
+];
+
+function readManifest(directory: string): PackageManifest {
+  return JSON.parse(
+    readFileSync(path.join(root, directory, 'package.json'), 'utf8'),
+  ) as PackageManifest;
+}
+
+/** workspaces lists the packages the root package.json's `workspaces` globs (`dir/*`, `dir`) name. */
+function workspaces(): Workspace[] {
+  const patterns = (readManifest('.') as { workspaces?: string[] }).workspaces ?? [];
+  return patterns.flatMap((pattern) => {
+    const directories = pattern.endsWith('/*')
+      ? readdirSync(path.join(root, pattern.slice(0, -2))).map((entry) =>
+          path.posix.join(pattern.slice(0, -2), entry),
+        )
+      : [pattern];
+    return directories
+      .filter((directory) => existsSync(path.join(root, directory, 'package.json')))
+      .map((directory) => ({ directory, manifest: readManifest(directory) }));
+  });
+}
+
+/** run runs a command in the workspace root, its output collected, stdin closed. */
+function run(
+  command: string,
+  args: string[],
+  echo: boolean,
+): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+      stdout += chunk;
+      if (echo) process.stdout.write(chunk);
+    });
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+      stderr += chunk;
+      if (echo) process.stderr.write(chunk);
+    });
+    child.once('error', reject);
+    child.once('close', (status) => resolve({ status, stdout, stderr }));
+  });
+}
+
+function seconds(since: number): string {
+  return `${((performance.now() - since) / 1000).toFixed(1)} s`;
+}
+
+async function main(): Promise<number> {
+  const started = performance.now();
+  const all = workspaces();
+  const published = all.filter((workspace) => !workspace.manifest.private);
+  const versions = new Map(
+    all.map(({ manifest }) => [manifest.name, manifest.private ? undefined : manifest.version]),
+  );
+
+  if (!process.argv.includes('--no-build')) {
+    const names = published.map(({ manifest }) => manifest.name).join(',');
+    console.log(`release-check: building ${names}`);
+    const build = await run(
+      'npx',
+      ['nx', 'run-many', '-t', 'build', '-p', names, '--output-style=static'],
+      true,
+    );
+    if (build.status !== 0) {
+      console.error(`release-check: the build failed (exit ${build.status})`);
+      return 1;
+    }
+    console.log(`release-check: built in ${seconds(started)}`);
+  }
+
+  const dryRunStarted = performance.now();
+  const dryRun = await run(
+    'npm',
+    [
+      'publish',
+      '--dry-run',
+      '--json',
+      ...published.flatMap(({ directory }) => ['--workspace', directory]),
+    ],
+    false,
+  );
+  const problems: string[] = [];
+  for (const line of dryRun.stderr.split('\n')) {
+    if (!/^npm (warn|error|ERR!)/i.test(line)) continue;
+    if (EXPECTED_WARNINGS.some((expected) => expected.test(line))) continue;
+    problems.push(`npm: ${line}`);
+  }
+  if (dryRun.status !== 0) problems.push(`npm publish --dry-run exited ${dryRun.status}`);
+  let reports: Record<string, DryRunReport> = {};
+  try {
+    reports = JSON.parse(dryRun.stdout) as Record<string, DryRunReport>;
+  } catch {
+    problems.push(`npm publish --dry-run --json printed no JSON: ${dryRun.stdout.slice(0, 200)}`);
+  }
+
+  const rows: string[][] = [['package', 'version', 'files', 'packed', 'unpacked']];
+  for (const { directory, manifest } of published) {
+    const report = reports[manifest.name];
+    if (!report) {
+      problems.push(`${manifest.name}: npm published nothing for it`);
+      continue;
+    }
+    problems.push(
+      ...tarballProblems(
+        {
+          directory: path.join(root, directory),
+          manifest,
+          files: report.files.map((file) => file.path),
+        },
+        versions,
+      ),
+    );
+    rows.push([
+      report.name,
+      report.version,
+      String(report.files.length),
+      `${(report.size / 1024).toFixed(0)} KiB`,
+      `${(report.unpackedSize / 1024).toFixed(0)} KiB`,
+    ]);
+  }
+  const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => row[column]!.length)));
+  for (const row of rows)
+    console.log(row.map((cell, column) => cell.padEnd(widths[column]!)).join('  '));
+  console.log(
+    `release-check: ${published.length} packages, dry run and checks in ${seconds(dryRunStarted)}, ` +
+      `${seconds(started)} in all`,
+  );
+  if (problems.length > 0) {
+    console.error(`release-check: ${problems.length} problems:\n  ${problems.join('\n  ')}`);
+    return 1;
+  }
+  console.log('release-check: every package can be published as it is');
+  return 0;
+}
+
+process.exitCode = await main();
