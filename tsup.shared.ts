@@ -5,6 +5,7 @@ import path from 'node:path';
 import type { Options } from 'tsup';
 
 type EsbuildPlugin = NonNullable<Options['esbuildPlugins']>[number];
+type TsupPlugin = NonNullable<Options['plugins']>[number];
 
 interface ExportTarget {
   '@k/source'?: string;
@@ -168,6 +169,35 @@ interface PackageBuildOptions extends Options {
 }
 
 /**
+ * relativeMapSourcesPlugin rewrites the absolute `sources` (and `file`) tsup leaves in CommonJS
+ * maps (its cjs-splitting step hands sucrase the chunk's absolute path) relative to the map, so a
+ * published map names files of the tarball, never the folders of the machine that built it.
+ */
+function relativeMapSourcesPlugin(): TsupPlugin {
+  return {
+    name: 'k-relative-map-sources',
+    async buildEnd({ writtenFiles }) {
+      for (const { name } of writtenFiles) {
+        if (!name.endsWith('.map')) continue;
+        // writtenFiles names are relative to tsup's cwd, the package folder.
+        const file = path.resolve(name);
+        const map = JSON.parse(await readFile(file, 'utf8')) as {
+          sources: string[];
+          file?: string;
+        };
+        const absoluteFile = map.file !== undefined && path.isAbsolute(map.file);
+        if (!absoluteFile && !map.sources.some((source) => path.isAbsolute(source))) continue;
+        map.sources = map.sources.map((source) =>
+          path.isAbsolute(source) ? path.relative(path.dirname(file), source) : source,
+        );
+        if (map.file !== undefined) map.file = path.basename(map.file);
+        await writeFile(file, JSON.stringify(map));
+      }
+    },
+  };
+}
+
+/**
  * packageBuild is the build every @k library shares: ESM and CommonJS with declarations for each
  * entry of its exports map (plus `extraEntries`), for Node 20. Shared chunks keep one copy of each
  * class across entry points, so `instanceof` and module state hold whichever subpath a program
@@ -204,6 +234,7 @@ export function packageBuild(
       ...(oneSharedChunk ? [oneSharedChunkPlugin(joined)] : []),
       ...(bundleYaml ? [bundledYamlPlugin()] : []),
     ],
+    plugins: [relativeMapSourcesPlugin()],
     ...(bundleYaml ? { noExternal: ['yaml'] } : {}),
     ...overrides,
   };
