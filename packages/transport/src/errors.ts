@@ -29,7 +29,9 @@ export type TransportErrorCode =
   /** A public function or constructor was called with a missing or wrong-typed argument. */
   | 'ERR_TRANSPORT_INVALID_ARGUMENT'
   /** Two user interceptors have the same name, or one has the name of a built-in layer. */
-  | 'ERR_TRANSPORT_INTERCEPTOR_DUPLICATE';
+  | 'ERR_TRANSPORT_INTERCEPTOR_DUPLICATE'
+  /** The runtime cannot give undici's dispatchers (Bun's own `undici` without undici's files). */
+  | 'ERR_TRANSPORT_UNSUPPORTED_RUNTIME';
 
 /**
  * TransportError is thrown (or fails a request) for every problem of the transport core: the

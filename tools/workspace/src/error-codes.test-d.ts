@@ -58,6 +58,7 @@ export type TransportCodes = Expect<
     | 'ERR_TRANSPORT_PROXY'
     | 'ERR_TRANSPORT_SERVER_URL'
     | 'ERR_TRANSPORT_TLS'
+    | 'ERR_TRANSPORT_UNSUPPORTED_RUNTIME'
   >
 >;
 

@@ -3,8 +3,9 @@ import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import * as undici from 'undici';
 import { describe, expect, it } from 'vitest';
+import { TransportError } from '../errors.js';
 import * as parts from './undici-parts.js';
-import { loadUndiciParts } from './undici-parts.js';
+import { loadUndiciParts, runtimeName } from './undici-parts.js';
 
 const require = createRequire(import.meta.url);
 const NAMES = ['Dispatcher', 'Agent', 'Pool', 'EnvHttpProxyAgent', 'buildConnector'] as const;
@@ -30,6 +31,46 @@ describe('undici parts', () => {
       expect(loaded.fromIndex).toBe(true);
       for (const name of NAMES) expect(loaded[name], name).toBe(undici[name]);
     }
+  });
+
+  it("fails at import, naming the runtime, when undici's files are missing and its index cannot dispatch (Bun's own undici)", () => {
+    // The shape of what Bun 1.4 answers a bare `undici` with: classes without `dispatch`
+    // (tools/workspace/e2e/other-runtimes.e2e.test.ts meets the real one in a bun executable).
+    class BunDispatcher {}
+    const bunUndici = {
+      Dispatcher: BunDispatcher,
+      Agent: class Agent extends BunDispatcher {},
+      Pool: class Pool extends BunDispatcher {},
+      EnvHttpProxyAgent: class EnvHttpProxyAgent extends BunDispatcher {},
+      buildConnector: () => undefined,
+      request: () => Promise.resolve(),
+    };
+    const load = (id: string): unknown => {
+      if (id === 'undici') return bunUndici;
+      throw new Error(`Cannot find module '${id}' from '/$bunfs/root/program'`);
+    };
+    let thrown: unknown;
+    try {
+      loadUndiciParts(load, 'Bun 1.4.5');
+    } catch (error) {
+      thrown = error;
+    }
+    expect(thrown).toBeInstanceOf(TransportError);
+    expect(thrown).toMatchObject({ code: 'ERR_TRANSPORT_UNSUPPORTED_RUNTIME' });
+    expect((thrown as Error).message).toBe(
+      "@k/transport cannot send on Bun 1.4.5: undici's dispatcher files did not load " +
+        "(Cannot find module 'undici/lib/dispatcher/dispatcher.js' from '/$bunfs/root/program'), " +
+        'and Bun answers "undici" with a module of its own, whose dispatchers cannot dispatch; ' +
+        'run it where undici is installed beside @k/transport ' +
+        '(an executable of bun build --compile carries no node_modules)',
+    );
+  });
+
+  it('names the runtime it runs on', () => {
+    expect(runtimeName({ ...process.versions, bun: '1.4.5' })).toBe('Bun 1.4.5');
+    expect(runtimeName({ ...process.versions, deno: '2.9.6' })).toBe('Deno 2.9.6');
+    expect(runtimeName({ ...process.versions, node: '24.22.3' })).toBe('Node.js 24.22.3');
+    expect(runtimeName()).toBe(`Node.js ${process.versions.node}`);
   });
 
   it.each([

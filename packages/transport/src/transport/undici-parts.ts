@@ -1,5 +1,6 @@
 import { createRequire } from 'node:module';
 import type * as Undici from 'undici';
+import { TransportError } from '../errors.js';
 
 // undici's index loads all of undici before it exports anything: fetch, WebSocket, EventSource,
 // cookies, caches, mocks, interceptors. That was 75–95 ms of a program's start on a 2-core
@@ -10,7 +11,9 @@ import type * as Undici from 'undici';
 //
 // The files are where undici 7 keeps them, not its public API: where one is missing or is not
 // what it should be, the index is loaded instead (slower, never wrong). A unit test holds each
-// part to the index's export of the same name.
+// part to the index's export of the same name. Bun answers a bare `undici` with a module of its
+// own whose dispatchers cannot dispatch (undici's files under `undici/lib/` still load from
+// node_modules): an index without working dispatchers fails the import, naming the runtime.
 
 /** UndiciParts are the parts of undici @k/transport sends with. */
 export interface UndiciParts {
@@ -31,9 +34,13 @@ export interface UndiciParts {
 
 /**
  * loadUndiciParts loads the parts with `load` (a `require`), from undici's index when they are
- * not where undici 7 keeps them.
+ * not where undici 7 keeps them. It throws a `TransportError` `ERR_TRANSPORT_UNSUPPORTED_RUNTIME`
+ * (naming `runtime`, default this process's) when neither has dispatchers that can dispatch.
  */
-export function loadUndiciParts(load: (id: string) => unknown): UndiciParts {
+export function loadUndiciParts(
+  load: (id: string) => unknown,
+  runtime: string = runtimeName(),
+): UndiciParts {
   try {
     const parts = {
       Dispatcher: load('undici/lib/dispatcher/dispatcher.js') as typeof Undici.Dispatcher,
@@ -53,7 +60,7 @@ export function loadUndiciParts(load: (id: string) => unknown): UndiciParts {
       ['request', 'stream', 'pipeline', 'upgrade', 'connect'].every(
         (name) => typeof api[name] === 'function',
       );
-    if (!expected) return indexParts(load);
+    if (!expected) return indexParts(load, runtime, 'undici/lib/ holds other modules');
     // What undici's index does before it exports its dispatchers (the same functions, so doing
     // it again, or the index doing it later, changes nothing).
     Object.assign(parts.Dispatcher.prototype, api);
@@ -70,13 +77,44 @@ export function loadUndiciParts(load: (id: string) => unknown): UndiciParts {
       });
     };
     return { ...parts, request, fromIndex: false };
-  } catch {
-    return indexParts(load);
+  } catch (error) {
+    return indexParts(load, runtime, error instanceof Error ? error.message : String(error));
   }
 }
 
-function indexParts(load: (id: string) => unknown): UndiciParts {
+/** dispatches is true when `undici` has undici's dispatchers and request API, in working order. */
+function dispatches(undici: Partial<typeof Undici>): boolean {
+  return (
+    [undici.Agent, undici.Pool, undici.EnvHttpProxyAgent].every(
+      (dispatcher) =>
+        typeof dispatcher === 'function' && typeof dispatcher.prototype.dispatch === 'function',
+    ) &&
+    typeof undici.Dispatcher === 'function' &&
+    typeof undici.buildConnector === 'function' &&
+    typeof undici.request === 'function'
+  );
+}
+
+/** runtimeName names the JavaScript runtime this process runs on, with its version. */
+export function runtimeName(versions: NodeJS.ProcessVersions = process.versions): string {
+  const { bun, deno } = versions as NodeJS.ProcessVersions & { bun?: string; deno?: string };
+  if (bun) return `Bun ${bun}`;
+  if (deno) return `Deno ${deno}`;
+  return `Node.js ${versions.node}`;
+}
+
+function indexParts(load: (id: string) => unknown, runtime: string, reason: string): UndiciParts {
   const undici = load('undici') as typeof Undici;
+  if (!dispatches(undici)) {
+    const bun = runtime.startsWith('Bun ');
+    throw new TransportError(
+      'ERR_TRANSPORT_UNSUPPORTED_RUNTIME',
+      `@k/transport cannot send on ${runtime}: undici's dispatcher files did not load ` +
+        `(${reason}), and ${bun ? 'Bun answers "undici" with a module of its own, whose dispatchers cannot dispatch' : 'the "undici" it loads has no dispatchers that can dispatch'}; ` +
+        `run it where undici is installed beside @k/transport` +
+        (bun ? ' (an executable of bun build --compile carries no node_modules)' : ''),
+    );
+  }
   return {
     Dispatcher: undici.Dispatcher,
     Agent: undici.Agent,
