@@ -13,14 +13,12 @@ function option(name: string): string | undefined {
 }
 
 async function main(): Promise<void> {
-  const kubeconfig = option('kubeconfig');
-  const context = option('context');
-  const namespace = option('namespace');
-  // Finds the configuration as kubectl does: --kubeconfig, KUBECONFIG, ~/.kube/config, in-cluster.
+  // Finds the configuration as kubectl does: --kubeconfig, KUBECONFIG, ~/.kube/config, in-cluster
+  // (an option left out is undefined, which means unset).
   const cs = await inferClientset({
-    ...(kubeconfig ? { kubeconfig } : {}),
-    ...(context ? { context } : {}),
-    ...(namespace ? { overrides: { namespace } } : {}),
+    kubeconfig: option('kubeconfig'),
+    context: option('context'),
+    overrides: { namespace: option('namespace') },
   });
   try {
     const configMaps = cs.coreV1.configMaps(); // the context's namespace, as kubectl

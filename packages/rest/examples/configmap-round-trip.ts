@@ -27,11 +27,10 @@ function option(name: string): string | undefined {
 }
 
 async function main(): Promise<void> {
-  const kubeconfig = option('kubeconfig');
-  const context = option('context');
+  // An option left out is undefined, which means unset.
   const config = await inferConfig({
-    ...(kubeconfig ? { explicitPath: kubeconfig } : {}),
-    ...(context ? { overrides: { context } } : {}),
+    explicitPath: option('kubeconfig'),
+    overrides: { context: option('context') },
   });
   const client = createRestClient(config); // a transport, a token bucket and client-go's retries
   const namespace = option('namespace') ?? client.defaultNamespace;
