@@ -82,6 +82,14 @@ describe('tarballProblems', () => {
     ]);
   });
 
+  it('wants the CHANGELOG packed when the package has one', async () => {
+    await writeFile(path.join(directory, 'CHANGELOG.md'), '# @k/example\n');
+    expect(await problems()).toEqual([
+      '@k/example: CHANGELOG.md is not in the tarball (npm packs it only when `files` names it)',
+    ]);
+    expect(await problems({ 'CHANGELOG.md': '# @k/example\n' })).toEqual([]);
+  });
+
   it('names tests, type tests, fixtures and configuration that were packed', async () => {
     expect(
       await problems({

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 
 /** PackedPackage is one public package as `npm publish --dry-run` would upload it. */
@@ -47,7 +47,8 @@ const SOURCE_MAPPING_URL = /\/\/# sourceMappingURL=(\S+)\s*$/;
 
 /**
  * tarballProblems lists what is wrong with one package as it would be published, one line per
- * problem naming the file (empty when nothing is): a README and a LICENSE at its root; nothing
+ * problem naming the file (empty when nothing is): a README and a LICENSE at its root, and its
+ * CHANGELOG when it has one (after the first `changeset version`); nothing
  * of NOT_SHIPPED; every file the manifest points to (`main`, `module`, `types`, `bin`, every
  * `exports` target) in the tarball; public access; its runtime dependencies on workspace
  * packages public and in range of their versions (`workspaceVersions`, private ones absent);
@@ -66,6 +67,9 @@ export function tarballProblems(
   const problem = (text: string) => problems.push(`${manifest.name}: ${text}`);
 
   if (!files.has('README.md')) problem('README.md is not in the tarball');
+  if (existsSync(path.join(directory, 'CHANGELOG.md')) && !files.has('CHANGELOG.md')) {
+    problem('CHANGELOG.md is not in the tarball (npm packs it only when `files` names it)');
+  }
   if (![...files].some((file) => /^licen[cs]e(\.md|\.txt)?$/i.test(file))) {
     problem(`no LICENSE file in the tarball (license: ${manifest.license ?? 'none'})`);
   }
