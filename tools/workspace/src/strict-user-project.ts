@@ -14,7 +14,7 @@ const WORKSPACE = join(import.meta.dirname, '../../..');
  * the sources their declarations are built from (no build needed); only the user's files are
  * judged.
  */
-export const STRICT_USER_OPTIONS = {
+const STRICT_USER_OPTIONS = {
   target: 'ES2022',
   lib: ['ES2023'],
   module: 'NodeNext',
