@@ -1,4 +1,5 @@
 import { readFile } from 'node:fs/promises';
+import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 import type { OpenApiSchema } from '../emit/openapi-schema.js';
 import { generateCrdClients, parseCrds, type CustomResourceDefinition } from './generate-crd.js';
@@ -213,5 +214,34 @@ describe('generateCrdClients names', () => {
     };
     const reversed = Object.fromEntries(Object.entries(properties).reverse());
     expect(widgetModule(objectOf(reversed))).toBe(widgetModule(objectOf(properties)));
+  });
+});
+
+describe('generateCrdClients optional properties', () => {
+  // Users with exactOptionalPropertyTypes pass possibly undefined values into generated types.
+  it('accept undefined, every one of them (the list type too)', async () => {
+    const source = new URL('./__fixtures__/team-namespace-crd.yaml', import.meta.url);
+    const files = generateCrdClients(parseCrds(await readFile(source, 'utf8'), 'crd.yaml'), {
+      outDirectory: 'g',
+      source: 'crd.yaml',
+    });
+    const text = files.get('g/team-namespace-v1alpha1.ts') ?? '';
+    const module = ts.createSourceFile('module.ts', text, ts.ScriptTarget.ES2022, true);
+    const optional: string[] = [];
+    const refusing: string[] = [];
+    const visit = (node: ts.Node): void => {
+      if (ts.isPropertySignature(node) && node.questionToken && node.type) {
+        optional.push(node.name.getText(module));
+        const accepts =
+          node.type.kind === ts.SyntaxKind.UnknownKeyword ||
+          (ts.isUnionTypeNode(node.type) &&
+            node.type.types.some((type) => type.kind === ts.SyntaxKind.UndefinedKeyword));
+        if (!accepts) refusing.push(`${node.name.getText(module)}?: ${node.type.getText(module)}`);
+      }
+      ts.forEachChild(node, visit);
+    };
+    visit(module);
+    expect(optional.length).toBeGreaterThan(20);
+    expect(refusing).toEqual([]);
   });
 });
