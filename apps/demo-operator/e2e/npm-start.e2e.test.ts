@@ -43,7 +43,9 @@ describe('npm start', () => {
     ) as {
       scripts: Record<string, string>;
     };
-    expect(manifest.scripts.start).toBe('node apps/demo-operator/bin/npm-start.mjs');
+    expect(manifest.scripts.start).toMatch(
+      /(^|&& exec )node apps\/demo-operator\/bin\/npm-start\.mjs$/,
+    );
   });
 
   it('starts its own control plane, runs the operator, shows the sample reconciled, and on Ctrl-C stops everything and exits 0', async () => {

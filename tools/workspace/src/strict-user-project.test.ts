@@ -43,21 +43,6 @@ const ALLOWED_CASTS = new Set([
   'packages/transport/examples/request-logging.ts (await review.body.json()) as { status?: { userInfo?: { username?: string } } }',
 ]);
 
-/**
- * README_DEFECTS are errors of README blocks whose fix is asked for (in
- * /work/notes/requests/H4.md, 2026-12-07), by README, code and message: the transport README shows
- * two ways to make a transport as two `const transport` in one block. Each must still occur (a
- * fixed one is removed here), and nothing else may.
- */
-const README_DEFECTS = [
-  "packages/transport/README.md TS2451 Cannot redeclare block-scoped variable 'transport'.",
-];
-
-/** withoutLine is an error without its line: `packages/x/README.md TS… message`. */
-function withoutLine(error: string): string {
-  return error.replace(/:\d+(?:\+\d+)? /, ' ');
-}
-
 /** sketchKey is a block's README and first line. */
 function sketchKey(module: UserModule): string {
   return `${module.name.replace(/:\d+$/, '')} ${module.text.split('\n', 1)[0]}`;
@@ -98,11 +83,7 @@ describe('a user project with the strictest settings', () => {
     'type-checks them with TypeScript %s',
     (_version, compiler) => {
       const report = checkUserProject(compiler, programs);
-      const errors = report.errors.map(withoutLine);
-      expect(report.errors.filter((error) => !README_DEFECTS.includes(withoutLine(error)))).toEqual(
-        [],
-      );
-      expect(README_DEFECTS.filter((defect) => !errors.includes(defect))).toEqual([]);
+      expect(report.errors).toEqual([]);
       const casts = report.casts.filter(
         (cast) =>
           !cast.includes('/generated/') && // k-gen's factories cast the generic client, not users
