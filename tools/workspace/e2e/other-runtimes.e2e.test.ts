@@ -1,0 +1,379 @@
+import { ensureRuntime } from '@k/runtimes';
+import {
+  eventually,
+  installPackedPackages,
+  MODULE_KINDS,
+  runCommand,
+  singleContextKubeconfig,
+  userEnvironment,
+  WORKSPACE_ROOT,
+  type CommandResult,
+  type InstalledProject,
+  type ModuleKind,
+} from '@k/test-utils';
+import { controlPlane, useTestNamespace } from '@k/testenv/vitest';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import {
+  chmod,
+  copyFile,
+  mkdir,
+  mkdtemp,
+  readdir,
+  readFile,
+  rm,
+  writeFile,
+} from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+
+// k's public API on Bun and Deno, as their users meet it: the packages are packed and installed
+// into an empty project outside the workspace, the smoke programs of runtime-smoke/ are built
+// there with tsc (NodeNext, strict) as ESM and as CommonJS, and each runs under the runtime
+// (installed by @k/runtimes at its pinned version) against the real control plane. Node runs the
+// same packages in installed-examples.e2e.test.ts.
+
+const PACKAGES = ['config', 'transport', 'rest', 'clientset', 'runtime'];
+const SMOKE = join(WORKSPACE_ROOT, 'tools/workspace/e2e/runtime-smoke');
+const TSC = join(WORKSPACE_ROOT, 'node_modules/typescript/bin/tsc');
+const MODULE_TYPES: Record<ModuleKind, string> = { esm: 'module', cjs: 'commonjs' };
+
+/** OtherRuntime is Bun or Deno, and how it runs a program of the installed project. */
+interface OtherRuntime {
+  name: 'bun' | 'deno';
+  executable: string;
+  /** args run `file` with `programArgs` (Deno: every permission, as `deno run -A`). */
+  args(file: string, programArgs: readonly string[]): string[];
+}
+
+const runtimes = new Map<OtherRuntime['name'], OtherRuntime>();
+let installed: InstalledProject | undefined;
+let project: string;
+let scratch: string;
+let built: CommandResult;
+
+/**
+ * RUNTIME_ENV keeps the runtimes off the network: Bun installs nothing on its own (node_modules
+ * is there), Deno checks for no update; NO_COLOR keeps their messages plain.
+ */
+const RUNTIME_ENV = { DENO_NO_UPDATE_CHECK: '1', NO_COLOR: '1', KUBECONFIG: undefined };
+
+beforeAll(async () => {
+  const [bun, deno] = await Promise.all([ensureRuntime('bun'), ensureRuntime('deno')]);
+  runtimes.set('bun', {
+    name: 'bun',
+    executable: bun.executable,
+    args: (file, programArgs) => ['--no-install', file, ...programArgs],
+  });
+  runtimes.set('deno', {
+    name: 'deno',
+    executable: deno.executable,
+    args: (file, programArgs) => ['run', '-A', file, ...programArgs],
+  });
+  const typesVersion = (
+    JSON.parse(
+      await readFile(join(WORKSPACE_ROOT, 'node_modules/@types/node/package.json'), 'utf8'),
+    ) as { version: string }
+  ).version;
+  installed = await installPackedPackages({
+    packages: PACKAGES,
+    dependencies: [`@types/node@${typesVersion}`],
+  });
+  project = installed.directory;
+  const programs = (await readdir(SMOKE)).filter((file) => file.endsWith('.ts'));
+  for (const kind of MODULE_KINDS) {
+    await mkdir(join(project, kind));
+    await writeFile(
+      join(project, kind, 'package.json'),
+      JSON.stringify({ type: MODULE_TYPES[kind] }),
+    );
+    for (const program of programs) {
+      await copyFile(join(SMOKE, program), join(project, kind, program));
+    }
+  }
+  await writeFile(
+    join(project, 'tsconfig.json'),
+    JSON.stringify({
+      compilerOptions: {
+        target: 'ES2022',
+        module: 'NodeNext',
+        strict: true,
+        skipLibCheck: true,
+        types: ['node'],
+      },
+      include: MODULE_KINDS,
+    }),
+  );
+  built = await runCommand(process.execPath, [TSC, '-p', 'tsconfig.json'], project);
+  scratch = await mkdtemp(join(tmpdir(), 'k-other-runtimes-'));
+}, 600_000);
+
+afterAll(async () => {
+  await installed?.remove();
+  if (scratch) await rm(scratch, { recursive: true, force: true });
+});
+
+/** Programs still running at the end of a test: killed (SIGKILL) after it. */
+const running = new Set<() => void>();
+
+afterEach(() => {
+  for (const kill of running) kill();
+  running.clear();
+});
+
+function runtime(name: OtherRuntime['name']): OtherRuntime {
+  const found = runtimes.get(name);
+  if (!found) throw new Error(`${name} was not installed`);
+  return found;
+}
+
+/** smoke runs the smoke program `name` of `kind` under `runtime` in the installed project. */
+function smoke(
+  on: OtherRuntime,
+  kind: ModuleKind,
+  name: string,
+  args: readonly string[],
+): Promise<CommandResult> {
+  return runCommand(on.executable, on.args(join(kind, `${name}.js`), args), project, {
+    env: RUNTIME_ENV,
+  });
+}
+
+/** printed is the one JSON line a smoke program printed, after checking that it succeeded. */
+function printed(result: CommandResult): unknown {
+  expect(result, result.stderr).toMatchObject({ status: 0, stderr: '' });
+  return JSON.parse(result.stdout) as unknown;
+}
+
+/** kubectl runs kubectl as the control plane's admin and returns its stdout; throws if it fails. */
+async function kubectl(...args: string[]): Promise<string> {
+  const result = await runCommand(
+    'kubectl',
+    ['--kubeconfig', controlPlane().kubeconfigPath, '--context', 'admin', ...args],
+    project,
+  );
+  if (result.status !== 0) throw new Error(`kubectl ${args.join(' ')}: ${result.stderr}`);
+  return result.stdout;
+}
+
+it('builds the smoke programs with tsc against the installed packages, as ESM and CommonJS', () => {
+  expect(built.stdout + built.stderr).toBe('');
+  expect(built.status).toBe(0);
+});
+
+const CASES = (['bun', 'deno'] as const).flatMap((name) =>
+  MODULE_KINDS.map((kind) => [name, kind] as const),
+);
+
+describe.each(CASES)('on %s, as %s', (name, kind) => {
+  const namespace = useTestNamespace({ prefix: `${name}-${kind}` });
+  const connection = () => [
+    `--kubeconfig=${controlPlane().kubeconfigPath}`,
+    `--namespace=${namespace.name}`,
+  ];
+
+  it('loads the kubeconfig (@k/config), GETs, LISTs and watches until its own create (@k/rest)', async () => {
+    const result = await smoke(runtime(name), kind, 'config-rest', [
+      ...connection(),
+      '--context=admin',
+    ]);
+    expect(printed(result)).toEqual({
+      server: controlPlane().server,
+      version: expect.stringMatching(/^v1\.\d+\.\d+/) as unknown,
+      listed: expect.any(Number) as unknown,
+      watched: 'ADDED',
+    });
+  });
+
+  it('authenticates over TLS with a client certificate (@k/transport)', async () => {
+    const result = await smoke(runtime(name), kind, 'transport', [
+      ...connection(),
+      '--context=alice',
+    ]);
+    expect(printed(result)).toEqual({
+      auth: 'none',
+      clientCertificate: true,
+      status: 201,
+      user: 'alice',
+    });
+  });
+
+  it('authenticates with an exec credential plugin (@k/transport)', async () => {
+    const { server, caPem, users } = controlPlane();
+    const directory = await mkdtemp(join(scratch, 'exec-'));
+    const plugin = join(directory, 'plugin.sh');
+    await writeFile(
+      plugin,
+      `#!/bin/sh\nprintf '{"apiVersion":"client.authentication.k8s.io/v1","kind":"ExecCredential","status":{"token":"%s"}}' "$K_SMOKE_TOKEN"\n`,
+    );
+    await chmod(plugin, 0o700);
+    const kubeconfig = join(directory, 'config');
+    await writeFile(
+      kubeconfig,
+      singleContextKubeconfig({ server, caPem }, 'exec-user', {
+        exec: {
+          apiVersion: 'client.authentication.k8s.io/v1',
+          command: plugin,
+          env: [{ name: 'K_SMOKE_TOKEN', value: users.tester.token }],
+          interactiveMode: 'Never',
+        },
+      }),
+    );
+    const result = await smoke(runtime(name), kind, 'transport', [
+      `--kubeconfig=${kubeconfig}`,
+      '--context=test',
+    ]);
+    expect(printed(result)).toEqual({
+      auth: 'exec',
+      clientCertificate: false,
+      status: 201,
+      user: 'tester',
+    });
+  });
+
+  it('creates, gets, updates, applies and deletes with the typed client (@k/clientset)', async () => {
+    const result = await smoke(runtime(name), kind, 'clientset', [
+      ...connection(),
+      '--context=admin',
+    ]);
+    expect(printed(result)).toEqual({
+      steps: ['created', 'created', 'updated', 'applied'],
+      managers: expect.arrayContaining(['k-smoke']) as unknown,
+      deleted: true,
+      gone: true,
+    });
+  });
+
+  it('syncs an informer and sees a create in its cache (@k/runtime)', async () => {
+    const result = await smoke(runtime(name), kind, 'informer', [
+      ...connection(),
+      '--context=admin',
+    ]);
+    expect(printed(result)).toEqual({ synced: true, event: 'added', cached: 'smoke-informed' });
+  });
+
+  it('runs a Manager whose controller reconciles, serves /healthz and stops on SIGTERM with exit code 0 (@k/runtime)', async () => {
+    const on = runtime(name);
+    const env = userEnvironment();
+    for (const [variable, value] of Object.entries(RUNTIME_ENV)) {
+      if (value === undefined) delete env[variable];
+      else env[variable] = value;
+    }
+    const child = spawn(
+      on.executable,
+      on.args(join(kind, 'manager.js'), [...connection(), '--context=admin']),
+      { cwd: project, env, stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    running.add(() => child.kill('SIGKILL'));
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    const closed = once(child, 'close') as Promise<[number | null, NodeJS.Signals | null]>;
+    const waitFor = async (pattern: RegExp): Promise<RegExpMatchArray> => {
+      for (const started = Date.now(); ; await sleep(50)) {
+        const match = pattern.exec(stdout);
+        if (match) return match;
+        if (Date.now() - started > 30_000 || child.exitCode !== null) {
+          throw new Error(`manager printed no ${String(pattern)}: ${stdout}${stderr}`);
+        }
+      }
+    };
+
+    const [, probes = ''] = await waitFor(/listening probes (\S+)/);
+    await kubectl('-n', namespace.name, 'create', 'configmap', 'source');
+    await kubectl('-n', namespace.name, 'label', 'configmap', 'source', 'k-smoke=reconcile');
+    await waitFor(/reconciled source/);
+    expect(
+      JSON.parse(
+        await kubectl('-n', namespace.name, 'get', 'configmap', 'source.reconciled', '-o', 'json'),
+      ),
+    ).toMatchObject({ data: { from: 'smoke' } });
+    const healthz = await fetch(`${probes}/healthz`);
+    expect(healthz.status).toBe(200);
+    await eventually(async () => expect((await fetch(`${probes}/readyz`)).status).toBe(200));
+
+    child.kill('SIGTERM');
+    const [code, signal] = await closed;
+    expect({ code, signal }, stderr).toEqual({ code: 0, signal: null });
+    expect(stdout.trim().split('\n').at(-1)).toBe('stopped');
+    const levels = stderr
+      .trim()
+      .split('\n')
+      .map((line) => (JSON.parse(line) as { level?: string }).level);
+    expect(levels).not.toContain('error');
+  });
+
+  it('execs into a Pod over a WebSocket: stdin, stdout, stderr and the exit code (@k/clientset)', async () => {
+    // No kubelet runs here: kwok's Exec object runs the Pod's commands on this machine, in
+    // workDir (as packages/clientset/e2e/exec-attach.e2e.test.ts does).
+    const workDir = await mkdtemp(join(scratch, 'exec-pod-'));
+    const manifest = join(workDir, 'pod.json');
+    await writeFile(
+      manifest,
+      JSON.stringify({
+        apiVersion: 'v1',
+        kind: 'List',
+        items: [
+          {
+            apiVersion: 'kwok.x-k8s.io/v1alpha1',
+            kind: 'Exec',
+            metadata: { name: 'shell', namespace: namespace.name },
+            spec: { execs: [{ local: { workDir } }] },
+          },
+          {
+            apiVersion: 'v1',
+            kind: 'Pod',
+            metadata: { name: 'shell', namespace: namespace.name },
+            spec: { containers: [{ name: 'main', image: 'registry.invalid/app:1' }] },
+          },
+        ],
+      }),
+    );
+    await kubectl('create', '-f', manifest);
+    // kwok picks the Exec object up within about a second: kubectl's exec tells when.
+    await eventually(() => kubectl('-n', namespace.name, 'exec', 'shell', '--', 'true'), 60_000);
+    const result = await smoke(runtime(name), kind, 'exec', [
+      ...connection(),
+      '--context=admin',
+      '--pod=shell',
+    ]);
+    expect(printed(result)).toEqual({
+      protocol: 'v5.channel.k8s.io',
+      stdout: 'hello',
+      stderr: ' to stderr\n',
+      exitCode: 0,
+    });
+  });
+});
+
+describe('a Bun executable (bun build --compile), which carries no node_modules', () => {
+  it('fails at import with ERR_TRANSPORT_UNSUPPORTED_RUNTIME, naming Bun and what is missing', async () => {
+    const bun = runtime('bun');
+    const executable = join(scratch, 'transport-executable');
+    const compiled = await runCommand(
+      bun.executable,
+      ['build', join('esm', 'transport.js'), '--compile', `--outfile=${executable}`],
+      project,
+      { env: RUNTIME_ENV },
+    );
+    expect(compiled.status, compiled.stderr).toBe(0);
+    const result = await runCommand(
+      executable,
+      [`--kubeconfig=${controlPlane().kubeconfigPath}`, '--context=admin'],
+      scratch,
+      { env: RUNTIME_ENV },
+    );
+    expect(result.status).toBe(1);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toContain('code: "ERR_TRANSPORT_UNSUPPORTED_RUNTIME"');
+    expect(result.stderr).toMatch(
+      /TransportError: @k\/transport cannot send on Bun \d+\.\d+\.\d+: undici's dispatcher files did not load \(Cannot find module 'undici\/lib\/dispatcher\/dispatcher\.js'/,
+    );
+    expect(result.stderr).toContain(
+      'Bun answers "undici" with a module of its own, whose dispatchers cannot dispatch; run it where undici is installed beside @k/transport (an executable of bun build --compile carries no node_modules)',
+    );
+  });
+});
