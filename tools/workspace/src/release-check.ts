@@ -7,6 +7,7 @@ import { spawn } from 'node:child_process';
 import { readFileSync, readdirSync, existsSync } from 'node:fs';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { publishDryRun } from './release-dry-run.js';
 import { tarballProblems, type PackageManifest } from './release-tarball-problems.js';
 
 const root = path.join(import.meta.dirname, '../../..');
@@ -16,20 +17,6 @@ interface Workspace {
   directory: string;
   manifest: PackageManifest;
 }
-
-/** DryRunReport is what `npm publish --dry-run --json` prints per package. */
-interface DryRunReport {
-  name: string;
-  version: string;
-  size: number;
-  unpackedSize: number;
-  files: { path: string }[];
-}
-
-/** EXPECTED_WARNINGS are npm's warnings that every dry run prints, on any machine. */
-const EXPECTED_WARNINGS = [
-  /^npm warn publish This command requires you to be logged in .*\(dry-run\)$/,
-];
 
 function readManifest(directory: string): PackageManifest {
   return JSON.parse(
@@ -52,26 +39,15 @@ function workspaces(): Workspace[] {
   });
 }
 
-/** run runs a command in the workspace root, its output collected, stdin closed. */
-function run(
-  command: string,
-  args: string[],
-  echo: boolean,
-): Promise<{ status: number | null; stdout: string; stderr: string }> {
+/** build builds the packages `names` (comma-separated) with Nx, its output shown; its exit status. */
+function build(names: string): Promise<number | null> {
   return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
-      stdout += chunk;
-      if (echo) process.stdout.write(chunk);
-    });
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
-      stderr += chunk;
-      if (echo) process.stderr.write(chunk);
+    const child = spawn('npx', ['nx', 'run-many', '-t', 'build', '-p', names], {
+      cwd: root,
+      stdio: ['ignore', 'inherit', 'inherit'],
     });
     child.once('error', reject);
-    child.once('close', (status) => resolve({ status, stdout, stderr }));
+    child.once('close', resolve);
   });
 }
 
@@ -90,42 +66,19 @@ async function main(): Promise<number> {
   if (!process.argv.includes('--no-build')) {
     const names = published.map(({ manifest }) => manifest.name).join(',');
     console.log(`release-check: building ${names}`);
-    const build = await run(
-      'npx',
-      ['nx', 'run-many', '-t', 'build', '-p', names, '--output-style=static'],
-      true,
-    );
-    if (build.status !== 0) {
-      console.error(`release-check: the build failed (exit ${build.status})`);
+    const status = await build(names);
+    if (status !== 0) {
+      console.error(`release-check: the build failed (exit ${status})`);
       return 1;
     }
     console.log(`release-check: built in ${seconds(started)}`);
   }
 
   const dryRunStarted = performance.now();
-  const dryRun = await run(
-    'npm',
-    [
-      'publish',
-      '--dry-run',
-      '--json',
-      ...published.flatMap(({ directory }) => ['--workspace', directory]),
-    ],
-    false,
+  const { reports, problems } = await publishDryRun(
+    root,
+    published.map(({ directory }) => directory),
   );
-  const problems: string[] = [];
-  for (const line of dryRun.stderr.split('\n')) {
-    if (!/^npm (warn|error|ERR!)/i.test(line)) continue;
-    if (EXPECTED_WARNINGS.some((expected) => expected.test(line))) continue;
-    problems.push(`npm: ${line}`);
-  }
-  if (dryRun.status !== 0) problems.push(`npm publish --dry-run exited ${dryRun.status}`);
-  let reports: Record<string, DryRunReport> = {};
-  try {
-    reports = JSON.parse(dryRun.stdout) as Record<string, DryRunReport>;
-  } catch {
-    problems.push(`npm publish --dry-run --json printed no JSON: ${dryRun.stdout.slice(0, 200)}`);
-  }
 
   const rows: string[][] = [['package', 'version', 'files', 'packed', 'unpacked']];
   for (const { directory, manifest } of published) {
