@@ -14,6 +14,7 @@ interface Manifest {
   name: string;
   version: string;
   private?: boolean;
+  license?: string;
   workspaces?: string[];
   scripts?: Record<string, string>;
   dependencies?: Record<string, string>;
@@ -105,6 +106,15 @@ describe('the release configuration', () => {
     expect(config.linked).toEqual([]);
     expect(config.ignore).toEqual([]);
     expect(new Set(published.map(({ manifest }) => manifest.version)).size).toBe(1);
+  });
+
+  it("ships the repository's LICENSE in every public package, under the license it names", () => {
+    const licence = readFileSync(path.join(root, 'LICENSE'), 'utf8');
+    expect(licence).toMatch(/^\s*Apache License\s+Version 2\.0, January 2004/);
+    for (const { directory, manifest } of published) {
+      expect(readFileSync(path.join(root, directory, 'LICENSE'), 'utf8'), directory).toBe(licence);
+      expect(manifest.license, directory).toBe('Apache-2.0');
+    }
   });
 
   it('versions, tags and publishes no private workspace', () => {
