@@ -20,6 +20,7 @@ const COMMANDS: Record<string, string> = {
   'k-gen': 'packages/codegen',
   'k-envtest': 'packages/envtest',
   'k-testenv': 'tools/testenv',
+  'k-runtimes': 'tools/runtimes',
   'demo-operator': 'apps/demo-operator',
 };
 
