@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import { testResolvedConfig } from '@k/config/testing';
 import { CLIENTSET } from '@k/clientset/di';
+import type { TokenBucket } from '@k/rest/throttle';
 import { TRANSPORT } from '@k/transport/di';
 import { container as rootContainer } from 'tsyringe';
 import { describe, expect, it } from 'vitest';
@@ -115,6 +116,24 @@ describe('registerRuntime', () => {
     expect(container.resolve(TRANSPORT).closed).toBe(true);
     recorder.normal({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'x' } }, 'A', 'b');
     expect(recorder.stats().dropped).toBe(1); // closed
+  });
+
+  it('paces the clientset at 20/30 when the clientset options say throttle: undefined, else at theirs', async () => {
+    const paces: number[][] = [];
+    for (const throttle of [undefined, { qps: 1, burst: 2 }]) {
+      const container = registerRuntime(fresh(), {
+        name: 'widgets',
+        clientset: { config, throttle },
+      });
+      const clientset = container.resolve(CLIENTSET);
+      const bucket = clientset.rest.throttle as TokenBucket;
+      paces.push([bucket.qps, bucket.burst]);
+      await clientset.close();
+    }
+    expect(paces).toEqual([
+      [20, 30],
+      [1, 2],
+    ]);
   });
 
   it('needs a name, and refuses to register twice in one container', () => {

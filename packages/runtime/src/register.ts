@@ -2,6 +2,7 @@ import { CLIENTSET, registerClientset, type RegisterClientsetOptions } from '@k/
 import type { DependencyContainer, InjectionToken } from 'tsyringe';
 import { RuntimeError } from './errors.js';
 import type { EventRecorderOptions } from './events/event-recorder.js';
+import { withDefaults } from './internal/with-defaults.js';
 import { jsonLogger, type Logger } from './logger.js';
 import {
   Manager,
@@ -89,7 +90,13 @@ export function registerRuntime(
     );
   }
   if (!container.isRegistered(CLIENTSET, true)) {
-    registerClientset(container, { throttle: OPERATOR_THROTTLE, ...options.clientset });
+    registerClientset(
+      container,
+      withDefaults<RegisterClientsetOptions>(
+        { throttle: OPERATOR_THROTTLE },
+        options.clientset ?? {},
+      ),
+    );
   }
   registerDefault(container, RUNTIME_LOGGER, options.logger ?? jsonLogger());
   registerDefault(container, METRICS_SINK, options.metrics ?? NOOP_METRICS);

@@ -3,6 +3,7 @@ import { RuntimeError } from '../errors.js';
 import { Informer, type InformerOptions } from '../informer/informer.js';
 import { InformerFactory } from '../informer/informer-factory.js';
 import type { ListerWatcher } from '../informer/reflector.js';
+import { withDefaults } from '../internal/with-defaults.js';
 import { Controller, type ControllerOptions, type Reconciler } from './controller.js';
 import type { Predicate } from './predicates.js';
 import { controllerOwnerRequests, type OwnerKind, type ReconcileRequest } from './request.js';
@@ -191,8 +192,12 @@ export class ControllerBuilder<T extends KubernetesObject = never, C = never> {
     return this.#with({ predicates: [...this.#state.predicates, ...predicates] });
   }
 
+  /**
+   * withOptions sets controller options over those set before (a Manager's builder starts with its
+   * logger, metrics and rate limiter); an option passed as `undefined` keeps the earlier value.
+   */
   withOptions(options: ControllerOptions): ControllerBuilder<T, C> {
-    return this.#with({ options: { ...this.#state.options, ...options } });
+    return this.#with({ options: withDefaults(this.#state.options, options) });
   }
 
   /** complete builds the controller (a Manager's builder adds it to the Manager; else start it with `start(signal)`). */

@@ -95,6 +95,24 @@ describe('InformerFactory', () => {
     expect(dropped.lister.get('ns/a')?.metadata).not.toHaveProperty('managedFields');
   });
 
+  it('keeps a default when a call passes that option as undefined', async () => {
+    const factory = new InformerFactory({
+      clock: new FakeClock(),
+      random: () => 0,
+      description: 'default',
+      transform: false,
+    });
+    factories.push(factory);
+    const managedFields = [{ manager: 'kubectl', operation: 'Update', apiVersion: 'v1' }];
+    const source = new MemorySource<ConfigMap>();
+    source.create({ metadata: { name: 'a', namespace: 'ns', managedFields } });
+    const informer = factory.informerFor(source, { description: undefined, transform: undefined });
+    expect(informer.resource).toBe('default');
+    factory.start(new AbortController().signal);
+    await factory.waitForSync();
+    expect(informer.lister.get('ns/a')?.metadata?.managedFields).toEqual(managedFields);
+  });
+
   it('start() starts every informer, and those made after it at once; waitForSync waits for all', async () => {
     const { factory } = factoryOf();
     const source = new MemorySource<ConfigMap>({ descriptor: configMapsResource });

@@ -1,4 +1,5 @@
 import { labelSelectorText, type KubernetesObject, type ResourceDescriptor } from '@k/clientset';
+import { withDefaults } from '../internal/with-defaults.js';
 import { Informer, type InformerHealth, type InformerOptions } from './informer.js';
 import type { ListerWatcher } from './reflector.js';
 
@@ -19,7 +20,10 @@ export class InformerFactory {
     this.#defaults = defaults;
   }
 
-  /** informerFor returns the shared informer of `source` (a typed or dynamic resource client) with `options`. */
+  /**
+   * informerFor returns the shared informer of `source` (a typed or dynamic resource client) with
+   * `options` over the factory's defaults (an option passed as `undefined` keeps the default).
+   */
   informerFor<T extends KubernetesObject>(
     source: ListerWatcher<T>,
     options: InformerOptions<T> = {},
@@ -27,10 +31,10 @@ export class InformerFactory {
     const key = this.#keyOf(source, options);
     let informer = this.#informers.get(key) as Informer<T> | undefined;
     if (!informer) {
-      informer = new Informer<T>(source, {
-        ...(this.#defaults as unknown as InformerOptions<T>),
-        ...options,
-      });
+      informer = new Informer<T>(
+        source,
+        withDefaults(this.#defaults as unknown as InformerOptions<T>, options),
+      );
       this.#informers.set(key, informer as unknown as Informer<never>);
       if (this.#signal) informer.start(this.#signal);
     }

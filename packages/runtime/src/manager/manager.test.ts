@@ -1,12 +1,18 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { connect, createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { KubernetesObject } from '@k/clientset';
-import { MemorySource } from '../__fixtures__/memory-source.js';
+import { createClientset, type KubernetesObject } from '@k/clientset';
+import { testResolvedConfig } from '@k/config/testing';
+import type { TokenBucket } from '@k/rest/throttle';
+import { FakeClock } from '@k/rest/testing';
+import { MemorySource, statusError } from '../__fixtures__/memory-source.js';
 import type { Controller, Reconciler } from '../controller/controller.js';
 import { ControllerBuilder } from '../controller/controller-builder.js';
 import { RuntimeError } from '../errors.js';
 import { LeaseServer } from '../leader-election/__fixtures__/lease-server.js';
-import { SILENT_LOGGER } from '../logger.js';
+import { SILENT_LOGGER, type Logger } from '../logger.js';
 import type { ScrapableMetricsSink } from '../metrics/metrics-sink.js';
 import { NOOP_METRICS } from '../metrics/metrics-sink.js';
 import { PrometheusMetrics } from '../prometheus.js';
@@ -462,6 +468,105 @@ describe('Manager', () => {
     expect(RuntimeError.isInstance(failure) && failure.code).toBe('ERR_RUNTIME_LEADERSHIP_LOST');
     expect(log).toEqual(['start slow']);
     expect(leases.lease?.spec?.holderIdentity).toBe('other');
+  });
+});
+
+describe('Manager: an option passed as undefined means unset', () => {
+  /** recordingLogger keeps every line as `level message`. */
+  function recordingLogger(): { logger: Logger; lines: string[] } {
+    const lines: string[] = [];
+    const line = (level: string) => (message: string) => void lines.push(`${level} ${message}`);
+    const logger = {
+      debug: line('debug'),
+      info: line('info'),
+      warn: line('warn'),
+      error: line('error'),
+    };
+    return { logger, lines };
+  }
+
+  const quiet = { probes: false, metricsServer: false } as const;
+
+  it('informerDefaults with logger: undefined keep the Manager logger for its informers', async () => {
+    const { logger, lines } = recordingLogger();
+    const manager = new Manager({
+      ...quiet,
+      logger,
+      informerDefaults: { logger: undefined, clock: new FakeClock(), random: () => 0 },
+    });
+    const source = new MemorySource();
+    source.failNext('watch', statusError(403, 'Forbidden'));
+    source.failNext('list', statusError(403, 'Forbidden'));
+    const stop = new AbortController();
+    const informer = manager.informerFor(source, { description: 'refused' });
+    informer.start(stop.signal);
+    while (informer.health().failures === 0) {
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    stop.abort();
+    await manager.informers.stop();
+    expect(lines).toContain('warn informer failure');
+  });
+
+  it('eventRecorder({ logger: undefined }) logs to the Manager logger', async () => {
+    const { logger, lines } = recordingLogger();
+    const clientset = createClientset(testResolvedConfig('http://127.0.0.1:1'));
+    const manager = new Manager({ ...quiet, logger, clientset });
+    const recorder = manager.eventRecorder({ reportingController: 'widgets', logger: undefined });
+    recorder.normal({ apiVersion: 'v1', kind: 'ConfigMap', metadata: {} }, 'Synced', 'note');
+    await recorder.close();
+    await clientset.close();
+    expect(lines).toEqual(['warn event without a kind, name or reason; dropped']);
+  });
+
+  it("a controller's withOptions({ logger: undefined }) keeps the Manager logger", async () => {
+    const { logger, lines } = recordingLogger();
+    const manager = new Manager({ ...quiet, logger });
+    const controller = manager
+      .controller('widgets')
+      .for(new MemorySource())
+      .withOptions({ logger: undefined, maxConcurrentReconciles: 2 })
+      .complete(() => {});
+    const stop = new AbortController();
+    const done = controller.start(stop.signal);
+    // It logs that it started as soon as its informer has synced.
+    while (!controller.informer.hasSynced) await new Promise((resolve) => setTimeout(resolve, 5));
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    stop.abort();
+    await done;
+    expect(lines).toContain('info controller started');
+  });
+
+  it('Manager.create paces its clientset at 20/30 when clientsetOptions say throttle: undefined', async () => {
+    const directory = mkdtempSync(join(tmpdir(), 'k-manager-create-'));
+    const kubeconfig = join(directory, 'config');
+    writeFileSync(
+      kubeconfig,
+      [
+        'apiVersion: v1',
+        'kind: Config',
+        'clusters: [{ name: c, cluster: { server: "http://127.0.0.1:1" } }]',
+        'users: [{ name: u, user: {} }]',
+        'contexts: [{ name: x, context: { cluster: c, user: u } }]',
+        'current-context: x',
+      ].join('\n'),
+    );
+    const paces: number[][] = [];
+    for (const throttle of [undefined, { qps: 1, burst: 2 }]) {
+      const manager = await Manager.create({
+        ...quiet,
+        logger: SILENT_LOGGER,
+        metrics: NOOP_METRICS,
+        clientsetOptions: { kubeconfig, throttle },
+      });
+      const bucket = manager.clientset.rest.throttle as TokenBucket;
+      paces.push([bucket.qps, bucket.burst]);
+      await manager.clientset.close();
+    }
+    expect(paces).toEqual([
+      [20, 30],
+      [1, 2],
+    ]);
   });
 });
 

@@ -15,6 +15,7 @@ import type { Informer, InformerOptions } from '../informer/informer.js';
 import { InformerFactory } from '../informer/informer-factory.js';
 import { informerGauges } from '../informer/informer-metrics.js';
 import type { ListerWatcher } from '../informer/reflector.js';
+import { withDefaults } from '../internal/with-defaults.js';
 import {
   LeaderElector,
   type LeaderElectorOptions,
@@ -99,7 +100,10 @@ export interface ManagerOptions {
   metrics?: MetricsSink | undefined;
   /** rateLimiter makes the workqueue rate limiter of each controller of `controller()` (default: client-go's). */
   rateLimiter?: (() => WorkqueueRateLimiter<string>) | undefined;
-  /** informerDefaults are the options of every informer of `informers` (a call's own options win). */
+  /**
+   * informerDefaults are the options of every informer of `informers` (a call's own options win;
+   * one passed as `undefined` keeps the default, as here `logger: undefined` keeps the Manager's).
+   */
   informerDefaults?: InformerOptions<KubernetesObject> | undefined;
 }
 
@@ -168,11 +172,12 @@ export class Manager {
     this.#clientset = options.clientset;
     this.logger = options.logger ?? jsonLogger();
     this.metrics = options.metrics ?? NOOP_METRICS;
-    this.informers = new InformerFactory({
-      logger: this.logger,
-      metrics: this.metrics,
-      ...options.informerDefaults,
-    });
+    this.informers = new InformerFactory(
+      withDefaults<InformerOptions<KubernetesObject>>(
+        { logger: this.logger, metrics: this.metrics },
+        options.informerDefaults ?? {},
+      ),
+    );
     informerGauges(this.metrics, () => this.#allInformers());
     const probes = listenOptions('probes', options.probes, DEFAULT_PROBES);
     if (probes) {
@@ -277,13 +282,17 @@ export class Manager {
   }
 
   /**
-   * eventRecorder makes an {@link EventRecorder} on the Manager's clientset (with its logger) that
-   * the Manager flushes and closes at shutdown, before it closes the clientset.
+   * eventRecorder makes an {@link EventRecorder} on the Manager's clientset (with the Manager's
+   * logger unless `options.logger` is set; `undefined` is unset) that the Manager flushes and
+   * closes at shutdown, before it closes the clientset.
    */
   eventRecorder(
     options: Omit<EventRecorderOptions, 'logger'> & { logger?: Logger | undefined },
   ): EventRecorder {
-    const recorder = new EventRecorder(this.clientset, { logger: this.logger, ...options });
+    const recorder = new EventRecorder(
+      this.clientset,
+      withDefaults<EventRecorderOptions>({ logger: this.logger }, options),
+    );
     this.#recorders.push(recorder);
     return recorder;
   }
@@ -655,8 +664,7 @@ function instrumented(
   const instrumentation = restClientInstrumentation(observers);
   const own = options.onThrottle;
   return {
-    throttle: OPERATOR_THROTTLE,
-    ...options,
+    ...withDefaults<InferClientsetOptions>({ throttle: OPERATOR_THROTTLE }, options),
     transport: {
       ...options.transport,
       interceptors: [
