@@ -12,6 +12,9 @@
  *
  *   npx nx run-many -t build && npx tsx bench/runtimes.bench.ts
  *
+ * The packages are packed and installed into an empty project (@k/test-utils'
+ * installPackedPackages), where the program runs.
+ *
  * A running plane is used when K_TESTENV_KUBECONFIG names one (`npx k-testenv up`), else one is
  * started (without controllers or nodes) and stopped. Runtimes run in BENCH_ROUNDS (default 3)
  * interleaved rounds with the order rotated, so load hits them alike; figures are medians. The
@@ -19,11 +22,12 @@
  */
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ensureRuntime, type RuntimeName } from '@k/runtimes';
+import { installPackedPackages } from '@k/test-utils';
 import { startControlPlane } from '@k/testenv';
 import { format, loadAverage, median } from './figures.js';
 
@@ -120,12 +124,13 @@ async function main(): Promise<void> {
   const plane = given
     ? undefined
     : await startControlPlane({ controllerManager: false, scheduler: false, nodes: 0 });
-  // The program lives inside the workspace so `@k/clientset` resolves to its built dist/.
-  const workDir = here('./.tmp-runtimes/');
-  rmSync(workDir, { recursive: true, force: true });
-  mkdirSync(workDir, { recursive: true });
+  // The packages packed and installed into an empty project, as users get them (and safe from a
+  // build of the workspace that empties dist/ while the runs go on).
+  const installed = await installPackedPackages({
+    packages: ['config', 'transport', 'rest', 'clientset'],
+  });
   try {
-    const file = join(workDir, 'program.mjs');
+    const file = join(installed.directory, 'program.mjs');
     writeFileSync(file, PROGRAM);
     const env: NodeJS.ProcessEnv = {
       PATH: process.env.PATH,
@@ -180,7 +185,7 @@ async function main(): Promise<void> {
     writeFileSync(here('./results/runtimes.md'), report);
     process.stdout.write(report);
   } finally {
-    rmSync(workDir, { recursive: true, force: true });
+    await installed.remove();
     await plane?.stop();
   }
 }

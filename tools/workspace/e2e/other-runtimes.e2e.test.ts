@@ -158,6 +158,34 @@ async function kubectl(...args: string[]): Promise<string> {
   return result.stdout;
 }
 
+/**
+ * execPluginKubeconfig writes a kubeconfig (context `test`) whose user gets tester's token from an
+ * exec credential plugin, a shell script.
+ */
+async function execPluginKubeconfig(): Promise<string> {
+  const { server, caPem, users } = controlPlane();
+  const directory = await mkdtemp(join(scratch, 'exec-'));
+  const plugin = join(directory, 'plugin.sh');
+  await writeFile(
+    plugin,
+    `#!/bin/sh\nprintf '{"apiVersion":"client.authentication.k8s.io/v1","kind":"ExecCredential","status":{"token":"%s"}}' "$K_SMOKE_TOKEN"\n`,
+  );
+  await chmod(plugin, 0o700);
+  const kubeconfig = join(directory, 'config');
+  await writeFile(
+    kubeconfig,
+    singleContextKubeconfig({ server, caPem }, 'exec-user', {
+      exec: {
+        apiVersion: 'client.authentication.k8s.io/v1',
+        command: plugin,
+        env: [{ name: 'K_SMOKE_TOKEN', value: users.tester.token }],
+        interactiveMode: 'Never',
+      },
+    }),
+  );
+  return kubeconfig;
+}
+
 it('builds the smoke programs with tsc against the installed packages, as ESM and CommonJS', () => {
   expect(built.stdout + built.stderr).toBe('');
   expect(built.status).toBe(0);
@@ -201,26 +229,7 @@ describe.each(CASES)('on %s, as %s', (name, kind) => {
   });
 
   it('authenticates with an exec credential plugin (@k/transport)', async () => {
-    const { server, caPem, users } = controlPlane();
-    const directory = await mkdtemp(join(scratch, 'exec-'));
-    const plugin = join(directory, 'plugin.sh');
-    await writeFile(
-      plugin,
-      `#!/bin/sh\nprintf '{"apiVersion":"client.authentication.k8s.io/v1","kind":"ExecCredential","status":{"token":"%s"}}' "$K_SMOKE_TOKEN"\n`,
-    );
-    await chmod(plugin, 0o700);
-    const kubeconfig = join(directory, 'config');
-    await writeFile(
-      kubeconfig,
-      singleContextKubeconfig({ server, caPem }, 'exec-user', {
-        exec: {
-          apiVersion: 'client.authentication.k8s.io/v1',
-          command: plugin,
-          env: [{ name: 'K_SMOKE_TOKEN', value: users.tester.token }],
-          interactiveMode: 'Never',
-        },
-      }),
-    );
+    const kubeconfig = await execPluginKubeconfig();
     const result = await smoke(runtime(name), kind, 'transport', [
       `--kubeconfig=${kubeconfig}`,
       '--context=test',
@@ -375,5 +384,49 @@ describe('a Bun executable (bun build --compile), which carries no node_modules'
     expect(result.stderr).toContain(
       'Bun answers "undici" with a module of its own, whose dispatchers cannot dispatch; run it where undici is installed beside @k/transport (an executable of bun build --compile carries no node_modules)',
     );
+  });
+});
+
+describe('Deno with only the permissions a program asks for', () => {
+  const namespace = useTestNamespace({ prefix: 'deno-permissions' });
+  const NETWORK_FILES_ENVIRONMENT = ['--allow-net', '--allow-read', '--allow-env'];
+
+  /** denoWith runs the ESM smoke program `name` under `deno run` with `permissions` only. */
+  function denoWith(
+    permissions: readonly string[],
+    name: string,
+    args: readonly string[],
+  ): Promise<CommandResult> {
+    return runCommand(
+      runtime('deno').executable,
+      ['run', ...permissions, join('esm', `${name}.js`), ...args],
+      project,
+      { env: RUNTIME_ENV },
+    );
+  }
+
+  it('sends, watches and authenticates with a client certificate given --allow-net, --allow-read and --allow-env', async () => {
+    const result = await denoWith(NETWORK_FILES_ENVIRONMENT, 'config-rest', [
+      `--kubeconfig=${controlPlane().kubeconfigPath}`,
+      '--context=admin',
+      `--namespace=${namespace.name}`,
+    ]);
+    expect(printed(result)).toMatchObject({ watched: 'ADDED' });
+  });
+
+  it('runs an exec credential plugin only with --allow-run, and says so without it', async () => {
+    const kubeconfig = await execPluginKubeconfig();
+    const args = [`--kubeconfig=${kubeconfig}`, '--context=test'];
+    const refused = await denoWith(NETWORK_FILES_ENVIRONMENT, 'transport', args);
+    expect(refused.status).toBe(1);
+    expect(refused.stderr).toContain(
+      `transport: ExecPluginError: exec: ${join(kubeconfig, '../plugin.sh')} cannot be started: Deno refuses to run it (NotCapable); run deno with --allow-run`,
+    );
+    const allowed = await denoWith(
+      [...NETWORK_FILES_ENVIRONMENT, '--allow-run'],
+      'transport',
+      args,
+    );
+    expect(printed(allowed)).toMatchObject({ auth: 'exec', user: 'tester' });
   });
 });

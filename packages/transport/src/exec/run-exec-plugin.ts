@@ -315,7 +315,9 @@ function safeCause(command: string, error: unknown): Error {
   const code = typeof failure.code === 'string' ? failure.code : undefined;
   const isSystemError = typeof failure.errno === 'number' && typeof failure.syscall === 'string';
   const cause = new Error(
-    isSystemError ? `${failure.syscall} ${code ?? ''}`.trim() : describeRefusal(command, code),
+    isSystemError
+      ? `${failure.syscall} ${code ?? ''}`.trim()
+      : describeRefusal(command, code, failure.name),
   ) as NodeJS.ErrnoException;
   if (code !== undefined) cause.code = code;
   if (isSystemError) {
@@ -326,7 +328,11 @@ function safeCause(command: string, error: unknown): Error {
   return cause;
 }
 
-function describeRefusal(command: string, code: string | undefined): string {
+function describeRefusal(command: string, code: string | undefined, name: unknown): string {
+  // Deno without --allow-run throws its NotCapable error from spawn (PermissionDenied before 2.0).
+  if (name === 'NotCapable' || name === 'PermissionDenied') {
+    return `${command} cannot be started: Deno refuses to run it (${name}); run deno with --allow-run`;
+  }
   const reason =
     code === 'ERR_INVALID_ARG_VALUE'
       ? 'an argument or environment value contains a NUL byte'
