@@ -1,5 +1,6 @@
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import type { Socket } from 'node:net';
+import type { TLSSocket } from 'node:tls';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ConnectionPools } from '../src/connection.js';
@@ -32,6 +33,17 @@ describe('connection reuse against the real API server', () => {
     }
     expect(opened).toHaveLength(1);
     expect(opened[0]?.constructor.name).toBe('TLSSocket');
+    await transport.close();
+  });
+
+  it('speaks HTTP/1.1 to an API server that prefers h2 (ADR 0012)', async () => {
+    // kube-apiserver picks h2 when a client offers it; undici 8 offers it unless told not to.
+    const transport = createTransport(await resolvedContext('admin'), {
+      connectionPools: new ConnectionPools(),
+    });
+    expect((await sendJson(transport, 'GET', '/version')).status).toBe(200);
+    expect(opened).toHaveLength(1);
+    expect((opened[0] as TLSSocket).alpnProtocol).toBe('http/1.1');
     await transport.close();
   });
 

@@ -381,7 +381,7 @@ export class RequestExecutor {
   async #sendOpen(options: Dispatcher.DispatchOptions, scope: RequestScope): Promise<Attempt> {
     const response = await this.settings.dispatcher.request({
       ...options,
-      signal: scope.dispatchSignal,
+      signal: scope.signal,
     });
     return { statusCode: response.statusCode, headers: response.headers, stream: response.body };
   }

@@ -7,10 +7,11 @@ type AbortListener = () => void;
 
 /**
  * RequestScope is one request's cancellation: the request timeout and the caller's signal
- * combined. undici accepts an EventEmitter-like `signal`, so the scope itself is what the
- * dispatcher listens to — an `AbortController` per request (and undici's EventTarget listener
- * bookkeeping) cost more than the rest of the client's per-request work together. A real
- * `AbortSignal` is made only when a wait (throttle, retry delay) needs one. The caller's signal
+ * combined. A buffered request's handler listens to the scope itself (`once('abort')`) — an
+ * `AbortController` per request (and its EventTarget listener bookkeeping) cost more than the
+ * rest of the client's per-request work together. A real `AbortSignal` is made only when
+ * something needs one: a wait (throttle, retry delay), or undici's `request()` for a stream
+ * (undici 8 takes any `signal` with an `aborted` property for an AbortSignal). The caller's signal
  * gets at most one listener however many requests share it ({@link onAbort}), and undici never
  * listens to it directly. The timeout timer is pending work: it holds the event loop open until
  * `release()`. One per request; `release()` must be called when the request is finished.
@@ -50,12 +51,6 @@ export class RequestScope {
     }
   }
 
-  /** dispatchSignal is what to hand undici: this scope, or undefined when nothing can abort the request. */
-  get dispatchSignal(): AbortSignal | undefined {
-    if (this.#timer === undefined && this.#callerSignal === undefined) return undefined;
-    return this as unknown as AbortSignal;
-  }
-
   /** signal is a real AbortSignal that aborts with the scope, for APIs that need one. */
   get signal(): AbortSignal | undefined {
     if (this.#timer === undefined && this.#callerSignal === undefined) return undefined;
@@ -82,16 +77,13 @@ export class RequestScope {
     if (listeners) for (const listener of listeners) listener();
   }
 
-  // The EventEmitter subset undici uses for a `signal` (`on` is only checked to exist).
-  on(event: string, listener: AbortListener): this {
-    return this.once(event, listener);
-  }
-
+  /** once adds an abort listener (called once, at the abort). */
   once(event: string, listener: AbortListener): this {
     if (event === 'abort') (this.#listeners ??= []).push(listener);
     return this;
   }
 
+  /** removeListener removes an abort listener added with {@link once}. */
   removeListener(event: string, listener: AbortListener): this {
     if (event !== 'abort' || !this.#listeners) return this;
     const index = this.#listeners.indexOf(listener);

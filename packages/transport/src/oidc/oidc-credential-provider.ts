@@ -291,11 +291,12 @@ export function createIdentityProviderDispatcher(issuer: string, ca?: Buffer): D
   } catch {
     // An unparseable issuer fails at the request with undici's own error.
   }
-  if (!proxied || loopback) return new Agent({ connect: tls });
+  // HTTP/1.1 as to the API server (ADR 0012); undici 8 would otherwise offer h2.
+  if (!proxied || loopback) return new Agent({ connect: tls, allowH2: false });
   const noProxy = [environment.no_proxy ?? environment.NO_PROXY, 'localhost', '127.0.0.1', '::1']
     .filter(Boolean)
     .join(',');
-  return new EnvHttpProxyAgent({ connect: tls, requestTls: tls, noProxy });
+  return new EnvHttpProxyAgent({ connect: tls, requestTls: tls, noProxy, allowH2: false });
 }
 
 /**

@@ -142,6 +142,9 @@ export class ServerConnector {
       timeout: timerDelay(this.#timeoutMs) ?? 0,
       keepAlive: true,
       keepAliveInitialDelay: DEFAULT_TCP_KEEP_ALIVE_MS,
+      // HTTP/1.1 only (ADR 0012): undici 8 offers h2 in ALPN by default, and kube-apiserver
+      // takes it.
+      allowH2: false,
     });
     return this.#connector;
   }

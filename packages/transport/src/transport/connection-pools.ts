@@ -111,6 +111,8 @@ export class ConnectionPools {
           keepAliveMaxTimeout: Math.max(keepAliveTimeout, 600_000),
           bodyTimeout: 0,
           connections: identity.settings.maxConnections ?? null,
+          // HTTP/1.1 only (ADR 0012), as the connector offers.
+          allowH2: false,
         }),
         references: 0,
       };

@@ -99,7 +99,9 @@ export class Transport extends BaseDispatcher implements ApiServerDispatcher {
       const failure = error;
       queueMicrotask(() => {
         if (handler.onResponseError) handler.onResponseError(REJECTED_CONTROLLER, failure);
-        else handler.onError?.(failure);
+        // undici 7's request API dispatches handlers of the older shape (onError); undici 8's
+        // types no longer name it, but a program's own undici 7 may still call this dispatcher.
+        else (handler as { onError?: (error: Error) => void }).onError?.(failure);
       });
       return false;
     }
