@@ -199,7 +199,7 @@ function relativeMapSourcesPlugin(): TsupPlugin {
 
 /**
  * packageBuild is the build every @k library shares: ESM and CommonJS with declarations for each
- * entry of its exports map (plus `extraEntries`), for Node 20. Shared chunks keep one copy of each
+ * entry of its exports map (plus `extraEntries`), for Node 22 and newer. Shared chunks keep one copy of each
  * class across entry points, so `instanceof` and module state hold whichever subpath a program
  * imports first.
  */
@@ -228,7 +228,7 @@ export function packageBuild(
     dts: true,
     sourcemap: true,
     clean: true,
-    target: 'node20',
+    target: 'node22',
     splitting: true,
     esbuildPlugins: [
       ...(oneSharedChunk ? [oneSharedChunkPlugin(joined)] : []),

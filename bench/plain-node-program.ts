@@ -27,7 +27,7 @@ export async function plainNodeProgram(entry: string): Promise<string> {
     packages: 'external',
     platform: 'node',
     format: 'esm',
-    target: 'node20',
+    target: 'node22',
     logLevel: 'warning',
   });
   return outfile;

@@ -7,6 +7,6 @@ export default defineConfig({
   format: ['esm'],
   sourcemap: true,
   clean: true,
-  target: 'node20',
+  target: 'node22',
   splitting: true,
 });

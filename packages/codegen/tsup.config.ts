@@ -12,6 +12,6 @@ export default defineConfig([
     format: ['esm'],
     sourcemap: true,
     clean: true,
-    target: 'node20',
+    target: 'node22',
   },
 ]);

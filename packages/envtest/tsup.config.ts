@@ -27,7 +27,7 @@ export default defineConfig([
     format: ['esm'],
     sourcemap: true,
     clean: true,
-    target: 'node20',
+    target: 'node22',
     removeNodeProtocol: false,
     noExternal: [/^@k\/testenv/],
     onSuccess: async () => {

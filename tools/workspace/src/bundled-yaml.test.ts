@@ -24,7 +24,7 @@ beforeAll(async () => {
     outDir: join(directory, 'dist'),
     format: ['esm'],
     platform: 'node',
-    target: 'node20',
+    target: 'node22',
     noExternal: ['yaml'],
     esbuildPlugins: [bundledYamlPlugin()],
     silent: true,
