@@ -50,6 +50,15 @@ describe('inferConfig', () => {
     });
   });
 
+  it('reads the environment of the options when inCluster passes env as undefined', async () => {
+    files.write('sa/token', 'pod-token');
+    const config = await inferConfig({
+      env: { ...podEnv, HOME: files.root },
+      inCluster: { ...inCluster(), env: undefined },
+    });
+    expect(config).toMatchObject({ source: 'in-cluster', server: 'https://10.0.0.1:443' });
+  });
+
   it('does not hide a broken kubeconfig behind in-cluster', async () => {
     files.write('sa/token', 't');
     const kubeconfig = files.write('config', 'current-context: missing\n');

@@ -38,7 +38,8 @@ export async function inferConfig(options: InferConfigOptions = {}): Promise<Res
     if (!(KubeError.isInstance(error) && error.code === 'ERR_CONFIG_EMPTY')) throw error;
     kubeconfigError = error;
   }
-  const inClusterOptions = { env: options.env, ...options.inCluster };
+  // inCluster.env passed as undefined is unset: the environment of `options` applies.
+  const inClusterOptions = { ...options.inCluster, env: options.inCluster?.env ?? options.env };
   if (!(await isInClusterPossible(inClusterOptions))) {
     let inClusterError: unknown;
     try {

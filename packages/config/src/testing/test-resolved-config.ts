@@ -3,7 +3,8 @@ import type { ResolvedConfig } from '../resolve/resolved-config.js';
 /**
  * testResolvedConfig is a `ResolvedConfig` for `server` as `resolveConfig` returns it for a plain
  * kubeconfig (context, cluster and user `test`, namespace `default`, no TLS material, no auth),
- * with `overrides` on top: for tests that need a configuration but not a kubeconfig file.
+ * with `overrides` on top (one passed as `undefined` keeps the value): for tests that need a
+ * configuration but not a kubeconfig file.
  */
 export function testResolvedConfig(
   server: string,
@@ -20,6 +21,7 @@ export function testResolvedConfig(
     auth: { kind: 'none' },
     disableCompression: false,
     source: 'kubeconfig',
-    ...overrides,
+    // An override passed as undefined is unset: it keeps the value above.
+    ...Object.fromEntries(Object.entries(overrides).filter(([, value]) => value !== undefined)),
   };
 }
