@@ -1,9 +1,13 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { testResolvedConfig } from '@k/config/testing';
 import { describe, expect, it } from 'vitest';
 import { BasicCredentialProvider } from './basic-credential-provider.js';
-import { TokenCredentialProvider } from './token-credential-provider.js';
+import {
+  TokenCredentialProvider,
+  TokenCredentialProviderFactory,
+} from './token-credential-provider.js';
 
 const directory = mkdtempSync(join(tmpdir(), 'k-token-provider-'));
 
@@ -44,6 +48,25 @@ describe('TokenCredentialProvider', () => {
     expect(await provider.invalidate(rejected)).toBe(false);
     writeFileSync(path, 'new');
     expect(await provider.invalidate(rejected)).toBe(true);
+    expect(await provider.getCredentials()).toEqual({ authorization: 'Bearer new' });
+  });
+});
+
+describe('TokenCredentialProviderFactory', () => {
+  it("re-reads the token file on the context's clock when the options pass now as undefined", async () => {
+    const path = join(directory, 'clocked');
+    writeFileSync(path, 'old');
+    let now = Date.now();
+    const provider = new TokenCredentialProviderFactory({ now: undefined }).create({
+      config: {
+        ...testResolvedConfig('https://127.0.0.1:1'),
+        auth: { kind: 'token', tokenFile: path },
+      },
+      now: () => now,
+    });
+    writeFileSync(path, 'new');
+    expect(await provider.getCredentials()).toEqual({ authorization: 'Bearer old' });
+    now += 2 * 60 * 60_000; // past the refresh interval on the context's clock, not the wall clock
     expect(await provider.getCredentials()).toEqual({ authorization: 'Bearer new' });
   });
 });

@@ -112,7 +112,8 @@ export class TokenCredentialProviderFactory implements CredentialProviderFactory
     return new TokenCredentialProvider({
       token: auth.token,
       tokenFile: auth.tokenFile,
-      tokenFileOptions: { now: context.now, ...this.#options },
+      // A `now` passed as undefined is unset: the context's clock applies.
+      tokenFileOptions: { ...this.#options, now: this.#options.now ?? context.now },
     });
   }
 }
