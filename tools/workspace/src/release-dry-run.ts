@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 
 /** DryRunReport is what `npm publish --dry-run --json` prints for one package. */
-export interface DryRunReport {
+interface DryRunReport {
   name: string;
   version: string;
   size: number;
