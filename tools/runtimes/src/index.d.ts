@@ -45,9 +45,13 @@ export function runtimeEnvironment(
 
 /**
  * cacheDirectory is where runtimes are installed: `$K_RUNTIMES_CACHE`, else
- * `${XDG_CACHE_HOME:-~/.cache}/k-runtimes`; each in `<runtime>-<version>` (`node-24.22.3`).
+ * `$XDG_CACHE_HOME/k-runtimes`, else `/var/cache/k-runtimes` for root (uid 0) and
+ * `~/.cache/k-runtimes` for anyone else; each in `<runtime>-<version>` (`node-24.22.3`).
  */
-export function cacheDirectory(env?: Readonly<Record<string, string | undefined>>): string;
+export function cacheDirectory(
+  env?: Readonly<Record<string, string | undefined>>,
+  uid?: number  ,
+): string;
 
 /** TESTED_NODE_LINES are the Node major versions the matrix tests, lowest first ([22, 24, 26]). */
 export const TESTED_NODE_LINES: readonly number[];

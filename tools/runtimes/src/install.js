@@ -38,14 +38,19 @@ const STDERR_LIMIT = 4_000;
 
 /**
  * cacheDirectory is where runtimes are installed: `$K_RUNTIMES_CACHE`, else
- * `${XDG_CACHE_HOME:-~/.cache}/k-runtimes`. Each runtime gets `<runtime>-<version>` in it
- * (`node-24.22.3`, `bun-1.4.5`).
+ * `$XDG_CACHE_HOME/k-runtimes`, else `/var/cache/k-runtimes` for root and `~/.cache/k-runtimes`
+ * for anyone else. Not under root's home: /root is mode 0700, and a config test runs the Node
+ * under test as `nobody`, which must be able to execute it. Each runtime gets
+ * `<runtime>-<version>` in it (`node-24.22.3`, `bun-1.4.5`).
  * @param {Readonly<Record<string, string | undefined>>} [env]
+ * @param {number | undefined} [uid] the user id (process.getuid(); undefined where there is none)
  * @returns {string}
  */
-export function cacheDirectory(env = process.env) {
+export function cacheDirectory(env = process.env, uid = process.getuid?.()) {
   if (env.K_RUNTIMES_CACHE) return path.resolve(env.K_RUNTIMES_CACHE);
-  return path.join(env.XDG_CACHE_HOME || path.join(os.homedir(), '.cache'), 'k-runtimes');
+  if (env.XDG_CACHE_HOME) return path.join(env.XDG_CACHE_HOME, 'k-runtimes');
+  if (uid === 0) return '/var/cache/k-runtimes';
+  return path.join(os.homedir(), '.cache', 'k-runtimes');
 }
 
 /**

@@ -21,9 +21,13 @@ async function scratch(prefix: string): Promise<string> {
 
 describe('cacheDirectory', () => {
   it('is K_RUNTIMES_CACHE, else XDG_CACHE_HOME/k-runtimes, else ~/.cache/k-runtimes', () => {
-    expect(cacheDirectory({ K_RUNTIMES_CACHE: '/c', XDG_CACHE_HOME: '/x' })).toBe('/c');
-    expect(cacheDirectory({ XDG_CACHE_HOME: '/x' })).toBe(path.join('/x', 'k-runtimes'));
-    expect(cacheDirectory({})).toMatch(/[/\\]\.cache[/\\]k-runtimes$/);
+    expect(cacheDirectory({ K_RUNTIMES_CACHE: '/c', XDG_CACHE_HOME: '/x' }, 0)).toBe('/c');
+    expect(cacheDirectory({ XDG_CACHE_HOME: '/x' }, 0)).toBe(path.join('/x', 'k-runtimes'));
+    expect(cacheDirectory({}, 1000)).toMatch(/[/\\]\.cache[/\\]k-runtimes$/);
+  });
+
+  it('is /var/cache/k-runtimes for root, whose home nobody else may enter', () => {
+    expect(cacheDirectory({}, 0)).toBe('/var/cache/k-runtimes');
   });
 });
 
