@@ -36,6 +36,8 @@ interface Benchmark {
   file: string;
   /** source runs it with the `@k/source` condition (workspace packages from src/). */
   source: boolean;
+  /** args follow the file on the command line. */
+  args?: readonly string[];
   /** report is the file it writes, put back after every sample. */
   report: string;
   /** defaults are environment variables set unless the caller set them. */
@@ -62,6 +64,13 @@ const BENCHMARKS: Record<string, Benchmark> = {
     source: false,
     report: 'bench/results/whole-process.md',
     defaults: { BENCH_ROUNDS: '5' },
+  },
+  'clientset-import': {
+    file: 'bench/clientset-import.bench.ts',
+    source: true,
+    args: ['--no-build'],
+    report: 'bench/results/clientset.md',
+    defaults: { BENCH_IMPORT_ROUNDS: '9', BENCH_LIST_REPEATS: '3', BENCH_LIST_WARM: '3' },
   },
   'informer-pods': {
     file: 'bench/informer-pods.bench.ts',
@@ -92,7 +101,9 @@ interface Figure {
   value: number;
 }
 
-const NUMBER = /^(-?[\d,]+(?:\.\d+)?)\s*([^\s(]*)/;
+// A figure: a number alone or followed by a unit and more (`6,947 req/s`, `135 MB (64 MB …)`),
+// not a name that starts with one (`32-concurrent GET`).
+const NUMBER = /^(-?[\d,]+(?:\.\d+)?)(?:\s+([^\s(]+))?(?:\s|$)/;
 
 /**
  * parseFigures reads every markdown table of a benchmark's output: text cells name the row,
@@ -122,13 +133,14 @@ export function parseFigures(bench: string, output: string): Figure[] {
     }
     if (/^\|[\s:|-]+$/.test(line)) continue;
     const row = cells(line);
+    const ratio = (column: number): boolean => /\bvs\b/.test(header?.[column] ?? '');
     const names = row.filter(
-      (cell, column) => !NUMBER.test(cell) && header?.[column] !== undefined,
+      (cell, column) => !NUMBER.test(cell) && !ratio(column) && header?.[column] !== undefined,
     );
     row.forEach((cell, column) => {
       const name = header?.[column] ?? '';
       const match = NUMBER.exec(cell);
-      if (!match?.[1] || /\bvs\b/.test(name)) return;
+      if (!match?.[1] || ratio(column)) return;
       figures.push({
         bench,
         section,
@@ -153,6 +165,7 @@ async function runSample(tree: Tree, bench: Benchmark): Promise<string> {
       join(tree.path, 'node_modules/tsx/dist/cli.mjs'),
       ...(bench.source ? ['--conditions=@k/source'] : []),
       bench.file,
+      ...(bench.args ?? []),
     ],
     { cwd: tree.path, env, stdio: ['ignore', 'pipe', 'pipe'] },
   );

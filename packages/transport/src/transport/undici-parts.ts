@@ -9,7 +9,7 @@ import { TransportError } from '../errors.js';
 // 25 ms) and, as the index does, gives every Dispatcher undici's request API. The classes are the
 // index's own (one module each), so a program that imports undici itself shares them.
 //
-// The files are where undici 7 keeps them, not its public API: where one is missing or is not
+// The files are where undici 7 and 8 keep them, not its public API: where one is missing or is not
 // what it should be, the index is loaded instead (slower, never wrong). A unit test holds each
 // part to the index's export of the same name. Bun answers a bare `undici` with a module of its
 // own whose dispatchers cannot dispatch (undici's files under `undici/lib/` still load from
@@ -34,7 +34,7 @@ export interface UndiciParts {
 
 /**
  * loadUndiciParts loads the parts with `load` (a `require`), from undici's index when they are
- * not where undici 7 keeps them. It throws a `TransportError` `ERR_TRANSPORT_UNSUPPORTED_RUNTIME`
+ * not where undici 7 and 8 keep them. It throws a `TransportError` `ERR_TRANSPORT_UNSUPPORTED_RUNTIME`
  * (naming `runtime`, default this process's) when neither has dispatchers that can dispatch.
  */
 export function loadUndiciParts(
