@@ -50,7 +50,7 @@ export function runtimeEnvironment(
  */
 export function cacheDirectory(
   env?: Readonly<Record<string, string | undefined>>,
-  uid?: number  ,
+  uid?: number,
 ): string;
 
 /** TESTED_NODE_LINES are the Node major versions the matrix tests, lowest first ([22, 24, 26]). */
