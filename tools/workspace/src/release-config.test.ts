@@ -138,8 +138,15 @@ describe('the release configuration', () => {
     // `changeset version` edits versions and ranges in the manifests only. npm ci still installs
     // (workspaces are links), so nothing fails: the lockfile keeps the old versions until the
     // next npm install rewrites them inside someone else's change.
-    expect(readJson<Manifest>('package.json').scripts?.['release:version']).toBe(
-      'changeset version && npm install --package-lock-only',
+    expect(readJson<Manifest>('package.json').scripts?.['release:version']).toMatch(
+      /^changeset version && npm install --package-lock-only && /,
+    );
+  });
+
+  it('updates the version constants in code when it versions the packages', () => {
+    // @k/transport's user agent names its version; its unit test holds it to the manifest.
+    expect(readJson<Manifest>('package.json').scripts?.['release:version']).toMatch(
+      / && tsx tools\/workspace\/src\/release-version-constants\.ts$/,
     );
   });
 
