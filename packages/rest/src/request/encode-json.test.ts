@@ -41,13 +41,16 @@ describe('encodeJson', () => {
     expect(encodeJson([shared, { shared }])).toBe('[{"s":1},{"shared":{"s":1}}]');
   });
 
-  it('writes an object 10,000 levels deep, which JSON.stringify cannot', () => {
+  it('writes an object 10,000 levels deep, which JSON.stringify cannot before Node 26', () => {
     const deep = nested(10_000);
-    expect(() => JSON.stringify(deep)).toThrow(RangeError);
     const text = encodeJson(deep)!;
     expect(text.length).toBeGreaterThan(40_000);
     expect(text.startsWith('{"a":[{"a":[')).toBe(true);
     // JSON.parse copes with that depth: the round trip is exact.
     expect(encodeJson(JSON.parse(text))).toBe(text);
+    // Node 22's and 24's JSON.stringify overflow the stack here; Node 26's does not, and agrees.
+    const major = Number(process.versions.node.split('.')[0]);
+    if (major < 26) expect(() => JSON.stringify(deep)).toThrow(RangeError);
+    else expect(JSON.stringify(deep)).toBe(text);
   });
 });
