@@ -91,16 +91,33 @@ afterAll(async () => {
 });
 
 /** npx runs `npx --no-install <command> …args` from the workspace root, as a developer would. */
+/**
+ * withoutLoaderDeprecation drops Node 26's DEP0205 warning about tsx's `module.register()` (the
+ * workspace commands run their sources through tsx); anything else on stderr still counts.
+ */
+function withoutLoaderDeprecation(stderr: string | undefined): string | undefined {
+  return stderr
+    ?.replace(/^\(node:\d+\) \[DEP0205\] DeprecationWarning: `module\.register\(\)`.*\n/gm, '')
+    .replace(
+      /^\(Use `node --trace-deprecation \.\.\.` to show where the warning was created\)\n/gm,
+      '',
+    );
+}
+
 async function npx(command: string, ...args: string[]) {
   try {
     const { stdout, stderr } = await run('npx', ['--no-install', command, ...args], {
       cwd: root,
       env: environment,
     });
-    return { status: 0, stdout, stderr };
+    return { status: 0, stdout, stderr: withoutLoaderDeprecation(stderr) };
   } catch (error) {
     const failure = error as { code?: number; stdout?: string; stderr?: string };
-    return { status: failure.code, stdout: failure.stdout, stderr: failure.stderr };
+    return {
+      status: failure.code,
+      stdout: failure.stdout,
+      stderr: withoutLoaderDeprecation(failure.stderr),
+    };
   }
 }
 
