@@ -1,5 +1,5 @@
 import type { Dispatcher } from 'undici';
-import { Dispatcher as BaseDispatcher } from './undici-parts.js';
+import { Dispatcher as BaseDispatcher, Dispatcher1Wrapper } from './undici-parts.js';
 import type { CredentialProvider } from '../auth/credential-provider.js';
 import { TransportError } from '../errors.js';
 import type { ApiServerDispatcher } from './api-server-dispatcher.js';
@@ -77,8 +77,11 @@ export class Transport extends BaseDispatcher implements ApiServerDispatcher {
 
   override dispatch(
     options: Dispatcher.DispatchOptions,
-    handler: Dispatcher.DispatchHandler,
+    given: Dispatcher.DispatchHandler,
   ): boolean {
+    // Node 22's and 24's fetch (undici 6 and 7), and a program's own undici 7, dispatch handlers
+    // of the older shape (onConnect, onHeaders, onError), which undici 8's pools do not call.
+    const handler = Dispatcher1Wrapper.wrapHandler(given) as Dispatcher.DispatchHandler;
     const origin =
       options.origin === undefined || options.origin === this.server.origin
         ? options.origin
@@ -97,12 +100,7 @@ export class Transport extends BaseDispatcher implements ApiServerDispatcher {
     }
     if (error) {
       const failure = error;
-      queueMicrotask(() => {
-        if (handler.onResponseError) handler.onResponseError(REJECTED_CONTROLLER, failure);
-        // undici 7's request API dispatches handlers of the older shape (onError); undici 8's
-        // types no longer name it, but a program's own undici 7 may still call this dispatcher.
-        else (handler as { onError?: (error: Error) => void }).onError?.(failure);
-      });
+      queueMicrotask(() => handler.onResponseError?.(REJECTED_CONTROLLER, failure));
       return false;
     }
     return this.#dispatch(

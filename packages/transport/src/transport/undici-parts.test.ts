@@ -8,7 +8,14 @@ import * as parts from './undici-parts.js';
 import { loadUndiciParts, runtimeName } from './undici-parts.js';
 
 const require = createRequire(import.meta.url);
-const NAMES = ['Dispatcher', 'Agent', 'Pool', 'EnvHttpProxyAgent', 'buildConnector'] as const;
+const NAMES = [
+  'Dispatcher',
+  'Agent',
+  'Pool',
+  'EnvHttpProxyAgent',
+  'buildConnector',
+  'Dispatcher1Wrapper',
+] as const;
 
 describe('undici parts', () => {
   it("loads undici's own classes without its index, and its request API on every dispatcher", () => {

@@ -22,6 +22,8 @@ export interface UndiciParts {
   Pool: typeof Undici.Pool;
   EnvHttpProxyAgent: typeof Undici.EnvHttpProxyAgent;
   buildConnector: typeof Undici.buildConnector;
+  /** Dispatcher1Wrapper adapts handlers of undici's older shape (onConnect, onHeaders, onError). */
+  Dispatcher1Wrapper: typeof Undici.Dispatcher1Wrapper;
   /** request sends `url` through `dispatcher` (see {@link requestThrough}). */
   request: (
     dispatcher: Undici.Dispatcher,
@@ -50,6 +52,9 @@ export function loadUndiciParts(
         'undici/lib/dispatcher/env-http-proxy-agent.js',
       ) as typeof Undici.EnvHttpProxyAgent,
       buildConnector: load('undici/lib/core/connect.js') as typeof Undici.buildConnector,
+      Dispatcher1Wrapper: load(
+        'undici/lib/dispatcher/dispatcher1-wrapper.js',
+      ) as typeof Undici.Dispatcher1Wrapper,
     };
     const api = load('undici/lib/api/index.js') as Record<string, unknown>;
     const classes = [parts.Dispatcher, parts.Agent, parts.Pool, parts.EnvHttpProxyAgent];
@@ -57,6 +62,7 @@ export function loadUndiciParts(
       classes.every((part) => typeof part === 'function') &&
       classes.slice(1).every((part) => part.prototype instanceof parts.Dispatcher) &&
       typeof parts.buildConnector === 'function' &&
+      typeof parts.Dispatcher1Wrapper?.wrapHandler === 'function' &&
       ['request', 'stream', 'pipeline', 'upgrade', 'connect'].every(
         (name) => typeof api[name] === 'function',
       );
@@ -91,6 +97,7 @@ function dispatches(undici: Partial<typeof Undici>): boolean {
     ) &&
     typeof undici.Dispatcher === 'function' &&
     typeof undici.buildConnector === 'function' &&
+    typeof undici.Dispatcher1Wrapper?.wrapHandler === 'function' &&
     typeof undici.request === 'function'
   );
 }
@@ -121,6 +128,7 @@ function indexParts(load: (id: string) => unknown, runtime: string, reason: stri
     Pool: undici.Pool,
     EnvHttpProxyAgent: undici.EnvHttpProxyAgent,
     buildConnector: undici.buildConnector,
+    Dispatcher1Wrapper: undici.Dispatcher1Wrapper,
     request: (dispatcher, url, options) => undici.request(url, { ...options, dispatcher }),
     fromIndex: true,
   };
@@ -128,7 +136,8 @@ function indexParts(load: (id: string) => unknown, runtime: string, reason: stri
 
 const parts = loadUndiciParts(createRequire(import.meta.url));
 
-export const { Dispatcher, Agent, Pool, EnvHttpProxyAgent, buildConnector } = parts;
+export const { Dispatcher, Agent, Pool, EnvHttpProxyAgent, buildConnector, Dispatcher1Wrapper } =
+  parts;
 
 /** undiciPartsFromIndex is true when this undici keeps its parts elsewhere and its index was loaded. */
 export const undiciPartsFromIndex = parts.fromIndex;
