@@ -73,7 +73,9 @@ describe('a transport called with handlers of the older shape', () => {
 
   it("serves this runtime's global fetch given as its dispatcher", async () => {
     const transport = createTransport(testResolvedConfig(origin));
-    const response = await fetch(`${origin}/api`, { dispatcher: transport } as RequestInit);
+    // Node's fetch types name undici-types' Dispatcher, another declaration of the same class.
+    const init = { dispatcher: transport } as unknown as RequestInit;
+    const response = await fetch(`${origin}/api`, init);
     expect(response.status).toBe(200);
     expect(await response.json()).toEqual({ kind: 'Status' });
     await transport.close();

@@ -81,7 +81,7 @@ export class Transport extends BaseDispatcher implements ApiServerDispatcher {
   ): boolean {
     // Node 22's and 24's fetch (undici 6 and 7), and a program's own undici 7, dispatch handlers
     // of the older shape (onConnect, onHeaders, onError), which undici 8's pools do not call.
-    const handler = Dispatcher1Wrapper.wrapHandler(given) as Dispatcher.DispatchHandler;
+    const handler = Dispatcher1Wrapper.wrapHandler(given);
     const origin =
       options.origin === undefined || options.origin === this.server.origin
         ? options.origin

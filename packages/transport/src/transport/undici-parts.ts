@@ -15,6 +15,14 @@ import { TransportError } from '../errors.js';
 // own whose dispatchers cannot dispatch (undici's files under `undici/lib/` still load from
 // node_modules): an index without working dispatchers fails the import, naming the runtime.
 
+/**
+ * Dispatcher1WrapperClass is undici's Dispatcher1Wrapper with the static `wrapHandler` its types
+ * leave out: a handler of the newer shape as it is, one of the older shape adapted.
+ */
+type Dispatcher1WrapperClass = typeof Undici.Dispatcher1Wrapper & {
+  wrapHandler(handler: object): Undici.Dispatcher.DispatchHandler;
+};
+
 /** UndiciParts are the parts of undici @k/transport sends with. */
 export interface UndiciParts {
   Dispatcher: typeof Undici.Dispatcher;
@@ -23,7 +31,7 @@ export interface UndiciParts {
   EnvHttpProxyAgent: typeof Undici.EnvHttpProxyAgent;
   buildConnector: typeof Undici.buildConnector;
   /** Dispatcher1Wrapper adapts handlers of undici's older shape (onConnect, onHeaders, onError). */
-  Dispatcher1Wrapper: typeof Undici.Dispatcher1Wrapper;
+  Dispatcher1Wrapper: Dispatcher1WrapperClass;
   /** request sends `url` through `dispatcher` (see {@link requestThrough}). */
   request: (
     dispatcher: Undici.Dispatcher,
@@ -54,7 +62,7 @@ export function loadUndiciParts(
       buildConnector: load('undici/lib/core/connect.js') as typeof Undici.buildConnector,
       Dispatcher1Wrapper: load(
         'undici/lib/dispatcher/dispatcher1-wrapper.js',
-      ) as typeof Undici.Dispatcher1Wrapper,
+      ) as Dispatcher1WrapperClass,
     };
     const api = load('undici/lib/api/index.js') as Record<string, unknown>;
     const classes = [parts.Dispatcher, parts.Agent, parts.Pool, parts.EnvHttpProxyAgent];
@@ -97,7 +105,8 @@ function dispatches(undici: Partial<typeof Undici>): boolean {
     ) &&
     typeof undici.Dispatcher === 'function' &&
     typeof undici.buildConnector === 'function' &&
-    typeof undici.Dispatcher1Wrapper?.wrapHandler === 'function' &&
+    typeof (undici.Dispatcher1Wrapper as Partial<Dispatcher1WrapperClass> | undefined)
+      ?.wrapHandler === 'function' &&
     typeof undici.request === 'function'
   );
 }
@@ -128,7 +137,7 @@ function indexParts(load: (id: string) => unknown, runtime: string, reason: stri
     Pool: undici.Pool,
     EnvHttpProxyAgent: undici.EnvHttpProxyAgent,
     buildConnector: undici.buildConnector,
-    Dispatcher1Wrapper: undici.Dispatcher1Wrapper,
+    Dispatcher1Wrapper: undici.Dispatcher1Wrapper as Dispatcher1WrapperClass,
     request: (dispatcher, url, options) => undici.request(url, { ...options, dispatcher }),
     fromIndex: true,
   };
