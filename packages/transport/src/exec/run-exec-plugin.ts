@@ -317,7 +317,7 @@ function safeCause(command: string, error: unknown): Error {
   const cause = new Error(
     isSystemError
       ? `${failure.syscall} ${code ?? ''}`.trim()
-      : describeRefusal(command, code, failure.name),
+      : describeRefusal(command, code, failure),
   ) as NodeJS.ErrnoException;
   if (code !== undefined) cause.code = code;
   if (isSystemError) {
@@ -328,10 +328,17 @@ function safeCause(command: string, error: unknown): Error {
   return cause;
 }
 
-function describeRefusal(command: string, code: string | undefined, name: unknown): string {
-  // Deno without --allow-run throws its NotCapable error from spawn (PermissionDenied before 2.0).
-  if (name === 'NotCapable' || name === 'PermissionDenied') {
-    return `${command} cannot be started: Deno refuses to run it (${name}); run deno with --allow-run`;
+function describeRefusal(
+  command: string,
+  code: string | undefined,
+  failure: NodeJS.ErrnoException,
+): string {
+  // Deno throws NotCapable from spawn when a permission is missing: --allow-run, or --allow-env
+  // for a variable its spawn reads. Its message names the flag (and a variable name, never a
+  // value), so the flag is taken from it.
+  if (failure.name === 'NotCapable') {
+    const flag = /--allow-[a-z-]+/.exec(String(failure.message))?.[0] ?? '--allow-run';
+    return `${command} cannot be started: Deno refuses to run it (NotCapable); run deno with ${flag}`;
   }
   const reason =
     code === 'ERR_INVALID_ARG_VALUE'
