@@ -5,10 +5,7 @@
 // tests spawn (process.execPath, `node`, npx and `#!/usr/bin/env node` bins) runs on it too.
 //
 //   node tools/runtimes/bin/test-matrix.mjs [--line 22] [--step unit|e2e]
-import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import {
   ensureRuntime,
@@ -17,19 +14,19 @@ import {
   runtimeEnvironment,
   TESTED_NODE_LINES,
 } from '../src/index.js';
+import { exitAsMatrix, runMatrix } from '../src/matrix.js';
 
 const WORKSPACE_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 
 /**
  * INSTALLED_E2E are the e2e files that pack the packages, install the tarballs into an empty
- * project and run them as a user does (ESM and CommonJS, against the real control plane), and the
- * one proving their children run on the line under test.
+ * project and run them as a user does (ESM and CommonJS, against the real control plane). That
+ * their children run on the line under test is proven by the unit step (src/matrix-line.test.ts).
  */
 const INSTALLED_E2E = [
   'tools/workspace/e2e/installed-examples.e2e.test.ts',
   'packages/envtest/e2e/installed-example.e2e.test.ts',
   'packages/codegen/e2e/installed-k-gen.e2e.test.ts',
-  'tools/runtimes/e2e/matrix-line.e2e.test.ts',
 ];
 
 /** STEPS are what runs on each line, in order. */
@@ -43,36 +40,6 @@ const STEPS = {
 /** @param {string} line */
 const log = (line) => process.stderr.write(`${line}\n`);
 
-function load() {
-  try {
-    return readFileSync('/proc/loadavg', 'utf8').split(' ')[0] ?? '?';
-  } catch {
-    return '?';
-  }
-}
-
-/**
- * @param {string[]} command
- * @param {Record<string, string>} env
- * @returns {Promise<number>}
- */
-function run(command, env) {
-  const [program = '', ...args] = command;
-  return new Promise((resolve) => {
-    const child = spawn(program, args, { cwd: WORKSPACE_ROOT, env, stdio: 'inherit' });
-    const forward = () => child.kill('SIGTERM');
-    process.once('SIGINT', forward).once('SIGTERM', forward);
-    child.once('error', (error) => {
-      log(`test-matrix: ${program}: ${error.message}`);
-      resolve(127);
-    });
-    child.once('exit', (code, signal) => {
-      process.off('SIGINT', forward).off('SIGTERM', forward);
-      resolve(code ?? (signal ? 128 : 1));
-    });
-  });
-}
-
 /** @param {string[]} argv */
 function parse(argv) {
   /** @type {number[]} */
@@ -83,7 +50,7 @@ function parse(argv) {
     const [flag, value] = [argv[index], argv[index + 1]];
     if (flag === '--line' && value && TESTED_NODE_LINES.includes(Number(value))) {
       lines.push(Number(value));
-    } else if (flag === '--step' && value && value in STEPS) steps.push(value);
+    } else if (flag === '--step' && value && Object.hasOwn(STEPS, value)) steps.push(value);
     else {
       log(
         `usage: test-matrix [--line ${TESTED_NODE_LINES.join('|')}]… [--step ${Object.keys(STEPS).join('|')}]…`,
@@ -99,27 +66,21 @@ function parse(argv) {
 
 async function main() {
   const { lines, steps } = parse(process.argv.slice(2));
-  /** @type {string[]} */
-  const summary = [];
-  let failed = false;
-  for (const line of lines) {
-    const runtime = await ensureRuntime(`node@${line}`, { log });
-    const env = { ...runtimeEnvironment(runtime), NX_SKIP_NX_CACHE: 'true' };
-    for (const step of steps) {
-      const command = STEPS[/** @type {keyof typeof STEPS} */ (step)];
-      log(`\ntest-matrix: node ${runtime.version}, ${step}: ${command.join(' ')}`);
-      const before = load();
-      const started = performance.now();
-      const code = await run(command, env);
-      const seconds = Math.round((performance.now() - started) / 1000);
-      failed ||= code !== 0;
-      summary.push(
-        `test-matrix: node ${runtime.version} ${step}: ${code === 0 ? 'passed' : `FAILED (exit ${code})`} in ${seconds} s (load ${before} → ${load()})`,
-      );
-    }
-  }
-  log(`\n${summary.join('\n')}`);
-  process.exitCode = failed ? 1 : 0;
+  const outcome = await runMatrix({
+    lines,
+    steps,
+    commands: STEPS,
+    cwd: WORKSPACE_ROOT,
+    log,
+    prepare: async (line) => {
+      const runtime = await ensureRuntime(`node@${line}`, { log });
+      return {
+        version: runtime.version,
+        env: { ...runtimeEnvironment(runtime), NX_SKIP_NX_CACHE: 'true' },
+      };
+    },
+  });
+  exitAsMatrix(outcome);
 }
 
 main().catch((/** @type {unknown} */ error) => {
