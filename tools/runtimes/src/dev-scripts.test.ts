@@ -1,6 +1,6 @@
-import { spawn } from 'node:child_process';
 import { mkdir, readFile, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { runCommand } from '@k/test-utils';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ensureRuntime } from './index.js';
 import { temporaryDirectory } from './test-fixtures.js';
@@ -16,28 +16,7 @@ afterEach(async () => {
 });
 
 /** npmRun runs `npm run <script>` in `cwd` as a user's terminal would (no npm or vitest settings). */
-function npmRun(
-  cwd: string,
-  script: string,
-): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const env: Record<string, string> = {};
-  for (const [name, value] of Object.entries(process.env)) {
-    if (value !== undefined && !/^(npm_|VITEST|NODE_OPTIONS$)/i.test(name)) env[name] = value;
-  }
-  return new Promise((resolve, reject) => {
-    const child = spawn('npm', ['run', '--silent', script], {
-      cwd,
-      env,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-    child.once('error', reject);
-    child.once('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
+const npmRun = (cwd: string, script: string) => runCommand('npm', ['run', '--silent', script], cwd);
 
 /** project is a workspace-shaped folder (tools/runtimes linked in) whose floor is `floor`. */
 async function project(floor: string): Promise<string> {
@@ -72,14 +51,14 @@ describe("the workspace's own scripts", () => {
 
   it('run on the invoking Node, unchanged and silent, when it is at least the floor', async () => {
     const result = await npmRun(await project(process.versions.node), 'version');
-    expect(result).toEqual({ code: 0, stdout: `${process.version}\n`, stderr: '' });
+    expect(result).toEqual({ status: 0, stdout: `${process.version}\n`, stderr: '' });
   });
 
   it('run on the primary line when the invoking Node is below the floor, saying so in one line', async () => {
     const primary = await ensureRuntime('node@24');
     const result = await npmRun(await project('999.0.0'), 'version');
     expect(result).toEqual({
-      code: 0,
+      status: 0,
       stdout: `v${primary.version}\n`,
       stderr: `k-runtimes: Node ${process.versions.node} is older than this workspace's floor 999.0.0: running on Node 24.22.3 from tools/runtimes\n`,
     });
