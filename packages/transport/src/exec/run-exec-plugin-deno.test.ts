@@ -1,3 +1,4 @@
+import type * as ChildProcess from 'node:child_process';
 import { describe, expect, it, vi } from 'vitest';
 import { ExecPluginError } from '../errors.js';
 import { runExecPlugin } from './run-exec-plugin.js';
@@ -7,7 +8,7 @@ import { runExecPlugin } from './run-exec-plugin.js';
 // tools/workspace/e2e/other-runtimes.e2e.test.ts.
 const denoRefusal = vi.hoisted(() => ({ message: '' }));
 vi.mock('node:child_process', async (original) => ({
-  ...(await original<typeof import('node:child_process')>()),
+  ...(await original<typeof ChildProcess>()),
   spawn: () => {
     const error = new Error(denoRefusal.message);
     error.name = 'NotCapable';
