@@ -4,46 +4,17 @@
 // fails on any error or warning npm prints (but the dry run's own note that nobody is logged
 // in), and checks each tarball's file list (tarballProblems). Exit status 1 lists every problem.
 import { spawn } from 'node:child_process';
-import { readFileSync, readdirSync, existsSync } from 'node:fs';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { publishDryRun } from './release-dry-run.js';
 import { tarballProblems, type PackageManifest } from './release-tarball-problems.js';
-
-const root = path.join(import.meta.dirname, '../../..');
-
-/** Workspace is one package of the workspace. */
-interface Workspace {
-  directory: string;
-  manifest: PackageManifest;
-}
-
-function readManifest(directory: string): PackageManifest {
-  return JSON.parse(
-    readFileSync(path.join(root, directory, 'package.json'), 'utf8'),
-  ) as PackageManifest;
-}
-
-/** workspaces lists the packages the root package.json's `workspaces` globs (`dir/*`, `dir`) name. */
-function workspaces(): Workspace[] {
-  const patterns = (readManifest('.') as { workspaces?: string[] }).workspaces ?? [];
-  return patterns.flatMap((pattern) => {
-    const directories = pattern.endsWith('/*')
-      ? readdirSync(path.join(root, pattern.slice(0, -2))).map((entry) =>
-          path.posix.join(pattern.slice(0, -2), entry),
-        )
-      : [pattern];
-    return directories
-      .filter((directory) => existsSync(path.join(root, directory, 'package.json')))
-      .map((directory) => ({ directory, manifest: readManifest(directory) }));
-  });
-}
+import { WORKSPACE_ROOT, workspacePackages } from './workspace-packages.js';
 
 /** build builds the packages `names` (comma-separated) with Nx, its output shown; its exit status. */
 function build(names: string): Promise<number | null> {
   return new Promise((resolve, reject) => {
     const child = spawn('npx', ['nx', 'run-many', '-t', 'build', '-p', names], {
-      cwd: root,
+      cwd: WORKSPACE_ROOT,
       stdio: ['ignore', 'inherit', 'inherit'],
     });
     child.once('error', reject);
@@ -57,7 +28,7 @@ function seconds(since: number): string {
 
 async function main(): Promise<number> {
   const started = performance.now();
-  const all = workspaces();
+  const all = workspacePackages<PackageManifest>();
   const published = all.filter((workspace) => !workspace.manifest.private);
   const versions = new Map(
     all.map(({ manifest }) => [manifest.name, manifest.private ? undefined : manifest.version]),
@@ -76,7 +47,7 @@ async function main(): Promise<number> {
 
   const dryRunStarted = performance.now();
   const { reports, problems } = await publishDryRun(
-    root,
+    WORKSPACE_ROOT,
     published.map(({ directory }) => directory),
   );
 
@@ -90,7 +61,7 @@ async function main(): Promise<number> {
     problems.push(
       ...tarballProblems(
         {
-          directory: path.join(root, directory),
+          directory: path.join(WORKSPACE_ROOT, directory),
           manifest,
           files: report.files.map((file) => file.path),
         },

@@ -1,6 +1,7 @@
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { workspacePackages } from './workspace-packages.js';
 
 // How a release is cut (README, "Releases"): `npm run release:version` applies the pending
 // changesets (.changeset/*.md) to the public packages, which move together; the private
@@ -42,23 +43,6 @@ function readJson<T>(file: string): T {
   return JSON.parse(readFileSync(path.join(root, file), 'utf8')) as T;
 }
 
-/** workspaces lists the workspace folders the root package.json names, with their manifests. */
-function workspaces(): { directory: string; manifest: Manifest }[] {
-  return (readJson<Manifest>('package.json').workspaces ?? []).flatMap((pattern) => {
-    const directories = pattern.endsWith('/*')
-      ? readdirSync(path.join(root, pattern.slice(0, -2))).map((entry) =>
-          path.posix.join(pattern.slice(0, -2), entry),
-        )
-      : [pattern];
-    return directories
-      .filter((directory) => existsSync(path.join(root, directory, 'package.json')))
-      .map((directory) => ({
-        directory,
-        manifest: readJson<Manifest>(`${directory}/package.json`),
-      }));
-  });
-}
-
 /** matches is changesets' package-name glob (micromatch: `*` is any run of characters but `/`). */
 function matches(pattern: string, name: string): boolean {
   const source = pattern.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '[^/]*');
@@ -82,7 +66,7 @@ function pendingChangesets(): { file: string; releases: Record<string, string> }
     });
 }
 
-const all = workspaces();
+const all = workspacePackages<Manifest>();
 const published = all.filter(({ manifest }) => !manifest.private);
 const config = readJson<ChangesetsConfig>('.changeset/config.json');
 
