@@ -1,5 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import semver from 'semver';
 
 /** PackedPackage is one public package as `npm publish --dry-run` would upload it. */
 export interface PackedPackage {
@@ -169,25 +170,14 @@ function sourceMapProblems(file: string, text: string, files: ReadonlySet<string
   return problems;
 }
 
+/** WORKSPACE_RANGE matches the range forms this workspace writes for its own packages. */
+const WORKSPACE_RANGE = /^(\*|[~^]?\d+\.\d+\.\d+)$/;
+
 /**
- * inRange says whether `version` satisfies `range` for the ranges this workspace writes for its
- * own packages: `*`, an exact version, `^x.y.z` and `~x.y.z` (a range of another form is
- * reported as not accepting, so it gets looked at).
+ * inRange says whether `version` satisfies `range` (semver's rules, as npm applies them) for the
+ * ranges this workspace writes for its own packages: `*`, an exact version, `^x.y.z` and `~x.y.z`
+ * (a range of another form is reported as not accepting, so it gets looked at).
  */
 export function inRange(version: string, range: string): boolean {
-  if (range === '*' || range === version) return true;
-  const match = /^([~^])(\d+)\.(\d+)\.(\d+)$/.exec(range);
-  const parts = /^(\d+)\.(\d+)\.(\d+)$/.exec(version);
-  if (!match || !parts) return false;
-  const [low, have] = [match.slice(2).map(Number), parts.slice(1).map(Number)] as [
-    [number, number, number],
-    [number, number, number],
-  ];
-  const compare = (a: number[], b: number[]) => a[0]! - b[0]! || a[1]! - b[1]! || a[2]! - b[2]!;
-  if (compare(have, low) < 0) return false;
-  if (match[1] === '~') return have[0] === low[0] && have[1] === low[1];
-  // ^: the leftmost non-zero part stays.
-  if (low[0] !== 0) return have[0] === low[0];
-  if (low[1] !== 0) return have[0] === 0 && have[1] === low[1];
-  return have[0] === 0 && have[1] === 0 && have[2] === low[2];
+  return WORKSPACE_RANGE.test(range) && semver.satisfies(version, range);
 }
