@@ -1,18 +1,10 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { inferClientset, type Clientset } from '@k/clientset';
-import { FaultProxy, renderKubeconfig, type ControlPlane } from '@k/testenv';
+import { COMPONENT_ORDER, FaultProxy, renderKubeconfig, type ControlPlane } from '@k/testenv';
 import { EnvtestError, toEnvtestError } from './errors.js';
 import type { EnvironmentContext } from './internal/context.js';
 import type { ComponentName, EnvironmentFaultProxy, OwnedEnvironment, TestUser } from './types.js';
-
-const COMPONENT_NAMES: readonly ComponentName[] = [
-  'etcd',
-  'kube-apiserver',
-  'kube-controller-manager',
-  'kube-scheduler',
-  'kwok',
-];
 
 /** OwnedFaults are the fault methods of an {@link OwnedEnvironment}. */
 export type OwnedFaults = Pick<
@@ -40,10 +32,10 @@ export function ownedFaults(
   const checked =
     (method: 'restart' | 'stopComponent' | 'startComponent') =>
     async (component: ComponentName): Promise<void> => {
-      if (!COMPONENT_NAMES.includes(component))
+      if (!COMPONENT_ORDER.includes(component))
         throw new EnvtestError(
           'ERR_ENVTEST_INVALID_OPTIONS',
-          `${method}: ${JSON.stringify(String(component)).slice(0, 80)} is not a component (${COMPONENT_NAMES.join(', ')})`,
+          `${method}: ${JSON.stringify(String(component)).slice(0, 80)} is not a component (${COMPONENT_ORDER.join(', ')})`,
         );
       if (!components.includes(component))
         throw new EnvtestError(

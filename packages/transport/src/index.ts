@@ -50,6 +50,6 @@ export type {
 export type { TransportStackEntry } from './transport/resolve-transport-stack.js';
 export { describeTransportStack } from './transport/describe-transport-stack.js';
 
-// A signal that any of several signals or a deadline aborts, safe from Node 20's lost AbortSignal.timeout.
+// A signal that any of several signals or a deadline aborts, with its timer and listeners disposed.
 export { linkSignals } from './signals/link-signals.js';
 export type { LinkedSignal, LinkedSignalOptions, SignalClock } from './signals/link-signals.js';

@@ -78,7 +78,7 @@ async function waitForEstablished(wait: CrdWait, name: string, deadline: number)
     if (isEstablished(current)) return current;
     const remaining = deadline - Date.now();
     if (remaining <= 0) throw timeoutError(`was not established within ${wait.timeoutMs} ms`);
-    // linkSignals, not AbortSignal.any: Node 20 can lose the deadline's source after a GC.
+    // linkSignals: its deadline timer is cleared as soon as the wait ends.
     const linked = linkSignals([wait.signal], { timeoutMs: remaining });
     try {
       const watch = await wait.crds.watch({

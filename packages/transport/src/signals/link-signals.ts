@@ -36,10 +36,10 @@ const NODE_TIMERS: SignalClock = {
 
 /**
  * linkSignals returns a signal that aborts, with the first reason, when any of `sources` aborts
- * or `timeoutMs` passes. Use it instead of `AbortSignal.any([signal, AbortSignal.timeout(ms)])`:
- * Node 20 holds those sources weakly, so once a garbage collection ran the timeout signal is
- * collected and the combined signal never aborts. Here the timer and the sources' listeners hold
- * the controller strongly until `dispose()`, which the caller must call when the wait is over.
+ * or `timeoutMs` passes. It does what `AbortSignal.any([signal, AbortSignal.timeout(ms)])` does on
+ * Node 22 and newer, and did not on Node 20 (which held those sources weakly, so after a garbage
+ * collection the combined signal never aborted); it stays because the timer and the sources'
+ * listeners are released by `dispose()`, which the caller must call when the wait is over.
  */
 export function linkSignals(
   sources: readonly (AbortSignal | undefined)[],
