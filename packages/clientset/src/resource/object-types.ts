@@ -69,7 +69,10 @@ export type ApplyConfiguration<T extends KubernetesObject> = DeepPartial<
   metadata: DeepPartial<ObjectMeta> & { name: string };
 };
 
-/** MergePatch is an RFC 7386 JSON merge patch of `T`: fields to set, `null` to delete; lists are replaced whole. */
+/**
+ * MergePatch is an RFC 7386 JSON merge patch of `T`: fields to set, `null` to delete; lists are
+ * replaced whole. A field that is `undefined` is left out of the JSON, so it changes nothing.
+ */
 export type MergePatch<T> = T extends Primitive
   ? T
   : T extends readonly unknown[]
