@@ -30,3 +30,4 @@ export { startHttpConnectProxy, startSocks5Proxy } from './proxy-servers.js';
 export type { TestProxy } from './proxy-servers.js';
 export { singleContextKubeconfig } from './single-context-kubeconfig.js';
 export type { KubeconfigCluster } from './single-context-kubeconfig.js';
+export { buildUserProject } from './user-project.js';

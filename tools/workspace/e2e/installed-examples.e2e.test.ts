@@ -1,10 +1,11 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { copyFile, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { copyFile, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { basename, dirname, join, relative } from 'node:path';
+import { basename, join, relative } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import {
+  buildUserProject,
   eventually,
   installPackedPackages,
   MODULE_KINDS,
@@ -35,20 +36,6 @@ const PACKAGES = ['config', 'transport', 'rest', 'clientset', 'codegen', 'runtim
  * reflect-metadata for the DI path of the custom auth plugin example; Node's types for tsc.
  */
 const DEPENDENCIES = ['prom-client', 'tsyringe', 'reflect-metadata', '@types/node'];
-const TSC = join(WORKSPACE_ROOT, 'node_modules/typescript/bin/tsc');
-/** TSCONFIG is a user's tsconfig.json for Node, over both folders. */
-const TSCONFIG = {
-  compilerOptions: {
-    target: 'ES2022',
-    module: 'NodeNext',
-    strict: true,
-    skipLibCheck: true,
-    types: ['node'],
-  },
-  include: MODULE_KINDS,
-};
-/** MODULE_TYPES is what the package.json of each kind's folder says (`type`). */
-const MODULE_TYPES: Record<ModuleKind, string> = { esm: 'module', cjs: 'commonjs' };
 const WIDGET_CRD = join(WORKSPACE_ROOT, 'packages/clientset/e2e/fixtures/widget-crd.yaml');
 const TEAM_NAMESPACES_CRD = join(
   WORKSPACE_ROOT,
@@ -116,24 +103,14 @@ beforeAll(async () => {
   });
   project = installed.directory;
   expect(relative(WORKSPACE_ROOT, project).startsWith('..')).toBe(true);
-  const modules = await exampleModules();
-  for (const kind of MODULE_KINDS) {
-    await mkdir(join(project, kind));
-    await writeFile(
-      join(project, kind, 'package.json'),
-      JSON.stringify({ type: MODULE_TYPES[kind] }),
-    );
-    for (const module of modules) {
-      const [name = '', path = ''] = module.split(/\/(.*)/s);
-      const file = join(project, kind, name, path);
-      await mkdir(dirname(file), { recursive: true });
-      await copyFile(join(WORKSPACE_ROOT, 'packages', name, 'examples', path), file);
-    }
+  const sources: Record<string, string> = {};
+  for (const module of await exampleModules()) {
+    const [name = '', path = ''] = module.split(/\/(.*)/s);
+    sources[module] = join(WORKSPACE_ROOT, 'packages', name, 'examples', path);
   }
-  await writeFile(join(project, 'tsconfig.json'), JSON.stringify(TSCONFIG));
   // Emitted also after a type error (the runs below still say what works), which fails the
   // test of its own.
-  built = await runCommand(process.execPath, [TSC, '-p', 'tsconfig.json'], project);
+  built = await buildUserProject(project, sources);
   scratch = await mkdtemp(join(tmpdir(), 'k-examples-'));
 }, 360_000);
 

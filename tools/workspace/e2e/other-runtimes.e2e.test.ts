@@ -1,5 +1,6 @@
 import { ensureRuntime } from '@k/runtimes';
 import {
+  buildUserProject,
   eventually,
   installPackedPackages,
   MODULE_KINDS,
@@ -14,16 +15,7 @@ import {
 import { controlPlane, useTestNamespace } from '@k/testenv/vitest';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import {
-  chmod,
-  copyFile,
-  mkdir,
-  mkdtemp,
-  readdir,
-  readFile,
-  rm,
-  writeFile,
-} from 'node:fs/promises';
+import { chmod, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -37,8 +29,6 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 
 const PACKAGES = ['config', 'transport', 'rest', 'clientset', 'runtime'];
 const SMOKE = join(WORKSPACE_ROOT, 'tools/workspace/e2e/runtime-smoke');
-const TSC = join(WORKSPACE_ROOT, 'node_modules/typescript/bin/tsc');
-const MODULE_TYPES: Record<ModuleKind, string> = { esm: 'module', cjs: 'commonjs' };
 
 /** OtherRuntime is Bun or Deno, and how it runs a program of the installed project. */
 interface OtherRuntime {
@@ -83,30 +73,10 @@ beforeAll(async () => {
   });
   project = installed.directory;
   const programs = (await readdir(SMOKE)).filter((file) => file.endsWith('.ts'));
-  for (const kind of MODULE_KINDS) {
-    await mkdir(join(project, kind));
-    await writeFile(
-      join(project, kind, 'package.json'),
-      JSON.stringify({ type: MODULE_TYPES[kind] }),
-    );
-    for (const program of programs) {
-      await copyFile(join(SMOKE, program), join(project, kind, program));
-    }
-  }
-  await writeFile(
-    join(project, 'tsconfig.json'),
-    JSON.stringify({
-      compilerOptions: {
-        target: 'ES2022',
-        module: 'NodeNext',
-        strict: true,
-        skipLibCheck: true,
-        types: ['node'],
-      },
-      include: MODULE_KINDS,
-    }),
+  built = await buildUserProject(
+    project,
+    Object.fromEntries(programs.map((program) => [program, join(SMOKE, program)])),
   );
-  built = await runCommand(process.execPath, [TSC, '-p', 'tsconfig.json'], project);
   scratch = await mkdtemp(join(tmpdir(), 'k-other-runtimes-'));
 }, 600_000);
 
