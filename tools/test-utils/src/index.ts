@@ -13,7 +13,12 @@ export type {
   NodeProgramResult,
   RunningNodeProgram,
 } from './node-program.js';
-export { installPackedPackages, runCommand, userEnvironment } from './installed-project.js';
+export {
+  installPackedPackages,
+  kubectl,
+  runCommand,
+  userEnvironment,
+} from './installed-project.js';
 export type {
   CommandResult,
   InstallOptions,

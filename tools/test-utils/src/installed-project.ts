@@ -59,6 +59,16 @@ export function runCommand(
   });
 }
 
+/**
+ * kubectl runs kubectl (from PATH) with `--kubeconfig kubeconfig` and `args` and returns its
+ * stdout; it throws with kubectl's stderr when kubectl fails.
+ */
+export async function kubectl(args: readonly string[], kubeconfig: string): Promise<string> {
+  const result = await runCommand('kubectl', ['--kubeconfig', kubeconfig, ...args], tmpdir());
+  if (result.status !== 0) throw new Error(`kubectl ${args.join(' ')}: ${result.stderr}`);
+  return result.stdout;
+}
+
 /** InstalledProject is an empty npm project outside the workspace with the packed packages installed. */
 export interface InstalledProject {
   /** directory holds the project (`package.json`, `node_modules`). */

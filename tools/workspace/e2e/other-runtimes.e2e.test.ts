@@ -3,6 +3,7 @@ import {
   buildUserProject,
   eventually,
   installPackedPackages,
+  kubectl as kubectlWith,
   MODULE_KINDS,
   runCommand,
   singleContextKubeconfig,
@@ -118,14 +119,8 @@ function printed(result: CommandResult): unknown {
 }
 
 /** kubectl runs kubectl as the control plane's admin and returns its stdout; throws if it fails. */
-async function kubectl(...args: string[]): Promise<string> {
-  const result = await runCommand(
-    'kubectl',
-    ['--kubeconfig', controlPlane().kubeconfigPath, '--context', 'admin', ...args],
-    project,
-  );
-  if (result.status !== 0) throw new Error(`kubectl ${args.join(' ')}: ${result.stderr}`);
-  return result.stdout;
+function kubectl(...args: string[]): Promise<string> {
+  return kubectlWith(['--context', 'admin', ...args], controlPlane().kubeconfigPath);
 }
 
 /**
