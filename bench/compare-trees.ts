@@ -21,14 +21,15 @@
  * BENCH_COMPARE (benchmarks, default `whole-process,rest,informer-pods`), BENCH_SAMPLES (per
  * tree and benchmark, default 3), BENCH_REPORT (the report file, default
  * bench/results/trees.md). Each benchmark gets the small defaults below unless the environment
- * sets the same variable.
+ * sets the same variable, and otherwise the environment without what npm, tsx, vitest or Nx set
+ * (@k/test-utils' runCommand). rest's clients include @kubernetes/client-node, which does not use
+ * undici: its rows are the noise between the trees.
  */
-import { spawn } from 'node:child_process';
-import { once } from 'node:events';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { runCommand } from '@k/test-utils';
 import { format, loadAverage, median } from './figures.js';
 
 interface Benchmark {
@@ -50,7 +51,8 @@ const BENCHMARKS: Record<string, Benchmark> = {
     source: true,
     report: 'bench/results/rest.md',
     defaults: {
-      BENCH_CLIENTS: 'raw-undici,k-rest,k-rest-transport',
+      // client-node does not use undici: the control that tells the trees' noise from undici's part.
+      BENCH_CLIENTS: 'raw-undici,k-rest,k-rest-transport,client-node',
       BENCH_REQUESTS: '500',
       BENCH_BATCHES: '6',
       BENCH_WATCH_BATCHES: '3',
@@ -154,12 +156,21 @@ export function parseFigures(bench: string, output: string): Figure[] {
   return figures;
 }
 
-async function runSample(tree: Tree, bench: Benchmark): Promise<string> {
+/** SAMPLE_TIMEOUT_MS bounds one benchmark process (informer-pods' default run takes minutes). */
+const SAMPLE_TIMEOUT_MS = 60 * 60_000;
+
+/**
+ * runSample runs one benchmark in a tree and returns all it printed on stdout; it throws if the
+ * benchmark exits with anything but 0. The benchmark's report file is put back as it was.
+ */
+export async function runSample(tree: Tree, bench: Benchmark): Promise<string> {
   const reportPath = join(tree.path, bench.report);
   const report = existsSync(reportPath) ? readFileSync(reportPath) : undefined;
-  const env: NodeJS.ProcessEnv = { ...process.env };
-  for (const [name, value] of Object.entries(bench.defaults)) env[name] ??= value;
-  const child = spawn(
+  const defaults = Object.fromEntries(
+    Object.entries(bench.defaults).filter(([name]) => process.env[name] === undefined),
+  );
+  // runCommand resolves on 'close', once stdout has ended: on 'exit' its last chunk can be missing.
+  const { status, stdout, stderr } = await runCommand(
     process.execPath,
     [
       join(tree.path, 'node_modules/tsx/dist/cli.mjs'),
@@ -167,16 +178,12 @@ async function runSample(tree: Tree, bench: Benchmark): Promise<string> {
       bench.file,
       ...(bench.args ?? []),
     ],
-    { cwd: tree.path, env, stdio: ['ignore', 'pipe', 'pipe'] },
+    tree.path,
+    { env: defaults, timeoutMs: SAMPLE_TIMEOUT_MS },
   );
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const [code] = (await once(child, 'exit')) as [number | null];
   if (report) writeFileSync(reportPath, report);
-  if (code !== 0) {
-    throw new Error(`${bench.file} in ${tree.path} exited with ${code}: ${stderr.slice(-2000)}`);
+  if (status !== 0) {
+    throw new Error(`${bench.file} in ${tree.path} exited with ${status}: ${stderr.slice(-2000)}`);
   }
   return stdout;
 }
