@@ -1,4 +1,5 @@
 import type { ListMeta, ObjectMeta } from '../generated/meta/v1/types.js';
+import type { ListObject } from '@k/rest';
 
 /** KubernetesObject is the shape every API object shares: type meta and object meta. */
 export interface KubernetesObject {
@@ -15,19 +16,8 @@ export interface UnstructuredObject extends KubernetesObject {
   [field: string]: unknown;
 }
 
-/** KubernetesList is the shape of every list (`PodList`, `ConfigMapList`, …). */
-export interface KubernetesList<T> {
-  apiVersion?: string | undefined;
-  kind?: string | undefined;
-  metadata?:
-    | {
-        resourceVersion?: string | undefined;
-        continue?: string | undefined;
-        remainingItemCount?: number | undefined;
-      }
-    | undefined;
-  items: T[];
-}
+/** KubernetesList is the shape of every list (`PodList`, `ConfigMapList`, …): @k/rest's ListObject. */
+export type KubernetesList<T> = ListObject<T>;
 
 /**
  * PartialObjectMetadata is an object of any kind with only its metadata, as the server sends it
