@@ -15,8 +15,10 @@
  * connection, after a request, with that probability. `ONLY=<index>` runs one scenario;
  * `BENCH_REPORT` names the report file (default bench/results/http2.md). The same scenarios run
  * on undici 7 and 8: undici 8 multiplexes h2 up to the server's concurrent streams whatever
- * `pipelining` says, and fixed the write that waited behind other streams and GOAWAY's handling,
- * so the GOAWAY scenarios include h2 with POSTs as they are (ADR 0023).
+ * `pipelining` says and fixed the write that waited behind other streams, so the GOAWAY scenarios
+ * include h2 with POSTs as they are (ADR 0023). Its GOAWAY handling changed but is not fixed
+ * everywhere: under `--goaway-chance` a POST still hung with its defaults, and with POSTs marked
+ * idempotent watches were cut and requests failed (bench/results/http2.md).
  */
 import { readdirSync, readFileSync, readlinkSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
@@ -64,7 +66,7 @@ const SCENARIOS_ALL: Scenario[] = [
     goawayChance: 0.02,
   },
   {
-    name: 'h2 as above, --goaway-chance=0.02',
+    name: 'h2, pipelining 100, POSTs marked idempotent, --goaway-chance=0.02',
     http2: true,
     pipelining: 100,
     idempotentWrites: true,
@@ -101,14 +103,18 @@ function connectionsTo(port: number): number {
   return count;
 }
 
+/** rethrow is the handler of uncaught errors outside a scenario: they end the evaluation. */
+const rethrow = (error: unknown): never => {
+  throw error;
+};
+
 /**
  * onUncaught is the running scenario's recorder of errors nobody could catch: undici 7 throws
  * h2's GOAWAY as an uncaught exception while a POST waits behind watches, which would end
- * the evaluation instead of showing in its row.
+ * the evaluation instead of showing in its row. Outside a scenario it is {@link rethrow}: an
+ * error after a scenario's end is not swallowed by its finished counters.
  */
-let onUncaught: (error: unknown) => void = (error) => {
-  throw error;
-};
+let onUncaught: (error: unknown) => void = rethrow;
 process.on('uncaughtException', (error) => onUncaught(error));
 
 async function run(plane: ControlPlane, scenario: Scenario): Promise<Outcome> {
@@ -131,96 +137,100 @@ async function run(plane: ControlPlane, scenario: Scenario): Promise<Outcome> {
     failures += 1;
     failureCodes.add(`uncaught ${failureCode(error)}`);
   };
-  const get = async (): Promise<void> => {
-    try {
-      const response = await pool.request({ method: 'GET', path: '/api/v1/namespaces/default' });
-      await response.body.json();
-    } catch (error) {
-      failures += 1;
-      failureCodes.add(failureCode(error));
-    }
-  };
-  const stop = new AbortController();
-  let watchesEnded = 0;
-  const watches: Promise<void>[] = [];
-  for (let index = 0; index < 10; index += 1) {
-    const response = await pool.request({
-      method: 'GET',
-      path: '/api/v1/namespaces/default/configmaps?watch=1&timeoutSeconds=600',
-      signal: stop.signal,
-    });
-    watches.push(
-      (async () => {
-        try {
-          for await (const chunk of response.body) void chunk;
-        } catch {
-          // Aborted at the end, or cut by the server.
-        }
-        if (!stop.signal.aborted) watchesEnded += 1;
-      })(),
-    );
-  }
-  await Promise.all(Array.from({ length: 50 }, get));
-  const connections = connectionsTo(port);
-  let postsHung = 0;
-  for (let index = 0; index < 10 && postsHung === 0; index += 1) {
-    // The signal aborts the POST; the race notices when undici does not honour it either.
-    const attempt = new AbortController();
-    let timer: NodeJS.Timeout | undefined;
-    const post = pool
-      .request({
-        method: 'POST',
-        path: '/api/v1/namespaces/default/configmaps',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ metadata: { generateName: 'http2-evaluation-' } }),
-        signal: attempt.signal,
-        ...(scenario.idempotentWrites ? { idempotent: true } : {}),
-      })
-      .then(async (response) => {
+  try {
+    const get = async (): Promise<void> => {
+      try {
+        const response = await pool.request({ method: 'GET', path: '/api/v1/namespaces/default' });
         await response.body.json();
-        return 'done' as const;
+      } catch (error) {
+        failures += 1;
+        failureCodes.add(failureCode(error));
+      }
+    };
+    const stop = new AbortController();
+    let watchesEnded = 0;
+    const watches: Promise<void>[] = [];
+    for (let index = 0; index < 10; index += 1) {
+      const response = await pool.request({
+        method: 'GET',
+        path: '/api/v1/namespaces/default/configmaps?watch=1&timeoutSeconds=600',
+        signal: stop.signal,
       });
-    const outcome = await Promise.race([
-      post.catch((error: unknown) => error),
-      new Promise<'hung'>((resolve) => {
-        timer = setTimeout(() => {
-          attempt.abort();
-          resolve('hung');
-        }, 10_000);
-      }),
-    ]);
-    clearTimeout(timer);
-    if (outcome === 'hung') {
-      postsHung += 1;
-      post.catch(() => undefined);
-    } else if (outcome !== 'done') {
-      failures += 1;
-      failureCodes.add(failureCode(outcome));
+      watches.push(
+        (async () => {
+          try {
+            for await (const chunk of response.body) void chunk;
+          } catch {
+            // Aborted at the end, or cut by the server.
+          }
+          if (!stop.signal.aborted) watchesEnded += 1;
+        })(),
+      );
     }
+    await Promise.all(Array.from({ length: 50 }, get));
+    const connections = connectionsTo(port);
+    let postsHung = 0;
+    for (let index = 0; index < 10 && postsHung === 0; index += 1) {
+      // The signal aborts the POST; the race notices when undici does not honour it either.
+      const attempt = new AbortController();
+      let timer: NodeJS.Timeout | undefined;
+      const post = pool
+        .request({
+          method: 'POST',
+          path: '/api/v1/namespaces/default/configmaps',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ metadata: { generateName: 'http2-evaluation-' } }),
+          signal: attempt.signal,
+          ...(scenario.idempotentWrites ? { idempotent: true } : {}),
+        })
+        .then(async (response) => {
+          await response.body.json();
+          return 'done' as const;
+        });
+      const outcome = await Promise.race([
+        post.catch((error: unknown) => error),
+        new Promise<'hung'>((resolve) => {
+          timer = setTimeout(() => {
+            attempt.abort();
+            resolve('hung');
+          }, 10_000);
+        }),
+      ]);
+      clearTimeout(timer);
+      if (outcome === 'hung') {
+        postsHung += 1;
+        post.catch(() => undefined);
+      } else if (outcome !== 'done') {
+        failures += 1;
+        failureCodes.add(failureCode(outcome));
+      }
+    }
+    const sequentialStart = performance.now();
+    for (let index = 0; index < 500; index += 1) await get();
+    const sequentialGetMs = (performance.now() - sequentialStart) / 500;
+    const concurrentStart = performance.now();
+    await Promise.all(
+      Array.from({ length: 32 }, async () => {
+        for (let index = 0; index < 30; index += 1) await get();
+      }),
+    );
+    const concurrentGetsPerSecond = 960 / ((performance.now() - concurrentStart) / 1000);
+    stop.abort();
+    // A hung POST is not aborted by undici: destroying the pool ends it and the watches.
+    await pool.destroy();
+    await Promise.all(watches);
+    return {
+      connections,
+      postsHung,
+      failures,
+      failureCodes: [...failureCodes],
+      watchesEnded,
+      sequentialGetMs,
+      concurrentGetsPerSecond,
+    };
+  } finally {
+    onUncaught = rethrow;
   }
-  const sequentialStart = performance.now();
-  for (let index = 0; index < 500; index += 1) await get();
-  const sequentialGetMs = (performance.now() - sequentialStart) / 500;
-  const concurrentStart = performance.now();
-  await Promise.all(
-    Array.from({ length: 32 }, async () => {
-      for (let index = 0; index < 30; index += 1) await get();
-    }),
-  );
-  const concurrentGetsPerSecond = 960 / ((performance.now() - concurrentStart) / 1000);
-  stop.abort();
-  // A hung POST is not aborted by undici: destroying the pool ends it and the watches.
-  await pool.destroy();
-  await Promise.all(watches);
-  return {
-    connections,
-    postsHung,
-    failures,
-    failureCodes: [...failureCodes],
-    watchesEnded,
-    sequentialGetMs,
-    concurrentGetsPerSecond,
-  };
 }
 
 async function main(): Promise<void> {
