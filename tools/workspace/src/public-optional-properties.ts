@@ -58,13 +58,16 @@ export interface OptionalPropertyFinding {
  * findOptionalPropertiesWithoutUndefined type-checks the public entry points with
  * `exactOptionalPropertyTypes` on and walks every type a user can reach from their exports
  * (exported types, classes and functions; their properties, parameters, return types and type
- * arguments, transitively). It returns each optional property declared in packages/ whose type
- * does not accept `undefined`, so a user with that flag could not pass a `T | undefined` value
- * through to it: `field?: T` instead of `field?: T | undefined`. Types declared outside the
- * packages' sources (TypeScript's lib, dependencies) are passed through, not judged.
+ * arguments, transitively). It returns each optional property declared under `judged` (default
+ * packages/) whose type does not accept `undefined`, so a user with that flag could not pass a
+ * `T | undefined` value through to it: `field?: T` instead of `field?: T | undefined`. Types
+ * declared elsewhere (TypeScript's lib, dependencies) are passed through, not judged. Throws when
+ * an entry point has a diagnostic: a module that does not resolve would be walked as `any`, and
+ * nothing in it judged.
  */
 export function findOptionalPropertiesWithoutUndefined(
   entryPoints: readonly EntryPoint[],
+  judged: string = join(WORKSPACE, 'packages'),
 ): OptionalPropertyFinding[] {
   const configuration = ts.getParsedCommandLineOfConfigFile(
     join(WORKSPACE, 'tsconfig.base.json'),
@@ -82,9 +85,26 @@ export function findOptionalPropertiesWithoutUndefined(
   );
   const checker = program.getTypeChecker();
   const undefinedType = checker.getUndefinedType();
-  const packages = join(WORKSPACE, 'packages') + sep;
+  const judgedFolder = join(judged, sep);
   const isPackageSource = (file: string): boolean =>
-    file.startsWith(packages) && !file.includes(`${sep}node_modules${sep}`);
+    file.startsWith(judgedFolder) && !file.includes(`${sep}node_modules${sep}`);
+
+  const diagnostics = entryPoints.flatMap((entryPoint) => {
+    const source = program.getSourceFile(entryPoint.file);
+    return source
+      ? [...program.getSyntacticDiagnostics(source), ...program.getSemanticDiagnostics(source)]
+      : [];
+  });
+  if (diagnostics.length > 0) {
+    const host: ts.FormatDiagnosticsHost = {
+      getCanonicalFileName: (file) => file,
+      getCurrentDirectory: () => WORKSPACE,
+      getNewLine: () => '\n',
+    };
+    throw new Error(
+      `the entry points do not type-check:\n${ts.formatDiagnostics(diagnostics, host)}`,
+    );
+  }
 
   const findings = new Map<ts.Node, OptionalPropertyFinding>();
   const visitedTypes = new Set<ts.Type>();

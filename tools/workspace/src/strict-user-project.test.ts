@@ -1,3 +1,4 @@
+import path from 'node:path';
 import ts from 'typescript';
 import ts6 from 'typescript-6';
 import { describe, expect, it } from 'vitest';
@@ -7,6 +8,7 @@ import {
   readmeSnippets,
   type UserModule,
 } from './strict-user-project.js';
+import { WORKSPACE_ROOT } from './workspace-packages.js';
 
 // A user project with the strictest settings users turn on (STRICT_USER_OPTIONS:
 // exactOptionalPropertyTypes, noUncheckedIndexedAccess, verbatimModuleSyntax, strict, …) holds
@@ -93,4 +95,45 @@ describe('a user project with the strictest settings', () => {
     },
     300_000,
   );
+});
+
+describe('checkUserProject', () => {
+  /** userModule is an in-memory example module of @k/config (it resolves the packages as one). */
+  const userModule = (name: string, text: string): UserModule => ({
+    name: `packages/config/examples/${name}`,
+    file: path.join(WORKSPACE_ROOT, 'packages/config/examples', name),
+    text,
+    snippet: false,
+  });
+
+  it('reports a misspelled import as an error, casts and conditional spreads as casts, and nothing of a clean module', () => {
+    const report = checkUserProject(ts, [
+      userModule(
+        'misspelled.ts',
+        "import { loadKubeconfg } from '@k/config';\nvoid loadKubeconfg;\n",
+      ),
+      userModule(
+        'casts.ts',
+        [
+          'export function build(value: unknown, condition: boolean, a: string) {',
+          '  const text = value as string;',
+          '  return { text, ...(condition ? { a } : {}) };',
+          '}',
+          '',
+        ].join('\n'),
+      ),
+      userModule(
+        'clean.ts',
+        "import { loadKubeconfig } from '@k/config';\nexport const load: typeof loadKubeconfig = loadKubeconfig;\n",
+      ),
+    ]);
+    expect(report.errors).toEqual([
+      `packages/config/examples/misspelled.ts:1 TS2724 '"@k/config"' has no exported member named 'loadKubeconfg'. Did you mean 'loadKubeconfig'?`,
+    ]);
+    expect(report.casts).toEqual([
+      'packages/config/examples/casts.ts:2 value as string',
+      'packages/config/examples/casts.ts:3 ...(condition ? { a } : {})',
+    ]);
+    expect(report.freeNames).toEqual(new Map());
+  });
 });
