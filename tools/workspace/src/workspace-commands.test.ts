@@ -53,22 +53,23 @@ beforeAll(async () => {
   scratch = await mkdtemp(join(tmpdir(), 'k-workspace-commands-'));
   // A resolve hook in every node process of the command (npx, then the bin) that fails the
   // command when anything resolves into a workspace package's dist/: proof that the commands
-  // do not depend on a build, whether or not one exists right now.
-  await writeFile(
-    join(scratch, 'no-dist-hooks.mjs'),
-    `const dist = /\\/(packages|tools|apps)\\/[^/]+\\/dist\\//;
-export async function resolve(specifier, context, next) {
-  const resolved = await next(specifier, context);
-  if (dist.test(resolved.url) && !resolved.url.includes('/node_modules/')) {
-    throw new Error('a workspace command loaded a build: ' + resolved.url);
-  }
-  return resolved;
-}
-`,
-  );
+  // do not depend on a build, whether or not one exists right now. An in-thread hook
+  // (module.registerHooks): it sees each resolution as the bin's own hooks (the `@k/source`
+  // condition, tsx) made it, and, unlike module.register(), Node 26 does not deprecate it.
   await writeFile(
     join(scratch, 'no-dist.mjs'),
-    `import { register } from 'node:module';\nregister(new URL('./no-dist-hooks.mjs', import.meta.url));\n`,
+    `import { registerHooks } from 'node:module';
+const dist = /\\/(packages|tools|apps)\\/[^/]+\\/dist\\//;
+registerHooks({
+  resolve(specifier, context, next) {
+    const resolved = next(specifier, context);
+    if (dist.test(resolved.url) && !resolved.url.includes('/node_modules/')) {
+      throw new Error('a workspace command loaded a build: ' + resolved.url);
+    }
+    return resolved;
+  },
+});
+`,
   );
   await writeFile(
     join(scratch, 'kubeconfig.yaml'),
@@ -90,10 +91,10 @@ afterAll(async () => {
   if (scratch) await rm(scratch, { recursive: true, force: true });
 });
 
-/** npx runs `npx --no-install <command> …args` from the workspace root, as a developer would. */
 /**
- * withoutLoaderDeprecation drops Node 26's DEP0205 warning about tsx's `module.register()` (the
- * workspace commands run their sources through tsx); anything else on stderr still counts.
+ * withoutLoaderDeprecation drops Node 26's DEP0205 warning about `module.register()`, which the
+ * workspace's bins call to run their sources (the `@k/source` condition hook, then tsx); anything
+ * else on stderr still counts.
  */
 function withoutLoaderDeprecation(stderr: string | undefined): string | undefined {
   return stderr
@@ -104,6 +105,7 @@ function withoutLoaderDeprecation(stderr: string | undefined): string | undefine
     );
 }
 
+/** npx runs `npx --no-install <command> …args` from the workspace root, as a developer would. */
 async function npx(command: string, ...args: string[]) {
   try {
     const { stdout, stderr } = await run('npx', ['--no-install', command, ...args], {
