@@ -12,7 +12,8 @@
  * - @kubernetes/client-node 1.4.0 `makeInformer` with `listNamespacedPod`;
  * - raw undici + `JSON.parse` of one LIST into a Map, then a watch decoded line by line, as is
  *   and with `delete metadata.managedFields` on every object;
- * - the floor: raw undici receiving the same streaming list, uncompressed, with nothing parsed;
+ * - the floor: raw undici receiving the same streaming list, uncompressed, with nothing parsed
+ *   (the raw rows' Agent says `allowH2: false`: HTTP/1.1, as k speaks);
  * - client-go v0.37.2 (bench/go/informer, built here and cached): the typed Pod informer by
  *   default (streaming list, protobuf as its typed clients prefer), with a transform dropping
  *   managedFields, and metadata-only;
@@ -64,7 +65,8 @@ const PODS = 'cs.coreV1.pods(namespace)';
 const RAW_SETUP = `import { readFileSync } from 'node:fs';
 import { Agent, request } from 'undici';
 const connection = JSON.parse(readFileSync(process.env.BENCH_RAW_CONNECTION, 'utf8'));
-const dispatcher = new Agent({ connect: { ca: connection.caPem, cert: connection.certPem, key: connection.keyPem } });
+// HTTP/1.1 as k's rows speak: undici 8 offers h2, which kube-apiserver takes.
+const dispatcher = new Agent({ allowH2: false, connect: { ca: connection.caPem, cert: connection.certPem, key: connection.keyPem } });
 const podsUrl = connection.server + '/api/v1/namespaces/' + process.env.BENCH_NAMESPACE + '/pods';`;
 
 /** rawRun lists into a Map, opens a watch from the list, and decodes it line by line. */
