@@ -17,14 +17,19 @@ export {
   installPackedPackages,
   kubectl,
   runCommand,
+  startCommand,
   userEnvironment,
 } from './installed-project.js';
 export type {
+  CommandExit,
   CommandResult,
   InstallOptions,
   InstalledProject,
   RunCommandOptions,
+  RunningCommand,
+  StartCommandOptions,
 } from './installed-project.js';
+export { buildUserProject } from './user-project.js';
 export { caught } from './caught.js';
 export { eventually, inParallel } from './eventually.js';
 export { respondJson, startTestServer } from './test-server.js';
@@ -35,4 +40,3 @@ export { startHttpConnectProxy, startSocks5Proxy } from './proxy-servers.js';
 export type { TestProxy } from './proxy-servers.js';
 export { singleContextKubeconfig } from './single-context-kubeconfig.js';
 export type { KubeconfigCluster } from './single-context-kubeconfig.js';
-export { buildUserProject } from './user-project.js';

@@ -1,7 +1,8 @@
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { followChild } from './child-output.js';
 import { assertBuilt, WORKSPACE_ROOT } from './node-program.js';
 
 /** CommandResult is how a command ended and what it printed. */
@@ -29,6 +30,18 @@ export function userEnvironment(): NodeJS.ProcessEnv {
   return env;
 }
 
+/** environmentWith is the user's environment with `changes` (`undefined` removes a variable). */
+function environmentWith(
+  changes: Readonly<Record<string, string | undefined>> = {},
+): NodeJS.ProcessEnv {
+  const env = userEnvironment();
+  for (const [name, value] of Object.entries(changes)) {
+    if (value === undefined) delete env[name];
+    else env[name] = value;
+  }
+  return env;
+}
+
 /** runCommand runs a command (no shell) in `cwd` as a user's terminal would and collects its output. */
 export function runCommand(
   command: string,
@@ -36,11 +49,7 @@ export function runCommand(
   cwd: string,
   options: RunCommandOptions = {},
 ): Promise<CommandResult> {
-  const env = userEnvironment();
-  for (const [name, value] of Object.entries(options.env ?? {})) {
-    if (value === undefined) delete env[name];
-    else env[name] = value;
-  }
+  const env = environmentWith(options.env);
   return new Promise((resolve, reject) => {
     const child = spawn(command, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
     const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 120_000);
@@ -57,6 +66,84 @@ export function runCommand(
       resolve({ status, stdout, stderr });
     });
   });
+}
+
+/** StartCommandOptions tune {@link startCommand}. */
+export interface StartCommandOptions {
+  /** env is added to the user's environment (`undefined` removes a variable). */
+  env?: Readonly<Record<string, string | undefined>>;
+  /** killAfterMs is how long stop() waits after its signal before SIGKILL (default 20 000). */
+  killAfterMs?: number;
+}
+
+/** CommandExit is how a started command ended and all it printed. */
+export interface CommandExit extends CommandResult {
+  signal: NodeJS.Signals | null;
+  /** killed is true when stop() had to end the command with SIGKILL. */
+  killed: boolean;
+}
+
+/** RunningCommand is a command started by {@link startCommand}, running until it is stopped. */
+export interface RunningCommand {
+  readonly child: ChildProcess;
+  /** stdout is what the command printed so far. */
+  stdout(): string;
+  /** stderr is what the command wrote to stderr so far. */
+  stderr(): string;
+  /**
+   * waitForStdout resolves when stdout matches `pattern`; it rejects, with stdout and stderr,
+   * when the command exits first or after `timeoutMs` (default 30 000).
+   */
+  waitForStdout(pattern: RegExp, timeoutMs?: number): Promise<RegExpMatchArray>;
+  /**
+   * stop sends `signal` (default SIGTERM) and resolves when the command has exited; one that is
+   * still running `killAfterMs` later is killed with SIGKILL (then `killed` is true), so a
+   * command that ignores the signal ends the test with what it printed, not at its timeout.
+   */
+  stop(signal?: NodeJS.Signals): Promise<CommandExit>;
+}
+
+/**
+ * startCommand starts a command (no shell) in `cwd` as {@link runCommand} does and leaves it
+ * running: for programs that serve until stopped, such as an operator.
+ */
+export function startCommand(
+  command: string,
+  args: readonly string[],
+  cwd: string,
+  options: StartCommandOptions = {},
+): RunningCommand {
+  const child = spawn(command, args, {
+    cwd,
+    env: environmentWith(options.env),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const output = followChild(child);
+  return {
+    child,
+    stdout: output.stdout,
+    stderr: output.stderr,
+    waitForStdout: output.waitForStdout,
+    async stop(signal = 'SIGTERM') {
+      let killed = false;
+      const timer = setTimeout(() => {
+        killed = child.kill('SIGKILL');
+      }, options.killAfterMs ?? 20_000);
+      child.kill(signal);
+      try {
+        const exit = await output.closed;
+        return {
+          status: exit.exitCode,
+          signal: exit.signal,
+          stdout: exit.stdout,
+          stderr: exit.stderr,
+          killed,
+        };
+      } finally {
+        clearTimeout(timer);
+      }
+    },
+  };
 }
 
 /**

@@ -3,6 +3,7 @@ import { existsSync, statSync } from 'node:fs';
 import { mkdtemp, readdir, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { followChild } from './child-output.js';
 
 /** ModuleKind is how a child program is loaded: an ES module (`.mjs`) or CommonJS (`.cjs`). */
 export type ModuleKind = 'esm' | 'cjs';
@@ -161,67 +162,32 @@ export async function startNodeProgram(
     [...(options.nodeArgs ?? []), file, ...(options.args ?? [])],
     { cwd: directory, env, stdio: ['ignore', 'pipe', 'pipe'] },
   );
-  let stdout = '';
-  let stderr = '';
-  const watchers = new Set<() => void>();
-  child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
-    stdout += chunk;
-    for (const watcher of watchers) watcher();
-  });
-  child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
-    stderr += chunk;
-  });
+  const output = followChild(child);
   let timedOut = false;
   const killer = setTimeout(() => {
     timedOut = true;
     child.kill('SIGKILL');
   }, options.timeoutMs ?? 60_000);
-  const exited = new Promise<NodeProgramResult>((resolve, reject) => {
-    child.once('error', reject);
-    child.once('close', (exitCode, signal) => {
+  const removeDirectory = () => rm(directory, { recursive: true, force: true });
+  const exited = output.closed.then(
+    async (exit) => {
       clearTimeout(killer);
-      for (const watcher of watchers) watcher();
-      void rm(directory, { recursive: true, force: true }).then(() =>
-        resolve({ exitCode, signal, stdout, stderr, timedOut, directory }),
-      );
-    });
-  });
-  let closed = false;
-  void exited.finally(() => {
-    closed = true;
-  });
+      await removeDirectory();
+      return { ...exit, timedOut, directory };
+    },
+    async (error: unknown) => {
+      clearTimeout(killer);
+      await removeDirectory();
+      throw error;
+    },
+  );
 
   return {
     child,
     directory,
-    stdout: () => stdout,
+    stdout: output.stdout,
     exited,
-    waitForStdout(pattern, timeoutMs = 30_000) {
-      return new Promise((resolve, reject) => {
-        const timer = setTimeout(() => {
-          watchers.delete(check);
-          reject(new Error(`stdout did not match ${pattern} within ${timeoutMs}ms:\n${stdout}`));
-        }, timeoutMs);
-        function check(): void {
-          const match = stdout.match(pattern);
-          if (match) {
-            watchers.delete(check);
-            clearTimeout(timer);
-            resolve(match);
-          } else if (closed || child.exitCode !== null || child.signalCode !== null) {
-            watchers.delete(check);
-            clearTimeout(timer);
-            reject(
-              new Error(
-                `the program exited before stdout matched ${pattern}:\n${stdout}\nstderr:\n${stderr}`,
-              ),
-            );
-          }
-        }
-        watchers.add(check);
-        check();
-      });
-    },
+    waitForStdout: output.waitForStdout,
   };
 }
 

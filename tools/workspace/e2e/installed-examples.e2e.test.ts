@@ -1,9 +1,6 @@
-import { spawn } from 'node:child_process';
-import { once } from 'node:events';
 import { copyFile, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, join, relative } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import {
   buildUserProject,
   eventually,
@@ -12,11 +9,12 @@ import {
   MODULE_KINDS,
   runCommand,
   singleContextKubeconfig,
-  userEnvironment,
+  startCommand,
   WORKSPACE_ROOT,
   type CommandResult,
   type InstalledProject,
   type ModuleKind,
+  type RunningCommand,
 } from '@k/test-utils';
 import { controlPlane, useTestNamespace } from '@k/testenv/vitest';
 import ts from 'typescript';
@@ -137,71 +135,27 @@ function runExample(
   });
 }
 
-/** ExampleExit is how a long-running example ended and all it printed. */
-interface ExampleExit {
-  code: number | null;
-  signal: NodeJS.Signals | null;
-  stdout: string;
-  stderr: string;
-}
-
-/** RunningExample is an example that runs until it is stopped (an operator). */
-interface RunningExample {
-  /** waitForStdout resolves when stdout matches `pattern`; it throws at exit or after 30 s. */
-  waitForStdout(pattern: RegExp): Promise<RegExpMatchArray>;
-  /** stop sends SIGTERM and resolves when the program has exited (killed after 20 s). */
-  stop(): Promise<ExampleExit>;
-}
-
 /** Programs still running at the end of a test: killed (SIGKILL) after it. */
-const running = new Set<() => void>();
+const running = new Set<RunningCommand>();
 /** Cleanups of what a test made in the cluster, run after it (after the programs are killed). */
 const cleanups: (() => Promise<unknown>)[] = [];
 
 afterEach(async () => {
-  for (const kill of running) kill();
+  for (const example of running) example.child.kill('SIGKILL');
   running.clear();
   for (const cleanup of cleanups.splice(0)) await cleanup();
 });
 
 /**
  * startExample starts `<package>/<name>` as a plain node program of `kind` in the installed
- * project, in the user's environment without KUBECONFIG.
+ * project, in the user's environment without KUBECONFIG; it runs until the test stops it.
  */
-function startExample(example: string, kind: ModuleKind, args: readonly string[]): RunningExample {
-  const env = userEnvironment();
-  delete env.KUBECONFIG;
-  const child = spawn(process.execPath, [exampleFile(example, kind), ...args], {
-    cwd: project,
-    env,
-    stdio: ['ignore', 'pipe', 'pipe'],
+function startExample(example: string, kind: ModuleKind, args: readonly string[]): RunningCommand {
+  const started = startCommand(process.execPath, [exampleFile(example, kind), ...args], project, {
+    env: { KUBECONFIG: undefined },
   });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-  const closed = once(child, 'close') as Promise<[number | null, NodeJS.Signals | null]>;
-  const kill = () => child.kill('SIGKILL');
-  running.add(kill);
-  return {
-    async waitForStdout(pattern) {
-      for (const started = Date.now(); ; await sleep(50)) {
-        const match = pattern.exec(stdout);
-        if (match) return match;
-        if (Date.now() - started > 30_000 || child.exitCode !== null) {
-          throw new Error(`${example} printed no ${String(pattern)}: ${stdout}${stderr}`);
-        }
-      }
-    },
-    async stop() {
-      child.kill('SIGTERM');
-      const timer = setTimeout(kill, 20_000);
-      const [code, signal] = await closed;
-      clearTimeout(timer);
-      running.delete(kill);
-      return { code, signal, stdout, stderr };
-    },
-  };
+  running.add(started);
+  return started;
 }
 
 /** logLines parses what the Manager's default logger wrote: one JSON object per line. */
@@ -509,7 +463,7 @@ console.log(JSON.stringify({ atImport, afterPlugin: loaded(), user: review.statu
         expect(await getObject('configmap', mirror, '-n', target.name)).toBeUndefined();
 
         const exit = await example.stop();
-        expect(exit, exit.stderr).toMatchObject({ code: 0, signal: null });
+        expect(exit, exit.stderr).toMatchObject({ status: 0, signal: null });
         expect(exit.stdout.trim().split('\n').at(-1)).toBe('stopped');
         const lines = logLines(exit.stderr);
         expect(lines.map((line) => line.msg)).toContain('controller started');
@@ -557,7 +511,7 @@ console.log(JSON.stringify({ atImport, afterPlugin: loaded(), user: review.statu
       });
 
       const exit = await example.stop();
-      expect(exit, exit.stderr).toMatchObject({ code: 0, signal: null });
+      expect(exit, exit.stderr).toMatchObject({ status: 0, signal: null });
       expect(exit.stdout.trim().split('\n').at(-1)).toBe('stopped');
       const lines = logLines(exit.stderr);
       expect(lines.map((line) => line.msg)).toContain('leading; starting controllers');

@@ -7,19 +7,17 @@ import {
   MODULE_KINDS,
   runCommand,
   singleContextKubeconfig,
-  userEnvironment,
+  startCommand,
   WORKSPACE_ROOT,
   type CommandResult,
   type InstalledProject,
   type ModuleKind,
+  type RunningCommand,
 } from '@k/test-utils';
 import { controlPlane, useTestNamespace } from '@k/testenv/vitest';
-import { spawn } from 'node:child_process';
-import { once } from 'node:events';
 import { chmod, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 
 // k's public API on Bun and Deno, as their users meet it: the packages are packed and installed
@@ -87,10 +85,10 @@ afterAll(async () => {
 });
 
 /** Programs still running at the end of a test: killed (SIGKILL) after it. */
-const running = new Set<() => void>();
+const running = new Set<RunningCommand>();
 
 afterEach(() => {
-  for (const kill of running) kill();
+  for (const program of running) program.child.kill('SIGKILL');
   running.clear();
 });
 
@@ -230,36 +228,18 @@ describe.each(CASES)('on %s, as %s', (name, kind) => {
 
   it('runs a Manager whose controller reconciles, serves /healthz and stops on SIGTERM with exit code 0 (@k/runtime)', async () => {
     const on = runtime(name);
-    const env = userEnvironment();
-    for (const [variable, value] of Object.entries(RUNTIME_ENV)) {
-      if (value === undefined) delete env[variable];
-      else env[variable] = value;
-    }
-    const child = spawn(
+    const manager = startCommand(
       on.executable,
       on.args(join(kind, 'manager.js'), [...connection(), '--context=admin']),
-      { cwd: project, env, stdio: ['ignore', 'pipe', 'pipe'] },
+      project,
+      { env: RUNTIME_ENV },
     );
-    running.add(() => child.kill('SIGKILL'));
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-    const closed = once(child, 'close') as Promise<[number | null, NodeJS.Signals | null]>;
-    const waitFor = async (pattern: RegExp): Promise<RegExpMatchArray> => {
-      for (const started = Date.now(); ; await sleep(50)) {
-        const match = pattern.exec(stdout);
-        if (match) return match;
-        if (Date.now() - started > 30_000 || child.exitCode !== null) {
-          throw new Error(`manager printed no ${String(pattern)}: ${stdout}${stderr}`);
-        }
-      }
-    };
+    running.add(manager);
 
-    const [, probes = ''] = await waitFor(/listening probes (\S+)/);
+    const [, probes = ''] = await manager.waitForStdout(/listening probes (\S+)/);
     await kubectl('-n', namespace.name, 'create', 'configmap', 'source');
     await kubectl('-n', namespace.name, 'label', 'configmap', 'source', 'k-smoke=reconcile');
-    await waitFor(/reconciled source/);
+    await manager.waitForStdout(/reconciled source/);
     expect(
       JSON.parse(
         await kubectl('-n', namespace.name, 'get', 'configmap', 'source.reconciled', '-o', 'json'),
@@ -269,11 +249,13 @@ describe.each(CASES)('on %s, as %s', (name, kind) => {
     expect(healthz.status).toBe(200);
     await eventually(async () => expect((await fetch(`${probes}/readyz`)).status).toBe(200));
 
-    child.kill('SIGTERM');
-    const [code, signal] = await closed;
-    expect({ code, signal }, stderr).toEqual({ code: 0, signal: null });
-    expect(stdout.trim().split('\n').at(-1)).toBe('stopped');
-    const levels = stderr
+    const exit = await manager.stop();
+    expect({ status: exit.status, signal: exit.signal }, exit.stderr).toEqual({
+      status: 0,
+      signal: null,
+    });
+    expect(exit.stdout.trim().split('\n').at(-1)).toBe('stopped');
+    const levels = exit.stderr
       .trim()
       .split('\n')
       .map((line) => (JSON.parse(line) as { level?: string }).level);
