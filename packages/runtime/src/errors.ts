@@ -21,7 +21,13 @@ export type RuntimeErrorCode =
   /** A guarded write (a finalizer patch) lost the race to other writers on every attempt. */
   | 'ERR_RUNTIME_CONFLICT'
   /** A reconcile failed for good ({@link TerminalError}): it is not retried until the object changes. */
-  | 'ERR_RUNTIME_TERMINAL';
+  | 'ERR_RUNTIME_TERMINAL'
+  /** A webhook server's serving certificate could not be read, parsed, matched with its key or made. */
+  | 'ERR_RUNTIME_WEBHOOK_CERTIFICATE'
+  /** An admission handler refused the object ({@link AdmissionDenied}). */
+  | 'ERR_RUNTIME_ADMISSION_DENIED'
+  /** A conversion webhook could not convert an object (no converter for its version, a converter threw). */
+  | 'ERR_RUNTIME_CONVERSION';
 
 /**
  * RuntimeError is every failure @k/runtime itself detects (what the server answers stays an
@@ -83,5 +89,46 @@ export class TerminalError extends RuntimeError {
 
   constructor(message: string, options: { cause?: unknown } = {}) {
     super('ERR_RUNTIME_TERMINAL', message, options);
+  }
+}
+
+/** AdmissionCause is one reason of a denial, tied to a field (`spec.replicas`), as the API server reports it. */
+export interface AdmissionCause {
+  /** field is the path of the offending field, e.g. `spec.hosts[0]`. */
+  readonly field: string;
+  readonly message: string;
+  /** reason is the API's cause type (default `FieldValueInvalid`). */
+  readonly reason?: string | undefined;
+}
+
+/** AdmissionDeniedOptions say how the API server reports a denial. */
+export interface AdmissionDeniedOptions {
+  /** causes are the fields at fault; with causes the denial is `422 Invalid`, else `403 Forbidden`. */
+  readonly causes?: readonly AdmissionCause[] | undefined;
+  /** code overrides the HTTP status the API server answers with (400–599). */
+  readonly code?: number | undefined;
+  /** reason overrides the status reason (`Forbidden`, `Invalid`, …). */
+  readonly reason?: string | undefined;
+  readonly cause?: unknown;
+}
+
+/**
+ * AdmissionDenied, thrown from an admission handler, refuses the request: the API server answers
+ * the client with `message` (and `causes`, field by field) instead of storing the object. Any
+ * other error thrown by a handler also refuses it, with code 500 and the error's message.
+ */
+export class AdmissionDenied extends RuntimeError {
+  static override readonly brand: symbol = Symbol.for('@k/runtime.AdmissionDenied');
+  declare readonly code: 'ERR_RUNTIME_ADMISSION_DENIED';
+  readonly causes: readonly AdmissionCause[];
+  readonly statusCode: number;
+  readonly reason: string;
+
+  constructor(message: string, options: AdmissionDeniedOptions = {}) {
+    super('ERR_RUNTIME_ADMISSION_DENIED', message, { cause: options.cause });
+    this.causes = options.causes ?? [];
+    const invalid = this.causes.length > 0;
+    this.statusCode = options.code ?? (invalid ? 422 : 403);
+    this.reason = options.reason ?? (invalid ? 'Invalid' : 'Forbidden');
   }
 }

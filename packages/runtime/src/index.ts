@@ -65,5 +65,6 @@ export { SILENT_LOGGER, jsonLogger } from './logger.js';
 export type { LogFields, Logger } from './logger.js';
 
 // Errors.
-export { RuntimeError, TerminalError } from './errors.js';
+export { AdmissionDenied, RuntimeError, TerminalError } from './errors.js';
+export type { AdmissionCause, AdmissionDeniedOptions } from './errors.js';
 export type { RuntimeErrorCode } from './errors.js';
