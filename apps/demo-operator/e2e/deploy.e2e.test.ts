@@ -39,7 +39,14 @@ describe('the manifests of deploy/', () => {
     });
     const applied: string[] = [];
     let deployment: Deployment | undefined;
-    for (const file of ['namespace.yaml', 'crd.yaml', 'rbac.yaml', 'deployment.yaml']) {
+    // certificate.yaml is not among them: cert-manager's kinds do not exist here (deploy/webhook-manifests.test.ts checks it).
+    for (const file of [
+      'namespace.yaml',
+      'crd.yaml',
+      'rbac.yaml',
+      'deployment.yaml',
+      'webhook-service.yaml',
+    ]) {
       for (const { object } of await cs.applyManifests(manifest(file), {
         fieldManager: FIELD_MANAGER,
         force: true,
@@ -58,6 +65,7 @@ describe('the manifests of deploy/', () => {
       'Role/demo-operator',
       'RoleBinding/demo-operator',
       'Deployment/demo-operator',
+      'Service/demo-operator-webhook',
     ]);
     // What the server made of the Deployment: two replicas, probes, resources, non-root, read-only.
     expect(deployment?.spec.replicas).toBe(2);
@@ -72,7 +80,17 @@ describe('the manifests of deploy/', () => {
     });
     expect(container.livenessProbe?.httpGet).toMatchObject({ path: '/healthz', port: 'probes' });
     expect(container.readinessProbe?.httpGet).toMatchObject({ path: '/readyz', port: 'probes' });
-    expect(container.ports).toEqual([{ name: 'probes', containerPort: 8081, protocol: 'TCP' }]);
+    expect(container.ports).toEqual([
+      { name: 'probes', containerPort: 8081, protocol: 'TCP' },
+      { name: 'webhook', containerPort: 9443, protocol: 'TCP' },
+    ]);
+    expect(container.volumeMounts).toEqual([
+      {
+        name: 'webhook-certificate',
+        mountPath: '/tmp/k8s-webhook-server/serving-certs',
+        readOnly: true,
+      },
+    ]);
     expect(container.resources?.limits?.memory).toBe('160Mi');
     expect(container.args).toEqual(
       expect.arrayContaining([
