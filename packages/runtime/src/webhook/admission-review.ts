@@ -1,21 +1,8 @@
+import type { GroupVersionKind, GroupVersionResource } from '@k/clientset';
 import type { AdmissionOperation, WebhookCall, WebhookReply } from './webhook-handler.js';
 
 /** ADMISSION_API_VERSION is the only AdmissionReview version the webhooks speak (Kubernetes ≥ 1.16). */
 const ADMISSION_API_VERSION = 'admission.k8s.io/v1';
-
-/** GroupVersionKind names a kind in one version of its API group (`''` is the core group). */
-export interface GroupVersionKind {
-  readonly group: string;
-  readonly version: string;
-  readonly kind: string;
-}
-
-/** GroupVersionResource names a resource (its plural) in one version of its API group. */
-export interface GroupVersionResource {
-  readonly group: string;
-  readonly version: string;
-  readonly resource: string;
-}
 
 /** AdmissionUserInfo is who made the request (authentication.k8s.io/v1 UserInfo). */
 export interface AdmissionUserInfo {

@@ -1,4 +1,5 @@
 import { Buffer } from 'node:buffer';
+import type { GroupVersionKind, GroupVersionResource } from '@k/clientset';
 import jsonPatch from 'fast-json-patch';
 import { describe, expect, it, vi } from 'vitest';
 import { AdmissionDenied } from '../errors.js';
@@ -15,8 +16,6 @@ import type {
   AdmissionReview,
   AdmissionStatus,
   AdmissionStatusCause,
-  GroupVersionKind,
-  GroupVersionResource,
 } from './admission-review.js';
 import { stringifyJson, type JsonValue } from './json-patch.js';
 import type { WebhookCall, WebhookHandler } from './webhook-handler.js';
