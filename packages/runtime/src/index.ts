@@ -3,8 +3,8 @@
 // `@k/runtime/informer` (informers, caches, reflector), `@k/runtime/workqueue`,
 // `@k/runtime/events`, `@k/runtime/leader-election`, `@k/runtime/finalizers` (finalizer patches
 // without a controller), `@k/runtime/conditions`, `@k/runtime/writes`, `@k/runtime/metrics`,
-// `@k/runtime/prometheus` and `@k/runtime/di`. A subpath has the whole of its area, so a few of
-// its names are also here.
+// `@k/runtime/prometheus`, `@k/runtime/webhook` and `@k/runtime/di`. A subpath has the whole of
+// its area, so a few of its names are also here.
 
 // Manager: informers, controllers, leader election, probes, /metrics, signals; owns its clientset.
 export { Manager } from './manager/manager.js';
@@ -17,6 +17,11 @@ export type {
 } from './manager/manager.js';
 export type { Runnable, RunnableContext } from './manager/runnable.js';
 export type { ServerAddress } from './manager/manager-server.js';
+
+// Webhooks: an HTTPS server for admission and conversion handlers (the rest: `@k/runtime/webhook`).
+export { WebhookServer } from './webhook/webhook-server.js';
+export type { WebhookServerAddress, WebhookServerOptions } from './webhook/webhook-server.js';
+export type { WebhookCertificateOptions } from './webhook/serving-certificate.js';
 
 // Controllers: the reconciler gets its object; errors retry, terminal errors do not.
 export { Controller } from './controller/controller.js';

@@ -24,6 +24,11 @@ import {
 import { jsonLogger, type Logger } from '../logger.js';
 import { NOOP_METRICS, isScrapable, type MetricsSink } from '../metrics/metrics-sink.js';
 import { restClientInstrumentation } from '../metrics/rest-client-metrics.js';
+import {
+  WebhookServer,
+  type WebhookServerAddress,
+  type WebhookServerOptions,
+} from '../webhook/webhook-server.js';
 import type { WorkqueueRateLimiter } from '../workqueue/rate-limiters.js';
 import { HealthChecks, type HealthCheck } from './health-checks.js';
 import { ManagerServer, type ServerAddress, type ServerKind } from './manager-server.js';
@@ -78,8 +83,11 @@ export interface ManagerOptions {
    * `host: '0.0.0.0'` for a Prometheus that scrapes Pods; `false`: nowhere).
    */
   metricsServer?: ListenOptions | false | undefined;
-  /** onListening is told each server's address once it listens (see also `addresses`). */
-  onListening?: ((address: ServerAddress) => void) | undefined;
+  /**
+   * onListening is told each server's address once it listens (see also `addresses`), the
+   * webhook server's (`serves: 'webhook'`) included.
+   */
+  onListening?: ((address: ServerAddress | WebhookServerAddress) => void) | undefined;
   /** leaderElection, when set, runs the controllers only while this process holds the Lease. */
   leaderElection?: ManagerLeaderElectionOptions | undefined;
   /** gracefulShutdownTimeoutMs bounds the wait for runnables to finish at shutdown (default 30 s). */
@@ -163,6 +171,7 @@ export class Manager {
     server: ManagerServer;
     listen: { port: number; host?: string | undefined };
   }[] = [];
+  #webhookServer: WebhookServer | undefined;
   #started = false;
   #shuttingDown = false;
   #onStartedLeading: ((leadership: AbortSignal) => void) | undefined;
@@ -229,14 +238,59 @@ export class Manager {
     }
   }
 
-  /** addresses are where the servers listen, once they do: `probes` and `metrics`. */
-  get addresses(): Partial<Record<ServerKind, ServerAddress>> {
-    const addresses: Partial<Record<ServerKind, ServerAddress>> = {};
+  /** addresses are where the servers listen, once they do: `probes`, `metrics` and `webhook`. */
+  get addresses(): Partial<Record<ServerKind, ServerAddress>> & {
+    webhook?: WebhookServerAddress;
+  } {
+    const addresses: Partial<Record<ServerKind, ServerAddress>> & {
+      webhook?: WebhookServerAddress;
+    } = {};
     for (const { server } of this.#servers) {
       const address = server.address;
       if (address) addresses[address.serves] = address;
     }
+    const webhook = this.#webhookServer?.address;
+    if (webhook) addresses.webhook = webhook;
     return addresses;
+  }
+
+  /**
+   * webhookServer makes the Manager's {@link WebhookServer} (once; before the Manager starts),
+   * with the Manager's logger and metrics unless `options` say otherwise. It runs on every
+   * replica (no leader election), adds the ready check `webhook` (listening with a certificate
+   * loaded), tells `onListening` its address, and stops with the Manager: `/readyz` fails first,
+   * then the calls in flight finish within the graceful shutdown timeout.
+   */
+  webhookServer(options: WebhookServerOptions = {}): WebhookServer {
+    if (this.#webhookServer) {
+      throw new RuntimeError(
+        'ERR_RUNTIME_CONFIGURATION',
+        'this manager already has a webhook server: call webhookServer() once and keep it',
+      );
+    }
+    if (this.#started) {
+      throw new RuntimeError(
+        'ERR_RUNTIME_CONFIGURATION',
+        'make the webhook server before the manager starts',
+      );
+    }
+    const own = options.onListening;
+    const server = new WebhookServer(
+      withDefaults<WebhookServerOptions>(
+        { logger: this.logger, metrics: this.metrics },
+        {
+          ...options,
+          onListening: (address) => {
+            own?.(address);
+            this.#options.onListening?.(address);
+          },
+        },
+      ),
+    );
+    this.addReadyCheck('webhook', () => server.ready());
+    this.add(server);
+    this.#webhookServer = server;
+    return server;
   }
 
   /** informerFor is `informers.informerFor`: the shared informer of a typed or dynamic client. */
