@@ -5,7 +5,7 @@ import type { Deployment } from '@k/clientset/apps/v1';
 import type { Pod } from '@k/clientset/core/v1';
 import { environment, useTestNamespace } from '@k/envtest/vitest';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createWebAppsClient, type WebApp } from '../src/generated/web-app-v1alpha1.js';
+import { createWebAppsClient, type WebApp } from '../src/generated/web-app-v1beta1.js';
 import { OPERATOR_BIN, startChild, type Child } from './child-process.js';
 import { APP_ROOT, clientsetFor, eventually, installCrd, permissionOf, webApp } from './helpers.js';
 

@@ -4,7 +4,9 @@ import path from 'node:path';
 import { inferClientset, type Clientset } from '@k/clientset';
 import { eventually as retryUntil, type AuditRecord } from '@k/envtest';
 import { environment } from '@k/envtest/vitest';
-import { createWebAppsClient, type WebApp } from '../src/generated/web-app-v1alpha1.js';
+import { createWebAppsClient, type WebApp } from '../src/generated/web-app-v1beta1.js';
+import type { WebApp as WebAppV1alpha1 } from '../src/generated/web-app-v1alpha1.js';
+import { toHub } from '../src/webhooks/webapp-conversion.js';
 import { inferConfig } from '@k/config';
 import { CLIENTSET } from '@k/clientset/di';
 import { container as rootContainer } from 'tsyringe';
@@ -45,14 +47,18 @@ export function permissionOf(record: AuditRecord): string {
   return `${record.verb} ${record.resource}${record.subresource ? `/${record.subresource}` : ''}`;
 }
 
-/** webApp is a WebApp named `name` running `image`. */
-export function webApp(name: string, spec: Partial<WebApp['spec']> = {}): WebApp {
-  return {
+/**
+ * webApp is a WebApp named `name` running nginx:1.27 (two replicas, port 8080), `spec` given as
+ * v1alpha1 has it (every field in `spec`), in v1beta1, the version the API server stores (so
+ * writing it needs no conversion webhook).
+ */
+export function webApp(name: string, spec: Partial<WebAppV1alpha1['spec']> = {}): WebApp {
+  return toHub({
     apiVersion: 'apps.k.example/v1alpha1',
     kind: 'WebApp',
     metadata: { name },
     spec: { image: 'nginx:1.27', replicas: 2, port: 8080, ...spec },
-  };
+  });
 }
 
 /** RunningOperator is an operator started in this process by {@link startOperator}. */

@@ -1,7 +1,7 @@
 import type { Clientset } from '@k/clientset';
 import { environment, useTestNamespace } from '@k/envtest/vitest';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createWebAppsClient } from '../src/generated/web-app-v1alpha1.js';
+import { createWebAppsClient } from '../src/generated/web-app-v1beta1.js';
 import { LEASE_NAME } from '../src/names.js';
 import { OPERATOR_BIN, startChild, type Child } from './child-process.js';
 import { clientsetFor, eventually, installCrd, webApp } from './helpers.js';

@@ -3,7 +3,7 @@ import path from 'node:path';
 import type { Clientset } from '@k/clientset';
 import { environment, useTestNamespace } from '@k/envtest/vitest';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createWebAppsClient } from '../src/generated/web-app-v1alpha1.js';
+import { createWebAppsClient } from '../src/generated/web-app-v1beta1.js';
 import { LEASE_NAME } from '../src/names.js';
 import { startChild, type Child } from './child-process.js';
 import { APP_ROOT, clientsetFor } from './helpers.js';

@@ -9,7 +9,7 @@ import {
 import { environment, useTestNamespace } from '@k/envtest/vitest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Deployment } from '@k/clientset/apps/v1';
-import { createWebAppsClient, type WebApp } from '../src/generated/web-app-v1alpha1.js';
+import { createWebAppsClient, type WebApp } from '../src/generated/web-app-v1beta1.js';
 import { FIELD_MANAGER, FINALIZER, MANAGED_BY_LABEL, registryName } from '../src/names.js';
 import { sameQuantity } from '@k/runtime/writes';
 import { clientsetFor, eventually, installCrd, startOperator, webApp } from './helpers.js';
@@ -52,7 +52,7 @@ describe('the WebApp operator on the real control plane', () => {
       const deployment = await eventually(() => cs.appsV1.deployments(namespace.name).get('hello'));
       expect(deployment.metadata?.ownerReferences).toEqual([
         {
-          apiVersion: 'apps.k.example/v1alpha1',
+          apiVersion: 'apps.k.example/v1beta1',
           kind: 'WebApp',
           name: 'hello',
           uid,
@@ -136,7 +136,7 @@ describe('the WebApp operator on the real control plane', () => {
         return current;
       });
       const availableSince = condition(scaled, 'Available')!.lastTransitionTime;
-      await webapps.patch('hello', 'merge', { spec: { image: 'nginx:1.28' } });
+      await webapps.patch('hello', 'merge', { spec: { container: { image: 'nginx:1.28' } } });
       await eventually(async () => {
         const current = await cs.appsV1.deployments(namespace.name).get('hello');
         expect(current.spec.replicas).toBe(3);
@@ -166,7 +166,7 @@ describe('the WebApp operator on the real control plane', () => {
       });
 
       // A field dropped from the spec is dropped from the Deployment (the apply's hash changed).
-      await webapps.patch('hello', 'json', [{ op: 'remove', path: '/spec/env' }]);
+      await webapps.patch('hello', 'json', [{ op: 'remove', path: '/spec/container/env' }]);
       await eventually(async () => {
         const current = await cs.appsV1.deployments(namespace.name).get('hello');
         expect(current.spec.template.spec?.containers[0]?.env).toBeUndefined();
@@ -221,7 +221,7 @@ describe('the WebApp operator on the real control plane', () => {
         { spec: { replicas: 4 } },
         { fieldManager: 'kubectl-edit' },
       );
-      await webapps.patch('drift', 'merge', { spec: { image: 'nginx:1.29' } });
+      await webapps.patch('drift', 'merge', { spec: { container: { image: 'nginx:1.29' } } });
       await new Promise((resolve) => setTimeout(resolve, 3000));
       const paused = await deployments.get('drift');
       expect(paused.spec.replicas).toBe(4);
@@ -405,7 +405,7 @@ describe('the WebApp operator on the real control plane', () => {
           .map((entry) => entry.operation),
       ).toEqual(['Update']); // a create, which fails when the name is taken
       // B dropped from the spec: the first apply hands the create's fields over, then B goes.
-      await webapps.patch('handed', 'json', [{ op: 'remove', path: '/spec/env/1' }]);
+      await webapps.patch('handed', 'json', [{ op: 'remove', path: '/spec/container/env/1' }]);
       const updated = await eventually(async () => {
         const current = await deployments.get('handed');
         expect(current.spec.template.spec?.containers[0]?.env).toEqual([{ name: 'A', value: '1' }]);
@@ -588,10 +588,10 @@ describe('the WebApp operator on the real control plane', () => {
       expect(
         await rejected(webApp('reserved', { env: [{ name: 'KUBERNETES_PORT', value: 'x' }] })),
       ).toMatch(/env names starting with KUBERNETES_ are reserved/);
-      expect(await rejected(webApp('no-port', { port: 70000 }))).toMatch(/spec.port/);
+      expect(await rejected(webApp('no-port', { port: 70000 }))).toMatch(/spec.container.port/);
       expect(
         await rejected(webApp('bad-cpu', { resources: { requests: { cpu: 'half' } } })),
-      ).toMatch(/spec.resources.requests.cpu/);
+      ).toMatch(/spec.container.resources.requests.cpu/);
       await webapps.create(webApp('fine', { replicas: 50 }));
       await eventually(() => cs.appsV1.deployments(namespace.name).get('fine'));
       expect(running.operator.webapps.lister.keys()).toEqual([`${namespace.name}/fine`]);
@@ -659,7 +659,7 @@ describe('the WebApp operator on the real control plane', () => {
 
       // A change of value is still one: 0.5 → 0.75 CPU.
       await webapps.patch('quantities', 'merge', {
-        spec: { resources: { requests: { cpu: '0.75' } } },
+        spec: { container: { resources: { requests: { cpu: '0.75' } } } },
       });
       await eventually(async () =>
         expect(

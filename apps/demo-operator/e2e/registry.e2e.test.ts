@@ -2,7 +2,7 @@ import { inferClientset, type Clientset } from '@k/clientset';
 import type { ConfigMap } from '@k/clientset/core/v1';
 import { useEnvironment } from '@k/envtest/vitest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createWebAppsClient, type WebApp } from '../src/generated/web-app-v1alpha1.js';
+import { createWebAppsClient, type WebApp } from '../src/generated/web-app-v1beta1.js';
 import { eventually, installCrd, startOperator, webApp, type RunningOperator } from './helpers.js';
 
 // One operator for every namespace, as deployed: on a control plane of its own, so the WebApps

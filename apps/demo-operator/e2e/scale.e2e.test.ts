@@ -2,7 +2,7 @@ import type { Clientset } from '@k/clientset';
 import type { AuditRecord } from '@k/envtest';
 import { environment, useTestNamespace } from '@k/envtest/vitest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createWebAppsClient } from '../src/generated/web-app-v1alpha1.js';
+import { createWebAppsClient } from '../src/generated/web-app-v1beta1.js';
 import { LEASE_NAME, registryName } from '../src/names.js';
 import {
   clientsetFor,

@@ -2,7 +2,7 @@ import type { Clientset, KubernetesObject } from '@k/clientset';
 import type { Deployment } from '@k/clientset/apps/v1';
 import type { Pod, Service } from '@k/clientset/core/v1';
 import { InformerFactory, finalStateOf, type Informer } from '@k/runtime/informer';
-import { createWebAppsClient, type WebApp } from '../src/generated/web-app-v1alpha1.js';
+import { createWebAppsClient, type WebApp } from '../src/generated/web-app-v1beta1.js';
 
 function conditionText(webapp: WebApp, type: string): string {
   const condition = webapp.status?.conditions?.find((candidate) => candidate.type === type);
@@ -16,7 +16,7 @@ function webAppLine(webapp: WebApp): string {
   const desired = webapp.spec.replicas ?? 1;
   const ready = webapp.status?.readyReplicas ?? 0;
   const paused = webapp.spec.paused ? ', paused' : '';
-  return `${ready}/${desired} ready, ${conditionText(webapp, 'Available')}, ${conditionText(webapp, 'Progressing')}, ${conditionText(webapp, 'Degraded')}${paused} (image ${webapp.spec.image})`;
+  return `${ready}/${desired} ready, ${conditionText(webapp, 'Available')}, ${conditionText(webapp, 'Progressing')}, ${conditionText(webapp, 'Degraded')}${paused} (image ${webapp.spec.container.image})`;
 }
 
 function deploymentLine(deployment: Deployment): string {

@@ -7,7 +7,7 @@ import { CLIENTSET } from '@k/clientset/di';
 import { isNotFound } from '@k/rest';
 import { formatProgress, startControlPlane, type ControlPlane } from '@k/testenv';
 import { container as rootContainer } from 'tsyringe';
-import { createWebAppsClient, type WebApp } from '../src/generated/web-app-v1alpha1.js';
+import { createWebAppsClient, type WebApp } from '../src/generated/web-app-v1beta1.js';
 import { parseOperatorFlags } from '../src/operator-flags.js';
 import { registerOperator } from '../src/register.js';
 import { TextLogger } from '../src/text-logger.js';

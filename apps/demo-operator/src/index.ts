@@ -12,5 +12,5 @@ export { OperatorError } from './errors.js';
 export type { OperatorErrorCode } from './errors.js';
 export { main } from './main.js';
 export * from './names.js';
-export { createWebAppsClient, webAppsResource } from './generated/web-app-v1alpha1.js';
-export type { WebApp, WebAppList, WebAppSpec, WebAppStatus } from './generated/web-app-v1alpha1.js';
+export { createWebAppsClient, webAppsResource } from './generated/web-app-v1beta1.js';
+export type { WebApp, WebAppList, WebAppSpec, WebAppStatus } from './generated/web-app-v1beta1.js';

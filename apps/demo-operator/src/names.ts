@@ -1,5 +1,5 @@
 import type { OwnerReference } from '@k/clientset';
-import type { WebApp } from './generated/web-app-v1alpha1.js';
+import type { WebApp } from './generated/web-app-v1beta1.js';
 
 /** FIELD_MANAGER is the server-side apply field manager of everything the operator writes. */
 export const FIELD_MANAGER = 'demo-operator';
@@ -69,7 +69,7 @@ export function selectorText(webapp: WebApp): string {
 /** controllerReference makes `webapp` the controlling owner, so the garbage collector deletes what it owns. */
 export function controllerReference(webapp: WebApp): OwnerReference {
   return {
-    apiVersion: 'apps.k.example/v1alpha1',
+    apiVersion: 'apps.k.example/v1beta1',
     kind: 'WebApp',
     name: webapp.metadata?.name ?? '',
     uid: webapp.metadata?.uid ?? '',

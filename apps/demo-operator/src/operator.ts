@@ -15,7 +15,7 @@ import {
   createWebAppsClient,
   type WebApp,
   type WebAppsClient,
-} from './generated/web-app-v1alpha1.js';
+} from './generated/web-app-v1beta1.js';
 import { FIELD_MANAGER, MANAGED_BY_LABEL, REGISTRY_NAMESPACE_LABEL } from './names.js';
 import { WebAppReconciler } from './reconcile/webapp-reconciler.js';
 import { WebAppRegistry } from './reconcile/webapp-registry.js';

@@ -7,7 +7,7 @@ import {
   type KubernetesObject,
 } from '@k/clientset';
 import { isApplied, isControlledBy, type OwnWrites } from '@k/runtime';
-import type { WebApp } from '../generated/web-app-v1alpha1.js';
+import type { WebApp } from '../generated/web-app-v1beta1.js';
 import { CONFIG_HASH_ANNOTATION, FIELD_MANAGER } from '../names.js';
 import { conflictDetail, conflictMessage, handOverPatch } from './ownership.js';
 

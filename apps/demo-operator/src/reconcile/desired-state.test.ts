@@ -1,18 +1,20 @@
 import { describe, expect, it } from 'vitest';
-import type { WebApp } from '../generated/web-app-v1alpha1.js';
+import type { WebApp } from '../generated/web-app-v1beta1.js';
 import { CONFIG_HASH_ANNOTATION } from '../names.js';
 import { desiredDeployment, desiredService } from './desired-state.js';
 
 const webapp: WebApp = {
-  apiVersion: 'apps.k.example/v1alpha1',
+  apiVersion: 'apps.k.example/v1beta1',
   kind: 'WebApp',
   metadata: { name: 'hello', namespace: 'shop', uid: 'uid-1', generation: 3 },
   spec: {
-    image: 'nginx:1.27',
+    container: {
+      image: 'nginx:1.27',
+      port: 8080,
+      env: [{ name: 'GREETING', value: 'hi' }, { name: 'EMPTY' }],
+      resources: { requests: { cpu: '100m', memory: 1024 } },
+    },
     replicas: 3,
-    port: 8080,
-    env: [{ name: 'GREETING', value: 'hi' }, { name: 'EMPTY' }],
-    resources: { requests: { cpu: '100m', memory: 1024 } },
   },
 };
 
@@ -28,7 +30,7 @@ describe('desiredDeployment', () => {
       },
       ownerReferences: [
         {
-          apiVersion: 'apps.k.example/v1alpha1',
+          apiVersion: 'apps.k.example/v1beta1',
           kind: 'WebApp',
           name: 'hello',
           uid: 'uid-1',
@@ -54,7 +56,7 @@ describe('desiredDeployment', () => {
   });
 
   it('uses the CRD defaults for an object read before defaulting', () => {
-    const bare = desiredDeployment({ ...webapp, spec: { image: 'nginx' } });
+    const bare = desiredDeployment({ ...webapp, spec: { container: { image: 'nginx' } } });
     expect(bare.spec?.replicas).toBe(1);
     expect(bare.spec?.template?.spec?.containers?.[0]?.ports?.[0]?.containerPort).toBe(8080);
     expect(bare.spec?.template?.spec?.containers?.[0]).not.toHaveProperty('env');
@@ -66,9 +68,14 @@ describe('desiredDeployment', () => {
     const first = hash(desiredDeployment(webapp));
     expect(first).toMatch(/^[0-9a-f]{16}$/);
     expect(hash(desiredDeployment(structuredClone(webapp)))).toBe(first);
-    expect(hash(desiredDeployment({ ...webapp, spec: { ...webapp.spec, env: [] } }))).not.toBe(
-      first,
-    );
+    expect(
+      hash(
+        desiredDeployment({
+          ...webapp,
+          spec: { ...webapp.spec, container: { ...webapp.spec.container, env: [] } },
+        }),
+      ),
+    ).not.toBe(first);
     expect(hash(desiredDeployment({ ...webapp, spec: { ...webapp.spec, replicas: 4 } }))).not.toBe(
       first,
     );

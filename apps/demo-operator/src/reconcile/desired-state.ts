@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { ApplyConfiguration, DeepPartial, KubernetesObject } from '@k/clientset';
 import type { Deployment } from '@k/clientset/apps/v1';
 import type { Container, Service } from '@k/clientset/core/v1';
-import type { WebApp } from '../generated/web-app-v1alpha1.js';
+import type { WebApp } from '../generated/web-app-v1beta1.js';
 import {
   CONFIG_HASH_ANNOTATION,
   CONTAINER_NAME,
@@ -52,19 +52,21 @@ function objectMeta(webapp: WebApp) {
  */
 export function desiredDeployment(webapp: WebApp): ApplyConfiguration<Deployment> {
   const { spec } = webapp;
+  const { container: wanted } = spec;
   const container: DeepPartial<Container> = {
     name: CONTAINER_NAME,
-    image: spec.image,
-    ports: [{ name: 'http', containerPort: spec.port ?? DEFAULT_PORT, protocol: 'TCP' }],
+    image: wanted.image,
+    ports: [{ name: 'http', containerPort: wanted.port ?? DEFAULT_PORT, protocol: 'TCP' }],
   };
-  if (spec.env?.length) {
+  if (wanted.env?.length) {
     // The server drops an empty value: sending none keeps the applied and live objects equal.
-    container.env = spec.env.map(({ name, value }) => (value ? { name, value } : { name }));
+    container.env = wanted.env.map(({ name, value }) => (value ? { name, value } : { name }));
   }
-  if (spec.resources && (spec.resources.limits || spec.resources.requests)) {
+  const { resources } = wanted;
+  if (resources && (resources.limits || resources.requests)) {
     container.resources = {
-      ...(spec.resources.limits ? { limits: stringQuantities(spec.resources.limits) } : {}),
-      ...(spec.resources.requests ? { requests: stringQuantities(spec.resources.requests) } : {}),
+      ...(resources.limits ? { limits: stringQuantities(resources.limits) } : {}),
+      ...(resources.requests ? { requests: stringQuantities(resources.requests) } : {}),
     };
   }
   return withConfigHash<ApplyConfiguration<Deployment>>({

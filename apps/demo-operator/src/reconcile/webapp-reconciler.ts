@@ -10,7 +10,7 @@ import {
   type ReconcileContext,
   type Reconciler,
 } from '@k/runtime';
-import type { WebApp, WebAppStatus, WebAppsClient } from '../generated/web-app-v1alpha1.js';
+import type { WebApp, WebAppStatus, WebAppsClient } from '../generated/web-app-v1beta1.js';
 import { OperatorError } from '../errors.js';
 import { FIELD_MANAGER, FINALIZER } from '../names.js';
 import { Changes, makeChild, type ApplyOutcome, type ChildWrite } from './child-objects.js';
@@ -226,7 +226,7 @@ export class WebAppReconciler {
       ...(conflicts.has('Deployment') ? { deploymentConflict: conflicts.get('Deployment')! } : {}),
     });
     if (!sameStatus(webapp.status, status)) {
-      const identity = { apiVersion: 'apps.k.example/v1alpha1', kind: 'WebApp' } as const;
+      const identity = { apiVersion: 'apps.k.example/v1beta1', kind: 'WebApp' } as const;
       context.remember(
         await context.client.applyStatus(
           { ...identity, metadata: { name: request.name }, status },

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import type { WebApp } from '../generated/web-app-v1alpha1.js';
+import type { WebApp } from '../generated/web-app-v1beta1.js';
 import { REGISTRY_MAX_BYTES, registryKey, registryName, registryValue } from '../names.js';
 import { registryBytes } from './webapp-registry.js';
 
 function webapp(namespace: string, name: string): WebApp {
-  return { metadata: { namespace, name }, spec: { image: 'nginx' } };
+  return { metadata: { namespace, name }, spec: { container: { image: 'nginx' } } };
 }
 
 describe('the registry bound', () => {

@@ -2,7 +2,7 @@ import type { ResourceClientFor } from '@k/clientset';
 import type { ConfigMap, ConfigMapList, configMapsResource } from '@k/clientset/core/v1';
 import { isAlreadyExists, isNotFound } from '@k/rest';
 import { OperatorError } from '../errors.js';
-import type { WebApp } from '../generated/web-app-v1alpha1.js';
+import type { WebApp } from '../generated/web-app-v1beta1.js';
 import {
   FIELD_MANAGER,
   MANAGED_BY_LABEL,

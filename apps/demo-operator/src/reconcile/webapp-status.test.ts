@@ -1,11 +1,11 @@
 import type { Deployment } from '@k/clientset/apps/v1';
 import { describe, expect, it } from 'vitest';
-import type { WebApp } from '../generated/web-app-v1alpha1.js';
+import type { WebApp } from '../generated/web-app-v1beta1.js';
 import { sameStatus, webAppStatus } from './webapp-status.js';
 
 const webapp: WebApp = {
   metadata: { name: 'hello', namespace: 'shop', generation: 2 },
-  spec: { image: 'nginx', replicas: 2 },
+  spec: { container: { image: 'nginx' }, replicas: 2 },
 };
 
 function deployment(status: NonNullable<Deployment['status']>, generation = 1): Deployment {

@@ -1,5 +1,5 @@
 import type { Deployment } from '@k/clientset/apps/v1';
-import type { WebApp, WebAppStatus, WebAppStatusCondition } from '../generated/web-app-v1alpha1.js';
+import type { WebApp, WebAppStatus, WebAppStatusCondition } from '../generated/web-app-v1beta1.js';
 import { findStatusCondition, setStatusCondition } from '@k/runtime';
 import { conditionTime } from '@k/runtime/conditions';
 import { DEFAULT_REPLICAS, selectorText } from '../names.js';
