@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { applyManifests, ignoreNotFound, type Clientset } from '@k/clientset';
 import type { CustomResourceDefinition } from '@k/clientset/apiextensions/v1';
 import { createTestCertificates, caught } from '@k/test-utils';
-import { isNotFound } from '@k/rest';
+import { isInvalid, isNotFound } from '@k/rest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RuntimeError } from '../src/errors.js';
 import type { WebhookRegistration } from '../src/webhook/webhook-handler.js';
@@ -196,7 +196,7 @@ describe('webhook configurations on the real API server', () => {
     ]);
   });
 
-  it('takes a URL target and the default port', async () => {
+  it('takes a URL target and another field manager', async () => {
     const urlName = `${name}-url`;
     created.validating.push(urlName);
     const configurations = webhookConfigurations(registrations.slice(0, 1), {
@@ -210,6 +210,31 @@ describe('webhook configurations on the real API server', () => {
     expect(applied.validating?.metadata?.managedFields?.map((entry) => entry.manager)).toEqual([
       'k-e2e-url',
     ]);
+  });
+
+  it('passes on the server’s refusal of what only it can check (a CEL matchCondition that does not compile)', async () => {
+    const celName = `${name}-cel`;
+    created.validating.push(celName);
+    const [first] = registrations;
+    const error = await caught(
+      applyWebhookConfigurations(
+        clientset,
+        webhookConfigurations(
+          [
+            {
+              ...first!,
+              options: {
+                ...neverMatches,
+                matchConditions: [{ name: 'broken', expression: 'object.(' }],
+              },
+            } as WebhookRegistration,
+          ],
+          { ...options, name: celName },
+        ),
+      ),
+    );
+    expect(isInvalid(error), String(error)).toBe(true);
+    expect((error as Error).message).toContain('matchConditions[0].expression');
   });
 
   it('fails on a missing CRD, naming it, before applying anything', async () => {
