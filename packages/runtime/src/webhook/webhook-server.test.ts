@@ -189,6 +189,7 @@ describe('WebhookServer', () => {
     try {
       const two = await post2(session, '/echo', '{"b":22}');
       expect(session.alpnProtocol).toBe('h2');
+      expect(session.remoteSettings.maxConcurrentStreams).toBe(250);
       expect(two.status).toBe(200);
       expect(two.headers['content-type']).toBe('application/json');
       expect(JSON.parse(two.body)).toMatchObject({ bytes: 8 });
@@ -199,7 +200,9 @@ describe('WebhookServer', () => {
 
   it('answers 404 for an unknown path and 405 with allow: POST for another method', async () => {
     const { port } = await start({ certificate: selfSigned }, { '/echo': echo });
-    expect((await post1(port, '/other', '{}')).status).toBe(404);
+    const unknown = await post1(port, '/other', Buffer.alloc(64 * 1024, 'z'));
+    expect(unknown.status).toBe(404);
+    expect(unknown.headers.connection).toBe('close'); // its body is not read
     const get = await post1(port, '/echo', '', { method: 'GET' });
     expect(get.status).toBe(405);
     expect(get.headers.allow).toBe('POST');
@@ -275,19 +278,21 @@ describe('WebhookServer', () => {
   });
 
   it('answers 503 once the bodies held at once would pass maxBufferedBytes', async () => {
+    let holding = false;
     let release: () => void = () => {};
     const gate = new Promise<void>((resolve) => (release = resolve));
     const { port } = await start(
       { certificate: selfSigned, maxBufferedBytes: 1000 },
       {
         '/hold': async (call) => {
+          holding = true;
           await gate;
           return echo(call);
         },
       },
     );
     const held = post1(port, '/hold', Buffer.alloc(800, 'a'));
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await eventually(() => expect(holding).toBe(true), 10_000, 10);
     const refused = await post1(port, '/hold', Buffer.alloc(400, 'b'));
     expect(refused.status).toBe(503);
     release();

@@ -290,6 +290,12 @@ export class WebhookServer {
       this.#connections.add(socket);
       socket.once('close', () => this.#connections.delete(socket));
     });
+    server.on('secureConnection', (socket: TLSSocket) => {
+      if (socket.alpnProtocol === 'h2') return;
+      // HTTP/1.1: counted from the handshake, so a stop ends a connection that never sent a request.
+      this.#http1Busy.set(socket, 0);
+      socket.once('close', () => this.#http1Busy.delete(socket));
+    });
     server.on('session', (session: ServerHttp2Session) => {
       this.#sessions.add(session);
       session.once('close', () => this.#sessions.delete(session));
@@ -366,11 +372,9 @@ export class WebhookServer {
 
   #serve(request: Request, response: Response): void {
     const http1Socket = request.httpVersionMajor === 1 ? (request.socket as TLSSocket) : undefined;
-    if (http1Socket && !this.#http1Busy.has(http1Socket)) {
-      this.#http1Busy.set(http1Socket, 0);
-      http1Socket.once('close', () => this.#http1Busy.delete(http1Socket));
+    if (http1Socket && this.#http1Busy.has(http1Socket)) {
+      this.#http1Busy.set(http1Socket, this.#http1Busy.get(http1Socket)! + 1);
     }
-    if (http1Socket) this.#http1Busy.set(http1Socket, this.#http1Busy.get(http1Socket)! + 1);
     const call = this.#call(request, response, http1Socket).finally(() => {
       this.#calls.delete(call);
       if (!http1Socket) return;
@@ -388,8 +392,9 @@ export class WebhookServer {
   ): Promise<void> {
     const path = (request.url ?? '/').split('?', 1)[0]!;
     const registered = this.#handlers.get(path);
+    // A refused request's body is not read: its connection (HTTP/1.1) or stream (HTTP/2) ends.
     if (!registered) {
-      this.#answer(request, response, http1Socket, 404, { message: 'not found' });
+      this.#answer(request, response, http1Socket, 404, { message: 'not found' }, {}, true);
       return;
     }
     if (request.method !== 'POST') {
@@ -400,6 +405,7 @@ export class WebhookServer {
         405,
         { message: 'only POST' },
         { allow: 'POST' },
+        true,
       );
       return;
     }
