@@ -24,25 +24,30 @@ function defineData(target: JsonObject, key: string, value: unknown): void {
   }
 }
 
+/** MAX_VISITS bounds a walk of a graph whose parts are shared (each met again through every parent). */
+const MAX_VISITS = 10_000_000;
+
 /**
  * exceedsDepth is true when `value` nests objects and arrays more than `maxDepth` levels (`{}` is
  * one level, a scalar none), holds a cycle (infinitely deep) or a bigint (which JSON.stringify
- * refuses). A value shared by several parents is walked again only when met deeper, so a graph
- * costs at most its size times `maxDepth`.
+ * refuses), or is a graph whose shared parts make it more than ten million values when walked as
+ * the tree JSON.stringify writes.
  */
 export function exceedsDepth(value: unknown, maxDepth: number): boolean {
-  const deepestSeen = new Map<object, number>();
   const stack: [unknown, number][] = [[value, 1]];
+  let visits = 0;
   for (let next = stack.pop(); next !== undefined; next = stack.pop()) {
     const [current, depth] = next;
     if (typeof current === 'bigint') return true;
     if (typeof current !== 'object' || current === null) continue;
-    if (depth > maxDepth) return true;
-    const seen = deepestSeen.get(current);
-    if (seen !== undefined && seen >= depth) continue;
-    deepestSeen.set(current, depth);
-    const children = Array.isArray(current) ? current : Object.values(current);
-    for (const child of children) stack.push([child, depth + 1]);
+    if (depth > maxDepth || (visits += 1) > MAX_VISITS) return true;
+    if (Array.isArray(current)) {
+      for (const child of current) stack.push([child, depth + 1]);
+    } else {
+      for (const key in current) {
+        if (Object.hasOwn(current, key)) stack.push([(current as JsonObject)[key], depth + 1]);
+      }
+    }
   }
   return false;
 }
@@ -59,10 +64,7 @@ export function copyJson(value: unknown, maxDepth: number): unknown {
   for (let next = stack.pop(); next !== undefined; next = stack.pop()) {
     const [source, target, depth] = next;
     if (depth > maxDepth) return undefined;
-    const entries = Array.isArray(source)
-      ? source.map((item, index): [string, unknown] => [String(index), item])
-      : Object.entries(source);
-    for (const [key, item] of entries) {
+    const copied = (key: string, item: unknown): void => {
       let copy: unknown = item;
       if (typeof item === 'object' && item !== null) {
         copy = Array.isArray(item) ? [] : {};
@@ -70,6 +72,13 @@ export function copyJson(value: unknown, maxDepth: number): unknown {
       }
       if (Array.isArray(target)) target.push(copy);
       else defineData(target as JsonObject, key, copy);
+    };
+    if (Array.isArray(source)) {
+      for (const item of source as unknown[]) copied('', item);
+    } else {
+      for (const key in source) {
+        if (Object.hasOwn(source, key)) copied(key, (source as JsonObject)[key]);
+      }
     }
   }
   return root;

@@ -24,7 +24,20 @@ function isLabelValue(value: string): boolean {
   return value === '' || (value.length <= 63 && NAME_PART.test(value));
 }
 
-const encoder = new TextEncoder();
+/** utf8Length is the number of bytes of `text` in UTF-8 (Go's len of a string), without encoding it. */
+function utf8Length(text: string): number {
+  let bytes = 0;
+  for (let index = 0; index < text.length; index += 1) {
+    const code = text.charCodeAt(index);
+    if (code < 0x80) bytes += 1;
+    else if (code < 0x800) bytes += 2;
+    else if (code >= 0xd800 && code <= 0xdbff && index + 1 < text.length) {
+      bytes += 4; // a surrogate pair is one code point of four bytes
+      index += 1;
+    } else bytes += 3;
+  }
+  return bytes;
+}
 
 type Field = 'labels' | 'annotations';
 
@@ -42,7 +55,7 @@ function stringMapProblem(field: Field, map: JsonObject): string | undefined {
       if (!isQualifiedName(key.toLowerCase())) {
         return `annotation key ${JSON.stringify(key)} is not a qualified name`;
       }
-      bytes += encoder.encode(key).length + encoder.encode(value).length;
+      bytes += utf8Length(key) + utf8Length(value);
     }
   }
   if (bytes > TOTAL_ANNOTATION_BYTES) {

@@ -162,22 +162,24 @@ export class ConversionTable {
     if (typeof kind !== 'string' || kind === '' || typeof apiVersion !== 'string') {
       return fail(`cannot convert ${name}: it has no kind or apiVersion`);
     }
-    const subject = `cannot convert ${cut(kind, MAX_NAME_CHARS)} ${name} from ${quoted(apiVersion)} to ${quoted(desiredAPIVersion)}`;
+    const subject = (): string =>
+      `cannot convert ${cut(kind, MAX_NAME_CHARS)} ${name} from ${quoted(apiVersion)} to ${quoted(desiredAPIVersion)}`;
     const from = splitAPIVersion(apiVersion);
     const to = splitAPIVersion(desiredAPIVersion);
-    if (from === undefined || to === undefined) return fail(`${subject}: not a <group>/<version>`);
-    if (from.group !== to.group) return fail(`${subject}: the versions are of different groups`);
+    if (from === undefined || to === undefined)
+      return fail(`${subject()}: not a <group>/<version>`);
+    if (from.group !== to.group) return fail(`${subject()}: the versions are of different groups`);
     const registered = this.kinds.get(`${kind}.${from.group}`);
-    if (registered === undefined) return fail(`${subject}: this webhook converts no such kind`);
+    if (registered === undefined) return fail(`${subject()}: this webhook converts no such kind`);
     for (const version of [from.version, to.version]) {
       if (version !== registered.hub && !registered.spokes.has(version)) {
         return fail(
-          `${subject}: version ${quoted(version)} has no converter (known: ${[registered.hub, ...registered.spokes.keys()].join(', ')})`,
+          `${subject()}: version ${quoted(version)} has no converter (known: ${[registered.hub, ...registered.spokes.keys()].join(', ')})`,
         );
       }
     }
     if (exceedsDepth(object, this.maxDepth)) {
-      return fail(`${subject}: it nests deeper than ${this.maxDepth} levels`);
+      return fail(`${subject()}: it nests deeper than ${this.maxDepth} levels`);
     }
     const copy = copyObject ? copyJson(object, this.maxDepth) : object;
     const original = copyObject ? (copyJson(metadata, this.maxDepth) as JsonObject) : metadata;
@@ -197,29 +199,29 @@ export class ConversionTable {
       try {
         output = converter[direction](current);
       } catch (error) {
-        return fail(`${subject}: ${version}'s ${direction} threw: ${errorMessage(error)}`, error);
+        return fail(`${subject()}: ${version}'s ${direction} threw: ${errorMessage(error)}`, error);
       }
       if (isThenable(output)) {
         return fail(
-          `${subject}: ${version}'s ${direction} returned a promise (converters are synchronous)`,
+          `${subject()}: ${version}'s ${direction} returned a promise (converters are synchronous)`,
         );
       }
       if (!isJsonObject(output)) {
-        return fail(`${subject}: ${version}'s ${direction} returned no object`);
+        return fail(`${subject()}: ${version}'s ${direction} returned no object`);
       }
       const last = index === steps.length - 1;
       // A hub handed on to fromHub gets its own copy of the original metadata, so that what
       // fromHub changes in place never reaches the metadata the answer restores.
       const base = last ? original : (copyJson(original, this.maxDepth) as JsonObject);
       const restored = restoredMetadata(base, currentMetadata, ownValue(output, 'metadata'));
-      if ('problem' in restored) return fail(`${subject}: ${restored.problem}`);
+      if ('problem' in restored) return fail(`${subject()}: ${restored.problem}`);
       current = this.stamped(output, `${registered.group}/${target}`, kind, restored.metadata);
       currentMetadata = restored.metadata;
     }
     if (steps.length === 0) current = this.stamped(current, desiredAPIVersion, kind, original);
     if (exceedsDepth(current, this.maxDepth)) {
       return fail(
-        `${subject}: the converted object nests deeper than ${this.maxDepth} levels, holds a cycle or a bigint`,
+        `${subject()}: the converted object nests deeper than ${this.maxDepth} levels, holds a cycle or a bigint, or repeats shared parts past ten million values`,
       );
     }
     return { object: current };

@@ -423,6 +423,20 @@ describe('conversionHandler fails the review', () => {
         `the annotations take ${256 * 1024 + STASH.length} bytes, more than Kubernetes' 262144`,
       ],
       [
+        // Counted in UTF-8 bytes, as Go counts: 131,072 characters of two bytes each.
+        (old) => ({ ...old, metadata: { annotations: { [STASH]: 'é'.repeat(128 * 1024) } } }),
+        `the annotations take ${256 * 1024 + STASH.length} bytes, more than Kubernetes' 262144`,
+      ],
+      [
+        // 40 levels of [next, next]: 2^40 values as JSON, though few objects.
+        (old) => {
+          let shared: unknown = 'leaf';
+          for (let level = 0; level < 40; level += 1) shared = [shared, shared];
+          return { ...old, spec: { shared } };
+        },
+        'holds a cycle or a bigint',
+      ],
+      [
         (old) => {
           const cycle: Loose = { ...old };
           cycle.spec = { self: cycle };
