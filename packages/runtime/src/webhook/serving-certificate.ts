@@ -183,11 +183,14 @@ export class ServingCertificate {
   }
 
   async #read(files: { certFile: string; keyFile: string }): Promise<CertificatePair> {
-    const [certPem, keyPem] = await Promise.all([
+    // Both read at once; the certificate's failure is the one reported when both fail, every time.
+    const [cert, key] = await Promise.allSettled([
       readBounded(files.certFile, 'certificate'),
       readBounded(files.keyFile, 'key'),
     ]);
-    return checkPair(certPem, keyPem, files);
+    if (cert.status === 'rejected') throw cert.reason;
+    if (key.status === 'rejected') throw key.reason;
+    return checkPair(cert.value, key.value, files);
   }
 
   /**

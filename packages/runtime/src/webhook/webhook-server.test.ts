@@ -1,6 +1,6 @@
 import { X509Certificate, createHash } from 'node:crypto';
 import { mkdirSync, mkdtempSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { connect as http2Connect, type ClientHttp2Session } from 'node:http2';
+import { connect as http2Connect, constants, type ClientHttp2Session } from 'node:http2';
 import { Agent, request as httpsRequest } from 'node:https';
 import { connect as netConnect } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -386,6 +386,38 @@ describe('WebhookServer', () => {
     socket.on('error', () => {});
     await new Promise((resolve) => socket.once('close', resolve));
     expect(received).toMatch(/^HTTP\/1\.1 408|^$/);
+  });
+
+  it('keeps serving others while one HTTP/2 client opens and resets streams as fast as it can (rapid reset)', async () => {
+    let calls = 0;
+    const { port } = await start(
+      { certificate: selfSigned },
+      {
+        '/echo': (call) => {
+          calls += 1;
+          return echo(call);
+        },
+      },
+    );
+    const attacker = session2(port);
+    attacker.on('error', () => {});
+    const closed = new Promise((resolve) => attacker.once('close', resolve));
+    await new Promise((resolve) => attacker.once('connect', resolve));
+    for (let index = 0; index < 5_000 && !attacker.closed && !attacker.destroyed; index += 1) {
+      const stream = attacker.request({ ':method': 'POST', ':path': '/echo' });
+      stream.on('error', () => {});
+      stream.close(constants.NGHTTP2_CANCEL);
+      if (index % 100 === 0) await new Promise((resolve) => setImmediate(resolve));
+    }
+    attacker.destroy();
+    await closed;
+    const session = session2(port);
+    try {
+      expect((await post2(session, '/echo', '{}')).status).toBe(200);
+    } finally {
+      session.close();
+    }
+    expect(calls).toBeGreaterThanOrEqual(1);
   });
 
   it('passes a 10,000-deep JSON body to the handler byte for byte, unparsed', async () => {
