@@ -22,6 +22,13 @@ export type { ServerAddress } from './manager/manager-server.js';
 export { WebhookServer } from './webhook/webhook-server.js';
 export type { WebhookServerAddress, WebhookServerOptions } from './webhook/webhook-server.js';
 export type { WebhookCertificateOptions } from './webhook/serving-certificate.js';
+export type {
+  AdmissionContext,
+  MutatingHandlers,
+  ValidatingHandlers,
+} from './webhook/admission.js';
+export type { AdmissionRequest } from './webhook/admission-review.js';
+export type { ConversionDefinition, VersionConverter } from './webhook/conversion.js';
 
 // Controllers: the reconciler gets its object; errors retry, terminal errors do not.
 export { Controller } from './controller/controller.js';

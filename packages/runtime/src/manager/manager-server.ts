@@ -5,8 +5,8 @@ import type { Logger } from '../logger.js';
 import { isScrapable, type MetricsSink } from '../metrics/metrics-sink.js';
 import { renderHealthReport, type CheckResult, type HealthChecks } from './health-checks.js';
 
-/** ServerKind is what one of a Manager's servers serves: the probes or `/metrics`. */
-export type ServerKind = 'probes' | 'metrics';
+/** ServerKind is what one of a Manager's servers serves: the probes, `/metrics` or webhooks (HTTPS). */
+export type ServerKind = 'probes' | 'metrics' | 'webhook';
 
 /** ServerAddress is where one of a Manager's servers listens. */
 export interface ServerAddress {

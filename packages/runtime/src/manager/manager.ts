@@ -24,11 +24,7 @@ import {
 import { jsonLogger, type Logger } from '../logger.js';
 import { NOOP_METRICS, isScrapable, type MetricsSink } from '../metrics/metrics-sink.js';
 import { restClientInstrumentation } from '../metrics/rest-client-metrics.js';
-import {
-  WebhookServer,
-  type WebhookServerAddress,
-  type WebhookServerOptions,
-} from '../webhook/webhook-server.js';
+import { WebhookServer, type WebhookServerOptions } from '../webhook/webhook-server.js';
 import type { WorkqueueRateLimiter } from '../workqueue/rate-limiters.js';
 import { HealthChecks, type HealthCheck } from './health-checks.js';
 import { ManagerServer, type ServerAddress, type ServerKind } from './manager-server.js';
@@ -87,7 +83,7 @@ export interface ManagerOptions {
    * onListening is told each server's address once it listens (see also `addresses`), the
    * webhook server's (`serves: 'webhook'`) included.
    */
-  onListening?: ((address: ServerAddress | WebhookServerAddress) => void) | undefined;
+  onListening?: ((address: ServerAddress) => void) | undefined;
   /** leaderElection, when set, runs the controllers only while this process holds the Lease. */
   leaderElection?: ManagerLeaderElectionOptions | undefined;
   /** gracefulShutdownTimeoutMs bounds the wait for runnables to finish at shutdown (default 30 s). */
@@ -239,12 +235,8 @@ export class Manager {
   }
 
   /** addresses are where the servers listen, once they do: `probes`, `metrics` and `webhook`. */
-  get addresses(): Partial<Record<ServerKind, ServerAddress>> & {
-    webhook?: WebhookServerAddress;
-  } {
-    const addresses: Partial<Record<ServerKind, ServerAddress>> & {
-      webhook?: WebhookServerAddress;
-    } = {};
+  get addresses(): Partial<Record<ServerKind, ServerAddress>> {
+    const addresses: Partial<Record<ServerKind, ServerAddress>> = {};
     for (const { server } of this.#servers) {
       const address = server.address;
       if (address) addresses[address.serves] = address;

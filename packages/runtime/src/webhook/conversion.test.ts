@@ -15,6 +15,7 @@ import type {
 } from './conversion-review.js';
 import { GROUP, STASH, webAppConversion } from './__fixtures__/webapp-conversion.js';
 import type { WebhookReply } from './webhook-handler.js';
+import { stringifyJson, type JsonValue } from './json-patch.js';
 
 interface Logged {
   level: string;
@@ -51,7 +52,7 @@ async function callWith(
     logger: recordingLogger(logged),
   });
   // What the server sends: the reply must survive JSON encoding.
-  const review = JSON.parse(JSON.stringify(reply.body)) as ConversionReview;
+  const review = JSON.parse(stringifyJson(reply.body as JsonValue)) as ConversionReview;
   return { reply, review, logged };
 }
 
@@ -442,7 +443,7 @@ describe('conversionHandler fails the review', () => {
           cycle.spec = { self: cycle };
           return cycle;
         },
-        'the converted object nests deeper than 1000 levels, holds a cycle or a bigint',
+        'the converted object nests deeper than 10000 levels, holds a cycle or a bigint',
       ],
       [(old) => ({ ...old, spec: { big: 1n } }), 'holds a cycle or a bigint'],
     ];
@@ -538,8 +539,8 @@ describe('conversionHandler refuses with HTTP 400 (as controller-runtime does)',
 });
 
 describe('conversionHandler with hostile objects', () => {
-  it('fails an object 10,000 levels deep by name, without overflowing the stack', async () => {
-    const depth = 10_000;
+  it('fails an object deeper than 10,000 levels by name, without overflowing the stack', async () => {
+    const depth = 10_050;
     const deep = '{"a":'.repeat(depth) + '1' + '}'.repeat(depth);
     const body = reviewOf(`${GROUP}/v1`, [alpha('deep')]).replace(
       '"image":"shop:1"',
@@ -547,25 +548,25 @@ describe('conversionHandler with hostile objects', () => {
     );
     const call = await callWith([webAppConversion], body);
     expect(failure(call)).toBe(
-      `cannot convert WebApp team-a/deep from "${GROUP}/v1alpha1" to "${GROUP}/v1": it nests deeper than 1000 levels`,
+      `cannot convert WebApp team-a/deep from "${GROUP}/v1alpha1" to "${GROUP}/v1": it nests deeper than 10000 levels`,
     );
     const same = await callWith(
       [webAppConversion],
       body.replace(`${GROUP}/v1"`, `${GROUP}/v1alpha1"`),
     );
-    expect(failure(same)).toContain('it nests deeper than 1000 levels');
+    expect(failure(same)).toContain('it nests deeper than 10000 levels');
   });
 
-  it('converts an object up to maxDepth deep, and the answer encodes', async () => {
-    // 995 levels inside spec.deep: with the object, spec and deep, 998 levels in all.
-    const deep = '{"a":'.repeat(995) + '1' + '}'.repeat(995);
+  it('converts a custom resource 9,990 levels deep (beyond JSON.stringify), and the answer encodes', async () => {
+    // 9,987 levels inside spec.deep: with the object, spec and deep, 9,990 levels in all.
+    const deep = '{"a":'.repeat(9_987) + '1' + '}'.repeat(9_987);
     const body = reviewOf(`${GROUP}/v1alpha1`, [hub('deep')]).replace(
       '"image":"shop:1"',
       `"image":"shop:1","deep":${deep}`,
     );
     const call = await callWith([passThrough], body);
     expect(call.review.response?.result.status).toBe('Success');
-    expect(JSON.stringify(converted(call)[0]?.spec.deep).length).toBe(deep.length);
+    expect(stringifyJson(converted(call)[0]?.spec.deep as JsonValue)).toBe(deep);
   });
 
   it('keeps __proto__ and constructor keys as data, polluting no prototype', async () => {

@@ -48,14 +48,15 @@ export interface ConversionHandlerOptions {
    */
   readonly maxObjects?: number | undefined;
   /**
-   * maxDepth of an object's nesting (default 1,000). JSON.stringify, which encodes the answer,
-   * overflows V8's stack past about 4,400 levels; a deeper object fails its conversion instead.
+   * maxDepth of an object's nesting (default 10,000, kube-apiserver's own bound on JSON it
+   * decodes: any object it stores converts). Nothing on the way recurses: the server encodes the
+   * answer without JSON.stringify, which overflows V8's stack at a few thousand levels.
    */
   readonly maxDepth?: number | undefined;
 }
 
 export const DEFAULT_MAX_OBJECTS = 100_000;
-export const DEFAULT_MAX_DEPTH = 1_000;
+export const DEFAULT_MAX_DEPTH = 10_000;
 /** Long reviews let the event loop run (and the call's signal fire) every this many objects. */
 const YIELD_EVERY = 512;
 

@@ -225,6 +225,17 @@ describe('stringifyJson', () => {
     );
   });
 
+  it('leaves out undefined and function members, writes them null in arrays and honours toJSON, as JSON.stringify', () => {
+    const value = {
+      absent: undefined,
+      method: () => 1,
+      list: [undefined, () => 1, 2],
+      when: new Date(0),
+      nested: { toJSON: () => ({ replaced: true }) },
+    };
+    expect(stringifyJson(value as unknown as JsonValue)).toBe(JSON.stringify(value));
+  });
+
   it('writes a value deeper than JSON.stringify can', () => {
     const deep = deepChain(10_000, [1, 'two']);
     expect(() => JSON.stringify(deep)).toThrow(RangeError);

@@ -208,35 +208,43 @@ export function toJsonValue(value: unknown): JsonValue {
 }
 
 /**
- * stringifyJson writes a JSON value as `JSON.stringify` does (no spaces), without recursion, so
- * a value deeper than `JSON.stringify`'s stack allows (a few thousand levels) still encodes.
+ * stringifyJson writes a value as `JSON.stringify` does (no spaces; `toJSON` honoured; undefined
+ * and function members left out, and written `null` in arrays), without recursion, so a value
+ * deeper than `JSON.stringify`'s stack allows (a few thousand levels) still encodes.
  */
 export function stringifyJson(value: JsonValue): string {
   const chunks: string[] = [];
   // A string item is literal text to write (a comma, a closing bracket); anything else a value.
-  const stack: ({ readonly text: string } | { readonly value: JsonValue })[] = [{ value }];
+  const stack: ({ readonly text: string } | { readonly value: unknown })[] = [{ value }];
   for (let item = stack.pop(); item !== undefined; item = stack.pop()) {
     if ('text' in item) {
       chunks.push(item.text);
       continue;
     }
-    const current = item.value;
+    let current = item.value;
+    if (typeof current === 'object' && current !== null && 'toJSON' in current) {
+      const toJSON = (current as { toJSON?: unknown }).toJSON;
+      if (typeof toJSON === 'function') current = (toJSON as () => unknown).call(current);
+    }
     if (typeof current !== 'object' || current === null) {
-      chunks.push(JSON.stringify(current));
+      chunks.push(JSON.stringify(current) ?? 'null');
     } else if (Array.isArray(current)) {
       chunks.push('[');
       stack.push({ text: ']' });
       for (let index = current.length - 1; index >= 0; index--) {
-        stack.push({ value: current[index] as JsonValue });
+        stack.push({ value: current[index] });
         if (index > 0) stack.push({ text: ',' });
       }
     } else {
       chunks.push('{');
       stack.push({ text: '}' });
-      const keys = Object.keys(current);
-      for (let index = keys.length - 1; index >= 0; index--) {
-        const key = keys[index] as string;
-        stack.push({ value: current[key] as JsonValue });
+      const members = Object.keys(current).filter((key) => {
+        const member = (current as Record<string, unknown>)[key];
+        return member !== undefined && typeof member !== 'function' && typeof member !== 'symbol';
+      });
+      for (let index = members.length - 1; index >= 0; index--) {
+        const key = members[index] as string;
+        stack.push({ value: (current as Record<string, unknown>)[key] });
         stack.push({ text: `${index > 0 ? ',' : ''}${JSON.stringify(key)}:` });
       }
     }

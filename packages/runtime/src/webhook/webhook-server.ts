@@ -6,25 +6,58 @@ import type {
 } from 'node:http2';
 import type { AddressInfo, Socket } from 'node:net';
 import type { TLSSocket } from 'node:tls';
+import type { Clientset, ResourceDescriptor } from '@k/clientset';
 import { RuntimeError } from '../errors.js';
 import { SILENT_LOGGER, type Logger } from '../logger.js';
 import { NOOP_METRICS, type MetricsSink } from '../metrics/metrics-sink.js';
+import type { ServerAddress } from '../manager/manager-server.js';
 import { whenAborted } from '../manager/runnable.js';
+import {
+  admissionOperations,
+  mutatingHandler,
+  validatingHandler,
+  type MutatingHandlers,
+  type ValidatingHandlers,
+} from './admission.js';
+import { conversionHandler, type ConversionDefinition } from './conversion.js';
+import { stringifyJson, type JsonValue } from './json-patch.js';
 import { readBody, type BodyBudget } from './request-body.js';
 import {
   DEFAULT_CERT_DIR,
   ServingCertificate,
   type WebhookCertificateOptions,
 } from './serving-certificate.js';
-import type { WebhookHandler, WebhookRegistration, WebhookReply } from './webhook-handler.js';
+import {
+  applyWebhookConfigurations,
+  webhookConfigurations,
+  webhookManifests,
+  type AppliedWebhookConfigurations,
+  type ApplyWebhookConfigurationsOptions,
+  type WebhookConfigurationOptions,
+  type WebhookConfigurations,
+} from './webhook-configurations.js';
+import type {
+  AdmissionRegistrationOptions,
+  WebhookHandler,
+  WebhookRegistration,
+  WebhookReply,
+} from './webhook-handler.js';
+
+/**
+ * WebhookResource names the resource an admission webhook is for: a {@link ResourceDescriptor}
+ * (`webAppsResource` of generated code) or a typed or dynamic client, whose descriptor is taken.
+ */
+export type WebhookResource = ResourceDescriptor | { readonly descriptor: ResourceDescriptor };
+
+/** InstallWebhooksOptions configure `WebhookServer.install`: where the API server calls, and how to apply. */
+export type InstallWebhooksOptions = WebhookConfigurationOptions &
+  ApplyWebhookConfigurationsOptions;
+
+/** CONVERT_PATH serves every conversion webhook of a server, as controller-runtime's `/convert`. */
+const CONVERT_PATH = '/convert';
 
 /** WebhookServerAddress is where a webhook server listens (`url` is `https://…`; a wildcard host shows as loopback). */
-export interface WebhookServerAddress {
-  readonly serves: 'webhook';
-  readonly host: string;
-  readonly port: number;
-  readonly url: string;
-}
+export type WebhookServerAddress = ServerAddress & { readonly serves: 'webhook' };
 
 /** WebhookServerOptions configure a {@link WebhookServer}; everything is optional. */
 export interface WebhookServerOptions {
@@ -42,6 +75,11 @@ export interface WebhookServerOptions {
    * without being read.
    */
   maxRequestBytes?: number | undefined;
+  /**
+   * maxConversionRequestBytes bounds a ConversionReview's body (default 64 MiB): the API server
+   * sends every object of a LIST that is not in the asked version in one review.
+   */
+  maxConversionRequestBytes?: number | undefined;
   /** maxBufferedBytes bounds the bodies of all calls held at once (default 256 MiB); past it a call is answered 503. */
   maxBufferedBytes?: number | undefined;
   /**
@@ -74,7 +112,8 @@ const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10
 
 interface Registered {
   handler: WebhookHandler;
-  registration: WebhookRegistration | undefined;
+  registrations: WebhookRegistration[];
+  maxRequestBytes: number;
 }
 
 type Request = Http2ServerRequest;
@@ -113,12 +152,14 @@ export class WebhookServer {
   /** needLeaderElection is false: standby replicas answer webhooks too. */
   readonly needLeaderElection = false;
   readonly #handlers = new Map<string, Registered>();
+  readonly #conversions: ConversionDefinition<unknown>[] = [];
   readonly #options: WebhookServerOptions;
   readonly #logger: Logger;
   readonly #certificate: ServingCertificate;
   readonly #limits: {
     port: number;
     maxRequestBytes: number;
+    maxConversionRequestBytes: number;
     requestTimeoutMs: number;
     headersTimeoutMs: number;
     maxConnections: number;
@@ -149,6 +190,11 @@ export class WebhookServer {
     this.#limits = {
       port,
       maxRequestBytes: positive('maxRequestBytes', options.maxRequestBytes, 8 * MIB),
+      maxConversionRequestBytes: positive(
+        'maxConversionRequestBytes',
+        options.maxConversionRequestBytes,
+        64 * MIB,
+      ),
       requestTimeoutMs: positive('requestTimeoutMs', options.requestTimeoutMs, 30_000),
       headersTimeoutMs: positive('headersTimeoutMs', options.headersTimeoutMs, 10_000),
       maxConnections: positive('maxConnections', options.maxConnections, 1024),
@@ -190,17 +236,147 @@ export class WebhookServer {
   }
 
   /**
-   * handle serves `handler` at `path` (`/validate-…`, `/convert`); `registration` describes it for
-   * the webhook configurations. A path is taken once, and only before the server starts
-   * (ERR_RUNTIME_CONFIGURATION otherwise).
+   * handle serves `handler` at `path` (for a webhook of your own; the typed ones are `validating`,
+   * `mutating` and `conversion`); `registration` describes it for the webhook configurations. A
+   * path is taken once, and only before the server starts (ERR_RUNTIME_CONFIGURATION otherwise).
    */
   handle(path: string, handler: WebhookHandler, registration?: WebhookRegistration): this {
+    this.#checkPath(path);
+    this.#handlers.set(path, {
+      handler,
+      registrations: registration ? [registration] : [],
+      maxRequestBytes: this.#limits.maxRequestBytes,
+    });
+    return this;
+  }
+
+  /**
+   * validating serves `handlers` for `resource` at `/validate-<group>-<version>-<kind>`
+   * (controller-runtime's path: dots of the group as dashes, the kind in lower case): each
+   * operation with a handler is sent to it, and returning allows the request while throwing
+   * `AdmissionDenied` refuses it (see {@link ValidatingHandlers}). `options` are the webhook's
+   * entry in the ValidatingWebhookConfiguration (`configurations`, `install`, `manifests`).
+   */
+  validating<T extends object>(
+    resource: WebhookResource,
+    handlers: ValidatingHandlers<T>,
+    options: AdmissionRegistrationOptions = {},
+  ): this {
+    const descriptor = admissionResource(resource, 'validating');
+    const path = admissionPath('validate', descriptor);
+    return this.handle(path, validatingHandler(handlers), {
+      type: 'validating',
+      path,
+      resource: descriptor,
+      operations: admissionOperations(handlers),
+      options,
+    });
+  }
+
+  /**
+   * mutating serves `handlers` for `resource` at `/mutate-<group>-<version>-<kind>`: `mutate`
+   * changes (or replaces) its copy of each created or updated object and the server answers the
+   * JSON Patch to it (see {@link MutatingHandlers}). `options` are the webhook's entry in the
+   * MutatingWebhookConfiguration.
+   */
+  mutating<T extends object>(
+    resource: WebhookResource,
+    handlers: MutatingHandlers<T>,
+    options: AdmissionRegistrationOptions = {},
+  ): this {
+    const descriptor = admissionResource(resource, 'mutating');
+    const path = admissionPath('mutate', descriptor);
+    return this.handle(path, mutatingHandler(handlers), {
+      type: 'mutating',
+      path,
+      resource: descriptor,
+      operations: admissionOperations(handlers),
+      options,
+    });
+  }
+
+  /**
+   * conversion serves the conversion webhook of one CRD's kind at `/convert` (every kind's, as
+   * controller-runtime does), hub and spoke: each spoke version converts to the `hub` version and
+   * back (see {@link ConversionDefinition}). The CRD's `spec.conversion` comes from
+   * `configurations`, `install` or `manifests`. A kind is converted by one definition
+   * (ERR_RUNTIME_CONFIGURATION for a second).
+   */
+  conversion<Hub, Spokes extends Record<string, unknown> = Record<string, unknown>>(
+    definition: ConversionDefinition<Hub, Spokes>,
+  ): this {
+    const definitions = [...this.#conversions, definition as ConversionDefinition<unknown>];
+    // Built now, so a bad or repeated definition fails here rather than at the first call.
+    const handler = conversionHandler(definitions);
+    const registration: WebhookRegistration = {
+      type: 'conversion',
+      path: CONVERT_PATH,
+      crdName: `${definition.plural}.${definition.group}`,
+      versions: [definition.hub, ...Object.keys(definition.spokes)],
+    };
+    // The first definition takes the path (refused if handle() has it); later ones join it.
+    if (this.#conversions.length === 0) this.#checkPath(CONVERT_PATH);
+    else this.#checkNotStarted(CONVERT_PATH);
+    this.#conversions.push(definition);
+    this.#handlers.set(CONVERT_PATH, {
+      handler,
+      registrations: [...(this.#handlers.get(CONVERT_PATH)?.registrations ?? []), registration],
+      maxRequestBytes: this.#limits.maxConversionRequestBytes,
+    });
+    return this;
+  }
+
+  /** registrations are what `handle`, `validating`, `mutating` and `conversion` registered, in order. */
+  registrations(): readonly WebhookRegistration[] {
+    return [...this.#handlers.values()].flatMap(({ registrations }) => registrations);
+  }
+
+  /**
+   * configurations are the ValidatingWebhookConfiguration, MutatingWebhookConfiguration and CRD
+   * conversions that point the API server at this server's webhooks ({@link webhookConfigurations}):
+   * `target` is the Service in front of it (or a URL), and `caBundle` defaults to the CA of a
+   * self-signed certificate (with certificate files, give it, or let cert-manager inject it).
+   */
+  configurations(options: WebhookConfigurationOptions): WebhookConfigurations {
+    return webhookConfigurations(this.registrations(), {
+      ...options,
+      caBundle: options.caBundle ?? this.certificateAuthority?.caBundle,
+    });
+  }
+
+  /**
+   * install applies `configurations(options)` with server-side apply ({@link
+   * applyWebhookConfigurations}: the conversions' CRDs must exist) and returns what the API server
+   * stored. It may run before the server listens: the API server calls it only once it is applied.
+   */
+  install(
+    clientset: Clientset,
+    options: InstallWebhooksOptions,
+  ): Promise<AppliedWebhookConfigurations> {
+    const { fieldManager, force, signal, ...configuration } = options;
+    return applyWebhookConfigurations(clientset, this.configurations(configuration), {
+      fieldManager,
+      force,
+      signal,
+    });
+  }
+
+  /** manifests is `configurations(options)` as multi-document YAML for a `deploy/` folder ({@link webhookManifests}). */
+  manifests(options: WebhookConfigurationOptions): Promise<string> {
+    return webhookManifests(this.configurations(options));
+  }
+
+  #checkNotStarted(path: string): void {
     if (this.#started) {
       throw new RuntimeError(
         'ERR_RUNTIME_CONFIGURATION',
         `webhook ${path} was added after the webhook server started`,
       );
     }
+  }
+
+  #checkPath(path: string): void {
+    this.#checkNotStarted(path);
     if (typeof path !== 'string' || !/^\/[^?#\s]*$/.test(path)) {
       throw new RuntimeError(
         'ERR_RUNTIME_INVALID_ARGUMENT',
@@ -210,15 +386,6 @@ export class WebhookServer {
     if (this.#handlers.has(path)) {
       throw new RuntimeError('ERR_RUNTIME_CONFIGURATION', `webhook path ${path} is already served`);
     }
-    this.#handlers.set(path, { handler, registration });
-    return this;
-  }
-
-  /** registrations are the registrations given to `handle`, in order. */
-  registrations(): readonly WebhookRegistration[] {
-    return [...this.#handlers.values()].flatMap(({ registration }) =>
-      registration ? [registration] : [],
-    );
   }
 
   /** address is where the server listens, once it does (until it stops). */
@@ -432,7 +599,7 @@ export class WebhookServer {
     let release = (): void => {};
     try {
       const body = await readBody(request, {
-        maxBytes: this.#limits.maxRequestBytes,
+        maxBytes: registered.maxRequestBytes,
         budget: this.#budget,
         signal: deadline.signal,
       });
@@ -505,7 +672,8 @@ export class WebhookServer {
       if (!(Number.isInteger(status) && status >= 200 && status <= 599)) {
         throw new Error(`status ${String(status)} is not an HTTP status`);
       }
-      json = JSON.stringify(body) ?? 'null';
+      // Without recursion: a converted object may nest deeper than JSON.stringify's stack allows.
+      json = stringifyJson(body as JsonValue);
     } catch (error) {
       this.#logger.error('webhook reply cannot be sent', {
         webhook: request.url,
@@ -528,4 +696,26 @@ export class WebhookServer {
     }
     return code;
   }
+}
+
+/** admissionResource is the descriptor of `resource`, which must name its kind. */
+function admissionResource(resource: WebhookResource, type: string): ResourceDescriptor {
+  const descriptor = 'descriptor' in resource ? resource.descriptor : resource;
+  if (
+    typeof descriptor?.kind !== 'string' ||
+    descriptor.kind === '' ||
+    typeof descriptor.plural !== 'string' ||
+    typeof descriptor.version !== 'string'
+  ) {
+    throw new RuntimeError(
+      'ERR_RUNTIME_INVALID_ARGUMENT',
+      `a ${type} webhook needs a resource with its kind, version and plural (a generated descriptor, or a typed or dynamic client)`,
+    );
+  }
+  return descriptor;
+}
+
+/** admissionPath is controller-runtime's path of a webhook: `/validate-apps-k-example-v1-webapp`, `/validate--v1-pod`. */
+function admissionPath(prefix: 'validate' | 'mutate', resource: ResourceDescriptor): string {
+  return `/${prefix}-${resource.group.replaceAll('.', '-')}-${resource.version}-${resource.kind.toLowerCase()}`;
 }
