@@ -13,6 +13,7 @@ import {
 import { ApiError, ConnectionError, type Watch, type WatchEvent } from '@k/rest';
 import { objectKey } from '../cache/object-key.js';
 import { INITIAL_EVENTS_END_ANNOTATION, type ListerWatcher } from '../informer/reflector.js';
+import { setOwn } from '../internal/set-own.js';
 
 /** statusError is the `ApiError` of a failed request: `statusError(410, 'Expired')`. */
 export function statusError(code: number, reason: string, message = reason): ApiError {
@@ -623,18 +624,6 @@ type Tree = Record<string, unknown> | unknown[];
 
 function isTree(value: unknown): value is Tree {
   return typeof value === 'object' && value !== null;
-}
-
-/** setOwn sets a data property, also one named `__proto__` (which `=` would take for the prototype). */
-function setOwn(target: Tree, key: string, value: unknown): void {
-  if (key === '__proto__') {
-    Object.defineProperty(target, key, {
-      value,
-      writable: true,
-      enumerable: true,
-      configurable: true,
-    });
-  } else (target as Record<string, unknown>)[key] = value;
 }
 
 /** cloneTree copies a JSON tree without recursion (objects as deep as the API server stores). */

@@ -1,6 +1,8 @@
 // Iterative walks over JSON values for the conversion webhook: objects arrive from the API server
-// (a LIST page, each object possibly thousands of levels deep) and leave through JSON.stringify,
-// so nothing here recurses, and keys such as `__proto__` stay data.
+// (a LIST page, each object possibly thousands of levels deep) and leave through the server's
+// iterative JSON writer, so nothing here recurses, and keys such as `__proto__` stay data.
+
+import { setOwn } from '../internal/set-own.js';
 
 /** JsonObject is a parsed JSON object (an own-keys record, never an array). */
 export type JsonObject = Record<string, unknown>;
@@ -8,20 +10,6 @@ export type JsonObject = Record<string, unknown>;
 /** isJsonObject is true for a non-null object that is not an array. */
 export function isJsonObject(value: unknown): value is JsonObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-/** defineData sets `key` on `target` as an own data property, even when the key is `__proto__`. */
-function defineData(target: JsonObject, key: string, value: unknown): void {
-  if (key === '__proto__') {
-    Object.defineProperty(target, key, {
-      value,
-      writable: true,
-      enumerable: true,
-      configurable: true,
-    });
-  } else {
-    target[key] = value;
-  }
 }
 
 /** MAX_VISITS bounds a walk of a graph whose parts are shared (each met again through every parent). */
@@ -71,7 +59,7 @@ export function copyJson(value: unknown, maxDepth: number): unknown {
         stack.push([item, copy, depth + 1]);
       }
       if (Array.isArray(target)) target.push(copy);
-      else defineData(target as JsonObject, key, copy);
+      else setOwn(target as JsonObject, key, copy);
     };
     if (Array.isArray(source)) {
       for (const item of source as unknown[]) copied('', item);

@@ -1,3 +1,4 @@
+import { setOwn } from '../internal/set-own.js';
 /**
  * JsonValue is a value JSON can carry: what `JSON.parse` gives, without `undefined` anywhere.
  */
@@ -91,20 +92,6 @@ export function createJsonPatch(from: JsonValue, to: JsonValue): JsonPatchOperat
     for (let index = tasks.length - 1; index >= 0; index--) stack.push(tasks[index] as Task);
   }
   return operations;
-}
-
-/** setOwn sets `key` on a plain object as an own data property, even when `key` is `__proto__`. */
-function setOwn(target: JsonObject, key: string, value: JsonValue): void {
-  if (key === '__proto__') {
-    Object.defineProperty(target, key, {
-      value,
-      writable: true,
-      enumerable: true,
-      configurable: true,
-    });
-  } else {
-    target[key] = value;
-  }
 }
 
 /** Copy is one value still to copy into its place in the copy: `parent[key]` (the root's parent is a holder array). */
