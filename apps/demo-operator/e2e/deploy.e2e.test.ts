@@ -46,6 +46,7 @@ describe('the manifests of deploy/', () => {
       'rbac.yaml',
       'deployment.yaml',
       'webhook-service.yaml',
+      'webhooks.yaml',
     ]) {
       for (const { object } of await cs.applyManifests(manifest(file), {
         fieldManager: FIELD_MANAGER,
@@ -66,6 +67,8 @@ describe('the manifests of deploy/', () => {
       'RoleBinding/demo-operator',
       'Deployment/demo-operator',
       'Service/demo-operator-webhook',
+      'ValidatingWebhookConfiguration/demo-operator',
+      'MutatingWebhookConfiguration/demo-operator',
     ]);
     // What the server made of the Deployment: two replicas, probes, resources, non-root, read-only.
     expect(deployment?.spec.replicas).toBe(2);
@@ -97,6 +100,7 @@ describe('the manifests of deploy/', () => {
         '--leader-elect=true',
         '--health-probe-bind-address=:8081',
         '--metrics-bind-address=127.0.0.1:8080',
+        '--webhook-bind-address=:9443',
       ]),
     );
 

@@ -1,7 +1,12 @@
 import 'reflect-metadata';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { inferClientset, type Clientset } from '@k/clientset';
+import {
+  inferClientset,
+  parseManifests,
+  type Clientset,
+  type UnstructuredObject,
+} from '@k/clientset';
 import { eventually as retryUntil, type AuditRecord } from '@k/envtest';
 import { environment } from '@k/envtest/vitest';
 import { createWebAppsClient, type WebApp } from '../src/generated/web-app-v1beta1.js';
@@ -11,7 +16,7 @@ import { inferConfig } from '@k/config';
 import { CLIENTSET } from '@k/clientset/di';
 import { container as rootContainer } from 'tsyringe';
 import { parseOperatorFlags } from '../src/operator-flags.js';
-import type { WebAppOperator } from '../src/operator.js';
+import type { OperatorSettings, WebAppOperator } from '../src/operator.js';
 import { registerOperator } from '../src/register.js';
 import { TextLogger } from '../src/text-logger.js';
 import { WEBAPP_OPERATOR } from '../src/tokens.js';
@@ -21,6 +26,19 @@ export const APP_ROOT = path.resolve(import.meta.dirname, '..');
 
 /** The WebApp CustomResourceDefinition, as deploy/crd.yaml has it. */
 const CRD_YAML = readFileSync(path.join(APP_ROOT, 'deploy/crd.yaml'), 'utf8');
+
+/**
+ * withoutConversion is the CRD manifest `yaml` without its `spec.conversion`: a conversion applied
+ * later by URL (`WebhookServer.install`) cannot replace a Service another field manager applied
+ * (the API server would get both, and refuse the CRD).
+ */
+async function withoutConversion(yaml: string): Promise<string> {
+  const [crd] = (await parseManifests(yaml)) as (UnstructuredObject & {
+    spec: { conversion?: unknown };
+  })[];
+  delete crd!.spec.conversion;
+  return JSON.stringify(crd);
+}
 
 /** clientsetFor connects to the run's control plane as a user of its kubeconfig, unthrottled. */
 export function clientsetFor(context = 'admin', userAgent?: string): Promise<Clientset> {
@@ -32,9 +50,16 @@ export function clientsetFor(context = 'admin', userAgent?: string): Promise<Cli
   });
 }
 
-/** installCrd server-side applies the WebApp CRD (idempotent, so parallel test files may all do it) and waits until it is served. */
-export async function installCrd(cs: Clientset): Promise<void> {
-  await cs.applyManifests(CRD_YAML, { fieldManager: 'demo-operator-e2e', force: true });
+/**
+ * installCrd server-side applies the WebApp CRD (idempotent, so parallel test files may all do it)
+ * and waits until it is served. `{ conversion: false }` leaves out its conversion webhook (the
+ * Service of deploy/), for a test that installs the operator's own by URL.
+ */
+export async function installCrd(cs: Clientset, { conversion = true } = {}): Promise<void> {
+  await cs.applyManifests(conversion ? CRD_YAML : await withoutConversion(CRD_YAML), {
+    fieldManager: 'demo-operator-e2e',
+    force: true,
+  });
 }
 
 /** eventually retries `check` until it stops throwing, for up to a minute (a rollout on kwok's nodes). */
@@ -74,34 +99,38 @@ export interface RunningOperator {
  * startOperator runs the operator in this process against the run's control plane (or the one
  * of `kubeconfigPath`), wired as the command wires it (`registerOperator`), confined to
  * `namespace` (its WebApps, its registry and Lease there too), without leader election and
- * server unless `flags` say otherwise (a later flag wins: `--namespace=` watches every one).
+ * server unless `flags` say otherwise (a later flag wins: `--namespace=` watches every one), and
+ * with `settings` over what the flags resolve to (e.g. a self-signed webhook certificate).
  */
 export async function startOperator(
   namespace: string,
   flags: readonly string[] = [],
   kubeconfigPath: string = environment().kubeconfigPath,
+  settings: Partial<OperatorSettings> = {},
 ): Promise<RunningOperator> {
   const config = await inferConfig({
     explicitPath: kubeconfigPath,
     overrides: { context: 'admin' },
   });
   const logs: string[] = [];
+  const parsed = parseOperatorFlags(
+    [
+      `--namespace=${namespace}`,
+      `--operator-namespace=${namespace}`,
+      `--identity=e2e-${namespace}`,
+      '--leader-elect=false',
+      '--health-probe-bind-address=off',
+      '--metrics-bind-address=off',
+      '--qps=1000',
+      '--burst=1000',
+      ...flags,
+    ],
+    {},
+  )!;
+  Object.assign(parsed.settings, settings);
   const container = registerOperator(rootContainer.createChildContainer(), {
     config,
-    flags: parseOperatorFlags(
-      [
-        `--namespace=${namespace}`,
-        `--operator-namespace=${namespace}`,
-        `--identity=e2e-${namespace}`,
-        '--leader-elect=false',
-        '--health-probe-bind-address=off',
-        '--metrics-bind-address=off',
-        '--qps=1000',
-        '--burst=1000',
-        ...flags,
-      ],
-      {},
-    )!,
+    flags: parsed,
     logger: new TextLogger((line) => logs.push(line), 'debug'),
   });
   const operator = container.resolve(WEBAPP_OPERATOR);

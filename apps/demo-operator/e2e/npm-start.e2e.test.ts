@@ -57,6 +57,14 @@ describe('npm start', () => {
     const output = (await program.waitForOutput(/^press Ctrl-C to stop everything$/m, 10_000))
       .input!;
     expect(output).toMatch(/^installed the CustomResourceDefinition webapps\.apps\.k\.example/m);
+    // The webhooks, served by the operator on 127.0.0.1 and installed by URL with their CA.
+    expect(output).toMatch(/^installed the webhooks at https:\/\/127\.0\.0\.1:\d+ /m);
+    expect(output).toMatch(
+      /^denied: WebApp demo\/taken \(Service taken is another team's\): .*a Service named taken already exists in the namespace and no WebApp controls it/m,
+    );
+    expect(output).toMatch(
+      /^converted: WebApp demo\/legacy written as apps\.k\.example\/v1alpha1 \(spec\.image nginx:1\.27\), read as apps\.k\.example\/v1beta1: spec \{"container":\{"image":"nginx:1\.27",.*"limits":\{"memory":"32Mi"\}/m,
+    );
     expect(output).toMatch(/^\[cluster\] Deployment demo\/hello created: 2 wanted/m);
     expect(output).toMatch(
       /^\[cluster\] Service demo\/hello created: ClusterIP [\d.]+, port 80 → http$/m,
@@ -114,6 +122,9 @@ describe('npm start', () => {
       );
       await program.waitForOutput(/^ready: [^]*^press Ctrl-C/m, 90_000);
       expect(program.output()).not.toMatch(/control plane/);
+      expect(program.output()).toMatch(
+        /^webhooks are not installed: a remote cluster cannot call a server on this machine/m,
+      );
       const webapps = createWebAppsClient(cs.rest, namespace.name);
       expect((await webapps.get('hello')).status?.readyReplicas).toBe(2);
 

@@ -2,12 +2,15 @@ import 'reflect-metadata';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { inferConfig } from '@k/config';
-import type { Clientset } from '@k/clientset';
+import { parseManifests, type Clientset, type UnstructuredObject } from '@k/clientset';
 import { CLIENTSET } from '@k/clientset/di';
 import { isNotFound } from '@k/rest';
 import { formatProgress, startControlPlane, type ControlPlane } from '@k/testenv';
 import { container as rootContainer } from 'tsyringe';
+import { createWebAppsClient as createV1alpha1Client } from '../src/generated/web-app-v1alpha1.js';
 import { createWebAppsClient, type WebApp } from '../src/generated/web-app-v1beta1.js';
+import type { WebAppOperator } from '../src/operator.js';
+import { WEBHOOK_CONFIGURATION_NAME } from '../src/webhooks/register-webhooks.js';
 import { parseOperatorFlags } from '../src/operator-flags.js';
 import { registerOperator } from '../src/register.js';
 import { TextLogger } from '../src/text-logger.js';
@@ -16,6 +19,8 @@ import { ClusterWatch } from './cluster-watch.js';
 
 const APP_ROOT = path.resolve(import.meta.dirname, '..');
 const SAMPLE = 'hello';
+/** LEGACY is the WebApp `npm start` writes as v1alpha1 and reads back as v1beta1 (the conversion webhook). */
+const LEGACY = 'legacy';
 const OPERATOR_NAMESPACE = 'demo-operator-system';
 
 const USAGE = `usage: npm start [-- --kubeconfig=PATH] [--context=NAME] [--namespace=NS]
@@ -122,17 +127,104 @@ function waitUntil(
   });
 }
 
-async function applyDemoObjects(
+/**
+ * installWebhooks registers the operator's webhook server (HTTPS on 127.0.0.1, a self-signed
+ * certificate) with the local API server: the validating and mutating configurations and the CRD's
+ * conversion, by URL, trusting that certificate.
+ */
+async function installWebhooks(
+  cs: Clientset,
+  operator: WebAppOperator,
+  running: Promise<void>,
+  say: (line: string) => void,
+): Promise<void> {
+  const webhooks = operator.webhooks!;
+  // An operator that fails before its server listens has said why (the server never will).
+  const address = await Promise.race([operator.webhookAddress!, running.then(() => undefined)]);
+  if (address === undefined) return;
+  const { url } = address;
+  await webhooks.install(cs, {
+    name: WEBHOOK_CONFIGURATION_NAME,
+    target: { url },
+    caBundle: webhooks.certificateAuthority!.caBundle,
+  });
+  say(
+    `installed the webhooks at ${url} (a self-signed certificate for 127.0.0.1): validating (a WebApp's name must be free), mutating (memory limited to its request), the conversion v1alpha1 ⇄ v1beta1`,
+  );
+}
+
+/**
+ * showWebhooks shows each webhook at work: a WebApp refused because another team's Service has
+ * its name (the webhook's reason), and a WebApp written as v1alpha1 read back as v1beta1.
+ */
+async function showWebhooks(
   cs: Clientset,
   namespace: string,
   say: (line: string) => void,
 ): Promise<void> {
+  const taken = 'taken';
+  await cs.coreV1.services(namespace).apply(
+    {
+      apiVersion: 'v1',
+      kind: 'Service',
+      metadata: { name: taken },
+      spec: { ports: [{ port: 80 }] },
+    },
+    { fieldManager: 'another-team', force: true },
+  );
+  const refusal = await createWebAppsClient(cs.rest, namespace)
+    .create({
+      apiVersion: 'apps.k.example/v1beta1',
+      kind: 'WebApp',
+      metadata: { name: taken },
+      spec: { container: { image: 'nginx:1.27' } },
+    })
+    .then(
+      () => 'created (the validating webhook did not refuse it)',
+      (error: unknown) => (error instanceof Error ? error.message : String(error)),
+    );
+  say(`denied: WebApp ${namespace}/${taken} (Service ${taken} is another team's): ${refusal}`);
+
+  const written = await createV1alpha1Client(cs.rest, namespace).create({
+    apiVersion: 'apps.k.example/v1alpha1',
+    kind: 'WebApp',
+    metadata: { name: LEGACY },
+    spec: { image: 'nginx:1.27', replicas: 1, resources: { requests: { memory: '32Mi' } } },
+  });
+  const read = await createWebAppsClient(cs.rest, namespace).get(LEGACY);
+  say(
+    `converted: WebApp ${namespace}/${LEGACY} written as ${written.apiVersion} (spec.image ${written.spec.image}), read as ${read.apiVersion}: spec ${JSON.stringify(read.spec)}`,
+  );
+}
+
+/**
+ * withoutConversion is the CRD manifest `yaml` without its `spec.conversion` (the in-cluster
+ * Service): the operator's webhooks install theirs by URL, and a server-side apply cannot replace
+ * a Service another field manager applied (the API server would get both, and refuse the CRD).
+ */
+async function withoutConversion(yaml: string): Promise<string> {
+  const [crd] = (await parseManifests(yaml)) as (UnstructuredObject & {
+    spec: { conversion?: unknown };
+  })[];
+  if (crd) delete crd.spec.conversion;
+  return JSON.stringify(crd);
+}
+
+async function applyDemoObjects(
+  cs: Clientset,
+  namespace: string,
+  withWebhooks: boolean,
+  say: (line: string) => void,
+): Promise<void> {
   const fieldManager = 'demo-operator-npm-start';
-  await cs.applyManifests(readFileSync(path.join(APP_ROOT, 'deploy/crd.yaml'), 'utf8'), {
+  const crd = readFileSync(path.join(APP_ROOT, 'deploy/crd.yaml'), 'utf8');
+  await cs.applyManifests(withWebhooks ? await withoutConversion(crd) : crd, {
     fieldManager,
     force: true,
   });
-  say('installed the CustomResourceDefinition webapps.apps.k.example (deploy/crd.yaml)');
+  say(
+    `installed the CustomResourceDefinition webapps.apps.k.example (deploy/crd.yaml${withWebhooks ? ', its conversion webhook by URL below' : ''})`,
+  );
   for (const name of new Set([namespace, OPERATOR_NAMESPACE])) {
     await cs.coreV1
       .namespaces()
@@ -192,6 +284,8 @@ export async function main(
 
     const flags = parseOperatorFlags(
       [
+        // On the local control plane only: a remote cluster cannot call a server on this machine.
+        ...(plane ? ['--webhook-bind-address=127.0.0.1:0'] : []),
         `--namespace=${parsed.namespace}`,
         `--operator-namespace=${OPERATOR_NAMESPACE}`,
         '--health-probe-bind-address=127.0.0.1:0',
@@ -201,6 +295,7 @@ export async function main(
       ],
       {},
     )!;
+    flags.settings.webhookCertificate = { selfSigned: { hosts: ['127.0.0.1'] } };
     const container = rootContainer.createChildContainer();
     registerOperator(container, {
       config,
@@ -208,7 +303,7 @@ export async function main(
       logger: new TextLogger((line) => process.stdout.write(`[operator] ${line}`), 'info'),
     });
     cs = container.resolve(CLIENTSET);
-    await applyDemoObjects(cs, parsed.namespace, say);
+    await applyDemoObjects(cs, parsed.namespace, plane !== undefined, say);
 
     watch = new ClusterWatch(cs, parsed.namespace, (line) => say(`[cluster] ${line}`));
     await watch.start(watching.signal);
@@ -217,6 +312,12 @@ export async function main(
       failed = true;
       say(`the operator failed: ${error instanceof Error ? error.message : String(error)}`);
     });
+
+    if (operator.webhooks) await installWebhooks(cs, operator, running, say);
+    else
+      say(
+        'webhooks are not installed: a remote cluster cannot call a server on this machine (in a cluster they run in the operator’s Pods: deploy/)',
+      );
 
     const webapps = createWebAppsClient(cs.rest, parsed.namespace);
     await cs.applyManifests(
@@ -234,6 +335,8 @@ export async function main(
       waitUntil(watch, `${parsed.namespace}/${SAMPLE}`, isReady, stop.signal),
       running,
     ]);
+    if (operator.webhooks && !stop.signal.aborted && !failed)
+      await showWebhooks(cs, parsed.namespace, say);
     if (!stop.signal.aborted && !failed) {
       const kubectl = `kubectl --kubeconfig ${kubeconfig}${context ? ` --context ${context}` : ''} -n ${parsed.namespace}`;
       say(
@@ -248,6 +351,10 @@ export async function main(
       say(`  ${kubectl} scale webapp ${SAMPLE} --replicas=4          # the Deployment follows`);
       say(`  ${kubectl} scale deployment ${SAMPLE} --replicas=1      # drift: put back at once`);
       say(`  ${kubectl} patch webapp ${SAMPLE} --type=merge -p '{"spec":{"paused":true}}'`);
+      if (operator.webhooks)
+        say(
+          `  ${kubectl} get webapps.v1alpha1.apps.k.example ${LEGACY} -o yaml   # converted by the webhook`,
+        );
       say(
         `  ${kubectl} delete webapp ${SAMPLE}                      # finalizer, then garbage collection`,
       );

@@ -17,6 +17,8 @@ describe('parseOperatorFlags', () => {
         maxConcurrentReconciles: 4,
         probes: { port: 8081 },
         metricsServer: { host: '127.0.0.1', port: 8080 },
+        webhookServer: false,
+        webhookCertDir: '/tmp/k8s-webhook-server/serving-certs',
       },
     });
     expect(defaults.settings.identity).toMatch(/^op-0-[0-9a-f]{6}$/);
@@ -38,6 +40,8 @@ describe('parseOperatorFlags', () => {
         '--leader-elect-retry-period=500ms',
         '--health-probe-bind-address=127.0.0.1:0',
         '--metrics-bind-address=:9090',
+        '--webhook-bind-address=:9443',
+        '--webhook-cert-dir=/certs',
         '--log-level=debug',
       ],
       {},
@@ -58,6 +62,8 @@ describe('parseOperatorFlags', () => {
         renewDeadlineMs: 2000,
         retryPeriodMs: 500,
         probes: { host: '127.0.0.1', port: 0 },
+        webhookServer: { port: 9443 },
+        webhookCertDir: '/certs',
         metricsServer: { port: 9090 },
       },
     });

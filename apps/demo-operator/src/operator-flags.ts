@@ -19,7 +19,7 @@ export interface OperatorFlags {
 /** OPERATOR_USAGE is the `--help` text. */
 export const OPERATOR_USAGE = `usage: demo-operator [flags]
 
-Reconciles WebApps (apps.k.example/v1alpha1) into Deployments and Services.
+Reconciles WebApps (apps.k.example, read as v1beta1) into Deployments and Services.
 
 flags:
   --kubeconfig=PATH                  kubeconfig file (default: $KUBECONFIG, ~/.kube/config, else in-cluster)
@@ -38,9 +38,17 @@ flags:
                                      free one; off = no server)
   --metrics-bind-address=HOST:PORT   where /metrics listens (default 127.0.0.1:8080: loopback only;
                                      :8080 for a Prometheus that scrapes Pods; off = no server)
+  --webhook-bind-address=HOST:PORT   where the admission and conversion webhooks listen (HTTPS; in a
+                                     cluster :9443, behind deploy/webhook-service.yaml; default off:
+                                     a process outside the cluster cannot be called by its API server)
+  --webhook-cert-dir=DIR             the webhook server's tls.crt and tls.key, reloaded when they change
+                                     (default /tmp/k8s-webhook-server/serving-certs)
   --log-level=debug|info|warn|error  (default info)
   --help
 `;
+
+/** DEFAULT_WEBHOOK_CERT_DIR is controller-runtime's: where deploy/deployment.yaml mounts the certificate's Secret. */
+const DEFAULT_WEBHOOK_CERT_DIR = '/tmp/k8s-webhook-server/serving-certs';
 
 const IN_CLUSTER_NAMESPACE_FILE = '/var/run/secrets/kubernetes.io/serviceaccount/namespace';
 
@@ -59,6 +67,8 @@ const KNOWN = new Set([
   'max-concurrent-reconciles',
   'health-probe-bind-address',
   'metrics-bind-address',
+  'webhook-bind-address',
+  'webhook-cert-dir',
   'log-level',
   'help',
 ]);
@@ -205,6 +215,8 @@ export function parseOperatorFlags(
         values.get('metrics-bind-address'),
         '127.0.0.1:8080',
       ),
+      webhookServer: bindAddress('webhook-bind-address', values.get('webhook-bind-address'), 'off'),
+      webhookCertDir: values.get('webhook-cert-dir') || DEFAULT_WEBHOOK_CERT_DIR,
       ...(leaseDurationMs !== undefined ? { leaseDurationMs } : {}),
       ...(renewDeadlineMs !== undefined ? { renewDeadlineMs } : {}),
       ...(retryPeriodMs !== undefined ? { retryPeriodMs } : {}),

@@ -10,7 +10,10 @@ import {
   type Informer,
   type Logger,
   type Manager,
+  type WebhookServer,
+  type WebhookServerAddress,
 } from '@k/runtime';
+import type { WebhookCertificateOptions } from '@k/runtime/webhook';
 import {
   createWebAppsClient,
   type WebApp,
@@ -19,6 +22,7 @@ import {
 import { FIELD_MANAGER, MANAGED_BY_LABEL, REGISTRY_NAMESPACE_LABEL } from './names.js';
 import { WebAppReconciler } from './reconcile/webapp-reconciler.js';
 import { WebAppRegistry } from './reconcile/webapp-registry.js';
+import { registerWebAppWebhooks } from './webhooks/register-webhooks.js';
 
 /** BindAddress is a host (none: every interface) and a port to listen on. */
 export interface BindAddress {
@@ -41,6 +45,15 @@ export interface OperatorSettings {
   probes: BindAddress | false;
   /** metricsServer is where `/metrics` listens (port 0: a free one), or false for nowhere. */
   metricsServer: BindAddress | false;
+  /**
+   * webhookServer is where the admission and conversion webhooks listen (HTTPS), or false for
+   * nowhere (outside a cluster, whose API server could not call it).
+   */
+  webhookServer: BindAddress | false;
+  /** webhookCertDir holds the webhook server's `tls.crt` and `tls.key`. */
+  webhookCertDir: string;
+  /** webhookCertificate, when set, is served instead of the files of `webhookCertDir` (e.g. a self-signed one). */
+  webhookCertificate?: WebhookCertificateOptions;
   /** leaseDurationMs, renewDeadlineMs and retryPeriodMs: client-go's 15 s, 10 s and 2 s unless set. */
   leaseDurationMs?: number;
   renewDeadlineMs?: number;
@@ -67,6 +80,10 @@ export class WebAppOperator {
   readonly reconciler: WebAppReconciler;
   readonly controller: Controller<WebApp, WebAppsClient>;
   readonly events: EventRecorder;
+  /** webhooks serves the WebApp's validating, mutating and conversion webhooks; undefined when `settings.webhookServer` is false. */
+  readonly webhooks: WebhookServer | undefined;
+  /** webhookAddress resolves once the webhook server listens. */
+  readonly webhookAddress: Promise<WebhookServerAddress> | undefined;
 
   /**
    * The operator adds its informers and its controller to `manager` (which runs them), writes
@@ -92,6 +109,18 @@ export class WebAppOperator {
     this.registryConfigMaps = this.manager.informerFor(registryClient, {
       labelSelector: `${REGISTRY_NAMESPACE_LABEL},${MANAGED_BY_LABEL}=${FIELD_MANAGER}`,
     });
+    if (settings.webhookServer) {
+      let listening!: (address: WebhookServerAddress) => void;
+      this.webhookAddress = new Promise((resolve) => (listening = resolve));
+      this.webhooks = registerWebAppWebhooks(
+        manager.webhookServer({
+          ...settings.webhookServer,
+          certificate: settings.webhookCertificate ?? { certDir: settings.webhookCertDir },
+          onListening: listening,
+        }),
+        clientset,
+      );
+    }
     const registry = new WebAppRegistry(registryClient, new OwnWrites(this.registryConfigMaps));
     this.reconciler = new WebAppReconciler(
       clientset,
