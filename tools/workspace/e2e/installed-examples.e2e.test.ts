@@ -1,4 +1,6 @@
+import { randomUUID } from 'node:crypto';
 import { copyFile, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { basename, join, relative } from 'node:path';
 import {
@@ -40,6 +42,7 @@ const TEAM_NAMESPACES_CRD = join(
   WORKSPACE_ROOT,
   'packages/runtime/examples/team-namespaces-crd.yaml',
 );
+const WEBAPPS_CRD = join(WORKSPACE_ROOT, 'packages/runtime/examples/webapps-crd.yaml');
 
 let installed: InstalledProject | undefined;
 let project: string;
@@ -229,6 +232,24 @@ async function kubeconfigCopy(): Promise<string> {
   return path;
 }
 
+/** freePort is a TCP port on 127.0.0.1 nothing listens on (for a server that must know its URL first). */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** WebApp is what runtime/webhooks's checks read of its kind, in either version. */
+interface WebApp {
+  apiVersion: string;
+  spec?: { image?: string; replicas?: number; instances?: number };
+}
+
 /** Each example and how the test runs it; a new example without an entry fails the suite. */
 const EXAMPLES = [
   'clientset/configmaps.ts',
@@ -238,6 +259,7 @@ const EXAMPLES = [
   'rest/configmap-round-trip.ts',
   'runtime/configmap-mirror.ts',
   'runtime/team-namespaces.ts',
+  'runtime/webhooks.ts',
   'transport/request-logging.ts',
 ];
 
@@ -516,6 +538,115 @@ console.log(JSON.stringify({ atImport, afterPlugin: loaded(), user: review.statu
       const lines = logLines(exit.stderr);
       expect(lines.map((line) => line.msg)).toContain('leading; starting controllers');
       expect(lines.filter((line) => line.level === 'error')).toEqual([]);
+    });
+
+    it('runtime/webhooks validates, defaults and converts WebApps for the real kube-apiserver, and stops on SIGTERM', async () => {
+      // A group of its own, so runs and module kinds never share the cluster-scoped CRD or configurations.
+      const group = `g${randomUUID().slice(0, 8)}.webhooks.k.example`;
+      const crd = join(scratch, `${group}.yaml`);
+      await writeFile(
+        crd,
+        (await readFile(WEBAPPS_CRD, 'utf8')).replaceAll('webhooks.k.example', group),
+      );
+      cleanups.push(async () => {
+        for (const resource of ['validatingwebhookconfiguration', 'mutatingwebhookconfiguration']) {
+          await kubectl('delete', resource, `webapps.${group}`, '--ignore-not-found');
+        }
+        await kubectl('delete', 'crd', `webapps.${group}`, '--ignore-not-found', '--wait=false');
+      });
+      await kubectl('apply', '--server-side', '--field-manager=k-installed-examples', '-f', crd);
+      await kubectl('wait', '--for=condition=Established', '--timeout=30s', `crd/webapps.${group}`);
+      const port = await freePort();
+      const example = startExample('runtime/webhooks', kind, [
+        `--kubeconfig=${controlPlane().kubeconfigPath}`,
+        '--context=admin',
+        `--webhook-port=${port}`,
+        `--namespace=${namespace.name}`,
+        `--group=${group}`,
+        '--port=0',
+        '--metrics-port=0',
+      ]);
+      await example.waitForStdout(/webhooks installed/);
+      await example.waitForStdout(new RegExp(`listening webhook https://127\\.0\\.0\\.1:${port}`));
+
+      /** create runs `kubectl create` of a WebApp in the test's namespace (extra flags after it). */
+      let created = 0;
+      const create = async (version: string, spec: WebApp['spec'], ...flags: string[]) => {
+        created += 1;
+        const name = `webapp-${created}`;
+        const file = join(scratch, `${group}-${name}.json`);
+        await writeFile(
+          file,
+          JSON.stringify({
+            apiVersion: `${group}/${version}`,
+            kind: 'WebApp',
+            metadata: { name },
+            spec,
+          }),
+        );
+        const result = await runCommand(
+          'kubectl',
+          ['--context', 'admin', '-n', namespace.name, 'create', ...flags, '-f', file],
+          project,
+          { env: { KUBECONFIG: controlPlane().kubeconfigPath } },
+        );
+        return { name, result };
+      };
+      const get = async (version: string, name: string): Promise<WebApp> =>
+        JSON.parse(
+          await kubectl(
+            '-n',
+            namespace.name,
+            'get',
+            `webapps.${version}.${group}`,
+            name,
+            '-o',
+            'json',
+          ),
+        ) as WebApp;
+
+      // kube-apiserver loads new configurations a moment later: probed by dry-run, which stores nothing.
+      await eventually(async () => {
+        const { result } = await create(
+          'v1',
+          { image: 'nginx:1.27', replicas: 11 },
+          '--dry-run=server',
+        );
+        expect(result.stderr).toContain('The request is invalid');
+      });
+      const refused = await create('v1', { image: 'nginx:1.27', replicas: 11 });
+      expect(refused.result.status).not.toBe(0);
+      expect(refused.result.stderr).toContain(
+        'The request is invalid: spec.replicas: must be at most 10',
+      );
+
+      // The mutating webhook defaults the replicas; the validating one warns of the missing tag.
+      await eventually(async () => {
+        const { name, result } = await create('v1', { image: 'nginx' });
+        expect(result.status, result.stderr).toBe(0);
+        expect(result.stderr).toContain('Warning: image nginx has no tag');
+        expect((await get('v1', name)).spec).toEqual({ image: 'nginx', replicas: 1 });
+      });
+
+      // Written as v1alpha1, stored as v1 (the hub) by the conversion webhook, read back as either.
+      const alpha = await eventually(async () => {
+        const { name, result } = await create('v1alpha1', { image: 'nginx:1.27', instances: 3 });
+        expect(result.status, result.stderr).toBe(0);
+        return name;
+      });
+      expect(await get('v1', alpha)).toMatchObject({
+        apiVersion: `${group}/v1`,
+        spec: { image: 'nginx:1.27', replicas: 3 },
+      });
+      expect(await get('v1alpha1', alpha)).toMatchObject({
+        apiVersion: `${group}/v1alpha1`,
+        spec: { image: 'nginx:1.27', instances: 3 },
+      });
+
+      const exit = await example.stop();
+      expect(exit, exit.stderr).toMatchObject({ status: 0, signal: null });
+      expect(exit.stdout.trim().split('\n').at(-1)).toBe('stopped');
+      expect(logLines(exit.stderr).filter((line) => line.level === 'error')).toEqual([]);
     });
 
     it('codegen/generate-crd-client generates the Widget modules in memory', async () => {
