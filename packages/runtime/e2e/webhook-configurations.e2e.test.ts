@@ -212,6 +212,53 @@ describe('webhook configurations on the real API server', () => {
     ]);
   });
 
+  it('moves a CRD whose manifest names a Service to a URL target (and back), though another manager owns the Service', async () => {
+    const movedCrd = `gizmos.moved-${suffix}.webhooks.k.example`;
+    const manifest = crd(['v1', 'v1alpha1'], movedCrd);
+    const withService: CustomResourceDefinition = {
+      ...manifest,
+      spec: {
+        ...manifest.spec,
+        conversion: {
+          strategy: 'Webhook',
+          webhook: {
+            conversionReviewVersions: ['v1'],
+            clientConfig: {
+              service: { namespace: 'elsewhere', name: 'webhooks', path: '/convert' },
+            },
+          },
+        },
+      },
+    };
+    // As `kubectl apply --server-side -f crd.yaml` would: another field manager owns `service`.
+    await clientset.applyManifests(JSON.stringify(withService), {
+      fieldManager: 'kubectl',
+      force: true,
+    });
+    created.crds.push(movedCrd);
+    const conversion = registrations.find((registration) => registration.type === 'conversion')!;
+    const moved = { ...conversion, crdName: movedCrd };
+    const byUrl = await applyWebhookConfigurations(
+      clientset,
+      webhookConfigurations([moved], { name, target: { url: 'https://127.0.0.1:1/k-e2e' } }),
+    );
+    expect(byUrl.crds[0]?.spec.conversion?.webhook?.clientConfig).toEqual({
+      url: 'https://127.0.0.1:1/k-e2e/convert',
+    });
+    const byService = await applyWebhookConfigurations(
+      clientset,
+      webhookConfigurations([moved], options),
+    );
+    expect(byService.crds[0]?.spec.conversion?.webhook?.clientConfig?.url).toBeUndefined();
+    expect(byService.crds[0]?.spec.conversion?.webhook?.clientConfig?.service?.namespace).toBe(
+      `k-e2e-${suffix}`,
+    );
+    expect(byService.crds[0]?.spec.versions.map((version) => version.name)).toEqual([
+      'v1',
+      'v1alpha1',
+    ]);
+  });
+
   it('passes on the server’s refusal of what only it can check (a CEL matchCondition that does not compile)', async () => {
     const celName = `${name}-cel`;
     created.validating.push(celName);

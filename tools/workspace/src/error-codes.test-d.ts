@@ -102,8 +102,10 @@ export type ClientsetCodes = Expect<
 export type RuntimeCodes = Expect<
   Equal<
     RuntimeErrorCode,
+    | 'ERR_RUNTIME_ADMISSION_DENIED'
     | 'ERR_RUNTIME_CONFIGURATION'
     | 'ERR_RUNTIME_CONFLICT'
+    | 'ERR_RUNTIME_CONVERSION'
     | 'ERR_RUNTIME_INFORMER_LIST'
     | 'ERR_RUNTIME_INFORMER_WATCH'
     | 'ERR_RUNTIME_INVALID_ARGUMENT'
@@ -112,5 +114,6 @@ export type RuntimeCodes = Expect<
     | 'ERR_RUNTIME_NOT_SYNCED'
     | 'ERR_RUNTIME_SHUTDOWN_TIMEOUT'
     | 'ERR_RUNTIME_TERMINAL'
+    | 'ERR_RUNTIME_WEBHOOK_CERTIFICATE'
   >
 >;

@@ -1,4 +1,5 @@
 import { isJsonObject, ownValue, type JsonObject } from './conversion-json.js';
+import { isLabelValue, isQualifiedName } from './webhook-configuration-checks.js';
 
 // The API server takes from a converted object only its labels and annotations: the rest of
 // metadata is put back from the object it sent, and labels or annotations a webhook changed must
@@ -6,23 +7,6 @@ import { isJsonObject, ownValue, type JsonObject } from './conversion-json.js';
 
 /** TOTAL_ANNOTATION_BYTES is Kubernetes' limit on an object's annotations, keys and values together. */
 const TOTAL_ANNOTATION_BYTES = 256 * 1024;
-const NAME_PART = /^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$/;
-const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
-
-/** isQualifiedName is Kubernetes' rule for label and annotation keys: `[prefix/]name`. */
-function isQualifiedName(key: string): boolean {
-  const slash = key.indexOf('/');
-  const name = slash < 0 ? key : key.slice(slash + 1);
-  if (slash >= 0) {
-    const prefix = key.slice(0, slash);
-    if (prefix.length === 0 || prefix.length > 253 || !DNS_SUBDOMAIN.test(prefix)) return false;
-  }
-  return name.length > 0 && name.length <= 63 && NAME_PART.test(name);
-}
-
-function isLabelValue(value: string): boolean {
-  return value === '' || (value.length <= 63 && NAME_PART.test(value));
-}
 
 /** utf8Length is the number of bytes of `text` in UTF-8 (Go's len of a string), without encoding it. */
 function utf8Length(text: string): number {

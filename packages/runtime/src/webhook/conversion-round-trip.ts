@@ -28,7 +28,7 @@ const MAX_DIFFERENCES = 20;
  *
  * @throws RuntimeError `ERR_RUNTIME_CONVERSION` when a converter throws or returns no object (or
  * the object is of another kind or an unknown version); `ERR_RUNTIME_INVALID_ARGUMENT` when
- * `object` is not a JSON object or nests deeper than 1,000 levels.
+ * `object` is not a JSON object or nests deeper than 10,000 levels.
  */
 export function checkRoundTrip<Hub>(
   definition: ConversionDefinition<Hub>,
@@ -39,7 +39,7 @@ export function checkRoundTrip<Hub>(
   if (!isJsonObject(start)) {
     throw new RuntimeError(
       'ERR_RUNTIME_INVALID_ARGUMENT',
-      'checkRoundTrip takes a JSON object no deeper than 1,000 levels',
+      `checkRoundTrip takes a JSON object no deeper than ${DEFAULT_MAX_DEPTH} levels`,
     );
   }
   const apiVersion = String(ownValue(start, 'apiVersion'));

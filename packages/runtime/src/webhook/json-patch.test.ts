@@ -137,7 +137,12 @@ const { json } = fc.letrec<{ json: JsonValue }>((tie) => ({
   json: fc.oneof(
     { depthSize: 'small', withCrossShrink: true },
     fc.constantFrom<JsonValue>(null, true, false, 0, 1, ''),
-    fc.oneof(fc.string(), fc.double({ noNaN: true, noDefaultInfinity: true }), fc.integer()),
+    fc.oneof(
+      fc.string(),
+      // -0 is not a JSON value (it reads back as 0), so a patch cannot and need not tell it from 0.
+      fc.double({ noNaN: true, noDefaultInfinity: true }).map((number) => number + 0),
+      fc.integer(),
+    ),
     fc.array(tie('json'), { maxLength: 5 }),
     fc.dictionary(key, tie('json'), { maxKeys: 5 }),
   ),

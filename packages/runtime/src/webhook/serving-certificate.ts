@@ -12,8 +12,9 @@ import { createSelfSignedCertificate } from './self-signed-certificate.js';
  * - `{ certDir, certName?, keyName? }`: files `tls.crt` and `tls.key` (by default) in a directory,
  *   as a Secret mounted by the kubelet or cert-manager's csi driver has them;
  * - `{ certFile, keyFile }`: two files anywhere;
- * - `{ selfSigned: { hosts } }`: a key and a certificate made at start for `hosts` (local use and
- *   tests; the server's `certificateAuthority` gives its PEM and `caBundle`).
+ * - `{ selfSigned: { hosts } }`: a key and a certificate made when the server is made, for `hosts`
+ *   (local use and tests; the server's `certificateAuthority` gives its PEM and `caBundle` at
+ *   once, so the webhooks can be installed before the server starts).
  * Files are read at start and again whenever they change (the directory is watched and polled).
  */
 export type WebhookCertificateOptions =

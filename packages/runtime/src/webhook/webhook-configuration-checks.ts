@@ -228,8 +228,8 @@ export function isDns1035Label(value: unknown): value is string {
   return typeof value === 'string' && value.length <= 63 && DNS_1035_LABEL.test(value);
 }
 
-/** isQualifiedName is a label key's rule: `[prefix/]name`, the prefix a DNS subdomain. */
-function isQualifiedName(value: unknown): value is string {
+/** isQualifiedName is a label or annotation key's rule: `[prefix/]name`, the prefix a DNS subdomain. */
+export function isQualifiedName(value: unknown): value is string {
   if (typeof value !== 'string') return false;
   const slash = value.indexOf('/');
   const name = slash === -1 ? value : value.slice(slash + 1);
@@ -237,7 +237,8 @@ function isQualifiedName(value: unknown): value is string {
   return name.length <= 63 && QUALIFIED_NAME_PART.test(name);
 }
 
-function isLabelValue(value: unknown): value is string {
+/** isLabelValue is a label value's rule: empty, or up to 63 name characters. */
+export function isLabelValue(value: unknown): value is string {
   return (
     typeof value === 'string' &&
     (value === '' || (value.length <= 63 && QUALIFIED_NAME_PART.test(value)))

@@ -662,3 +662,48 @@ describe('webhookManifests', () => {
     expect(await webhookManifests(webhookConfigurations([], service))).toBe('');
   });
 });
+
+describe('webhookConfigurations annotations', () => {
+  it('puts annotations (cert-manager’s inject-ca-from) on both configurations, and refuses a bad key', () => {
+    const registrations: WebhookRegistration[] = [
+      {
+        type: 'validating',
+        path: '/validate-demo-k-io-v1-webapp',
+        resource: {
+          group: 'demo.k.io',
+          version: 'v1',
+          kind: 'WebApp',
+          plural: 'webapps',
+          namespaced: true,
+        },
+        operations: ['CREATE'],
+        options: {},
+      },
+      {
+        type: 'mutating',
+        path: '/mutate-demo-k-io-v1-webapp',
+        resource: {
+          group: 'demo.k.io',
+          version: 'v1',
+          kind: 'WebApp',
+          plural: 'webapps',
+          namespaced: true,
+        },
+        operations: ['CREATE'],
+        options: {},
+      },
+    ];
+    const annotations = { 'cert-manager.io/inject-ca-from': 'demo-system/demo-webhooks' };
+    const target = { service: { namespace: 'demo-system', name: 'demo-webhooks' } };
+    const configurations = webhookConfigurations(registrations, {
+      name: 'demo',
+      target,
+      annotations,
+    });
+    expect(configurations.validating?.metadata?.annotations).toEqual(annotations);
+    expect(configurations.mutating?.metadata?.annotations).toEqual(annotations);
+    expect(() =>
+      webhookConfigurations(registrations, { name: 'demo', target, annotations: { 'a b': 'x' } }),
+    ).toThrow(/"a b" is not a valid annotation key/);
+  });
+});

@@ -22,6 +22,7 @@ import {
   configurationError,
   isList,
   isDns1035Label,
+  isQualifiedName,
   isDns1123Label,
   labelMapOf,
   matchConditionsOf,
@@ -30,6 +31,7 @@ import {
   timeoutOf,
 } from './webhook-configuration-checks.js';
 import type { AdmissionOperation, WebhookRegistration } from './webhook-handler.js';
+import { setOwn } from '../internal/set-own.js';
 
 /** WebhookServiceTarget is the in-cluster Service in front of the webhook server. */
 export interface WebhookServiceTarget {
@@ -65,6 +67,12 @@ export interface WebhookConfigurationOptions {
   readonly caBundle?: string | undefined;
   /** labels of both configurations. */
   readonly labels?: Readonly<Record<string, string>> | undefined;
+  /**
+   * annotations of both configurations, e.g. cert-manager's
+   * `{ 'cert-manager.io/inject-ca-from': '<namespace>/<certificate>' }`, whose CA injector then
+   * fills every webhook's `caBundle`.
+   */
+  readonly annotations?: Readonly<Record<string, string>> | undefined;
 }
 
 /** CrdConversion is the `spec.conversion` of one CustomResourceDefinition, named `<plural>.<group>`. */
@@ -115,7 +123,11 @@ export function webhookConfigurations(
   }
   checkName(options.name, 'the webhook configurations’ name');
   const clientConfig = clientConfigFor(options.target, caBundleOf(options.caBundle));
-  const metadata = { name: options.name, ...labelsOf(options.labels) };
+  const metadata = {
+    name: options.name,
+    ...labelsOf(options.labels),
+    ...annotationsOf(options.annotations),
+  };
   const validating: ValidatingWebhook[] = [];
   const mutating: MutatingWebhook[] = [];
   const conversions: CrdConversion[] = [];
@@ -230,10 +242,12 @@ export async function applyWebhookConfigurations(
   const fieldManager = options.fieldManager ?? 'k-webhooks';
   const apply = { fieldManager, force: options.force ?? true, signal: options.signal };
   const crds = clientset.apiextensionsV1.customResourceDefinitions();
+  const read = new Map<string, CustomResourceDefinition>();
   for (const { crdName, versions } of configurations.conversions) {
     let crd: CustomResourceDefinition;
     try {
       crd = await crds.get(crdName, { signal: options.signal });
+      read.set(crdName, crd);
     } catch (error) {
       if (!isNotFound(error)) throw error;
       throw new RuntimeError(
@@ -253,6 +267,7 @@ export async function applyWebhookConfigurations(
   }
   const applied: CustomResourceDefinition[] = [];
   for (const { crdName, conversion } of configurations.conversions) {
+    await dropOtherTarget(crds, read.get(crdName), conversion, options.signal);
     applied.push(
       await crds.apply(
         {
@@ -293,6 +308,31 @@ export async function applyWebhookConfigurations(
   };
 }
 
+/**
+ * dropOtherTarget removes the CRD's conversion target of the other form (a Service where `conversion`
+ * names a URL, or the reverse) with a merge patch: the manifest that installed the CRD (another
+ * field manager) owns it, so an apply would keep it beside the new one and the API server refuses
+ * a webhook with both (`exactly one of url or service is required`).
+ */
+async function dropOtherTarget(
+  crds: ReturnType<Clientset['apiextensionsV1']['customResourceDefinitions']>,
+  crd: CustomResourceDefinition | undefined,
+  conversion: CustomResourceConversion,
+  signal: AbortSignal | undefined,
+): Promise<void> {
+  const current = crd?.spec.conversion?.webhook?.clientConfig;
+  const wanted = conversion.webhook?.clientConfig;
+  if (!crd?.metadata?.name || !current || !wanted) return;
+  const other = wanted.url !== undefined ? 'service' : 'url';
+  if (current[other] === undefined) return;
+  await crds.patch(
+    crd.metadata.name,
+    'merge',
+    { spec: { conversion: { webhook: { clientConfig: { [other]: null, ...wanted } } } } },
+    { signal },
+  );
+}
+
 /** metadataOf is what is applied of a configuration's metadata: its name, labels and annotations. */
 function metadataOf(configuration: ValidatingWebhookConfiguration | MutatingWebhookConfiguration): {
   name: string;
@@ -313,8 +353,10 @@ function metadataOf(configuration: ValidatingWebhookConfiguration | MutatingWebh
  * CustomResourceDefinition document holding only `spec.conversion`. That last one is a patch,
  * not a whole CRD: merge it into the CRD's manifest (a kustomize `patches:` entry, as kubebuilder
  * does), apply it server-side to an installed CRD (`kubectl apply --server-side -f`, which keeps
- * the CRD's other fields), or `kubectl patch crd <name> --type merge --patch-file <file>`; a
- * comment above it says so. Empty configurations give an empty string. Loads the YAML writer on
+ * the CRD's other fields) or `kubectl patch crd <name> --type merge --patch-file <file>`, but
+ * never in the same server-side apply as the whole CRD under one field manager (`kubectl apply
+ * --server-side -f crd.yaml -f webhooks.yaml`): the later document replaces the earlier, and the
+ * CRD loses everything but its conversion. A comment above it says so. Empty configurations give an empty string. Loads the YAML writer on
  * first use, so importing this module costs nothing more.
  */
 export async function webhookManifests(configurations: WebhookConfigurations): Promise<string> {
@@ -333,7 +375,8 @@ export async function webhookManifests(configurations: WebhookConfigurations): P
     document.commentBefore =
       ` The conversion webhook of ${crdName}: a patch of that CRD, not a whole one.\n` +
       ` Merge it into the CRD's manifest, or on a cluster where the CRD is installed:\n` +
-      ` kubectl apply --server-side -f <this file>  (or kubectl patch crd ${crdName} --type merge --patch-file <this document>)`;
+      ` kubectl apply --server-side -f <this file>  (or kubectl patch crd ${crdName} --type merge --patch-file <this document>)\n` +
+      ` Never in the same server-side apply as the whole CRD: it would replace the CRD with this.`;
     documents.push(document);
   }
   return documents.map((document) => document.toString({ lineWidth: 0 })).join('---\n');
@@ -420,6 +463,24 @@ function labelsOf(labels: WebhookConfigurationOptions['labels']): {
   labels?: Record<string, string>;
 } {
   return labels === undefined ? {} : { labels: labelMapOf(labels, 'labels') };
+}
+
+function annotationsOf(annotations: WebhookConfigurationOptions['annotations']): {
+  annotations?: Record<string, string>;
+} {
+  if (annotations === undefined) return {};
+  if (typeof annotations !== 'object' || annotations === null || isList(annotations)) {
+    throw configurationError('annotations must be an object of annotation keys to values');
+  }
+  const copy: Record<string, string> = {};
+  for (const [key, value] of Object.entries(annotations)) {
+    if (!isQualifiedName(key))
+      throw configurationError(`annotations: ${JSON.stringify(key)} is not a valid annotation key`);
+    if (typeof value !== 'string')
+      throw configurationError(`annotations: the value of ${key} is not a string`);
+    setOwn(copy, key, value);
+  }
+  return { annotations: copy };
 }
 
 function clientConfigFor(
