@@ -120,7 +120,7 @@ try {
   const startedWith = new Set((await byOperator()).map((record) => record.auditID));
 
   const webapps = cs.dynamic.resource(
-    { group: 'apps.k.example', version: 'v1alpha1', resource: 'webapps' },
+    { group: 'apps.k.example', version: 'v1beta1', resource: 'webapps' },
     NAMESPACE,
   );
   const cpuAtStart = cpuSeconds(operator.pid!);
@@ -133,10 +133,10 @@ try {
     await Promise.all(
       names.slice(next, (next += 50)).map((name) =>
         webapps.create({
-          apiVersion: 'apps.k.example/v1alpha1',
+          apiVersion: 'apps.k.example/v1beta1',
           kind: 'WebApp',
           metadata: { name },
-          spec: { image: 'nginx:1.27', replicas: 0 },
+          spec: { container: { image: 'nginx:1.27' }, replicas: 0 },
         }),
       ),
     );
