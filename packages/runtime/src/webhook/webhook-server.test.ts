@@ -439,6 +439,19 @@ describe('WebhookServer', () => {
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
   });
 
+  it('answers a body nested deeper than JSON.stringify can write (a converted 10,000-level object)', async () => {
+    let deep: unknown = 'bottom';
+    for (let level = 0; level < 10_000; level += 1) deep = { a: deep };
+    expect(() => JSON.stringify(deep)).toThrow(RangeError);
+    const { port } = await start(
+      { certificate: selfSigned },
+      { '/deep': () => Promise.resolve({ status: 200, body: { deep } }) },
+    );
+    const answer = await post1(port, '/deep', '{}');
+    expect(answer.status).toBe(200);
+    expect(answer.body).toBe(`{"deep":${'{"a":'.repeat(10_000)}"bottom"${'}'.repeat(10_000)}}`);
+  });
+
   it('records controller-runtime webhook metrics for registered paths only', async () => {
     const metrics = new PrometheusMetrics({ processMetrics: false });
     const { port } = await start({ certificate: selfSigned, metrics }, { '/echo': echo });

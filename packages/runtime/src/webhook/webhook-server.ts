@@ -672,8 +672,7 @@ export class WebhookServer {
       if (!(Number.isInteger(status) && status >= 200 && status <= 599)) {
         throw new Error(`status ${String(status)} is not an HTTP status`);
       }
-      // Without recursion: a converted object may nest deeper than JSON.stringify's stack allows.
-      json = stringifyJson(body as JsonValue);
+      json = encodeJson(body);
     } catch (error) {
       this.#logger.error('webhook reply cannot be sent', {
         webhook: request.url,
@@ -718,4 +717,17 @@ function admissionResource(resource: WebhookResource, type: string): ResourceDes
 /** admissionPath is controller-runtime's path of a webhook: `/validate-apps-k-example-v1-webapp`, `/validate--v1-pod`. */
 function admissionPath(prefix: 'validate' | 'mutate', resource: ResourceDescriptor): string {
   return `/${prefix}-${resource.group.replaceAll('.', '-')}-${resource.version}-${resource.kind.toLowerCase()}`;
+}
+
+/**
+ * encodeJson is `JSON.stringify(body)`, or, for a body nested deeper than its stack allows (a
+ * converted custom resource of thousands of levels), the same text written without recursion.
+ */
+function encodeJson(body: unknown): string {
+  try {
+    return JSON.stringify(body) ?? 'null';
+  } catch (error) {
+    if (!(error instanceof RangeError)) throw error;
+    return stringifyJson(body as JsonValue);
+  }
 }
