@@ -1,5 +1,6 @@
 import type { Clientset } from '@k/clientset';
 import { WebhookServer } from '@k/runtime';
+import { webhookManifests as renderWebhookManifests } from '@k/runtime/webhook';
 import { registerWebAppWebhooks, WEBHOOK_CONFIGURATION_NAME } from './register-webhooks.js';
 
 /** WEBHOOK_SERVICE is the Service of deploy/webhook-service.yaml, in front of the operator's webhook server. */
@@ -30,17 +31,11 @@ export function crdConversion(): unknown {
  * and the patch, applied by the field manager that applied crd.yaml (`kubectl apply
  * --server-side -f crd.yaml -f webhooks.yaml`: both `kubectl`), would remove the rest of the CRD.
  */
-export async function webhookManifests(): Promise<string> {
+export function webhookManifests(): Promise<string> {
   const server = registerWebAppWebhooks(new WebhookServer(), NO_CLIENTSET);
-  const all = await server.manifests(OPTIONS);
-  const crdPatch = all.indexOf('\n---\n# The conversion webhook');
-  if (crdPatch < 0) throw new Error('webhookManifests: the CRD patch moved');
-  const yaml = all.slice(0, crdPatch + 1);
-  // The configurations' options have no annotations: they go under each one's name.
-  const metadata = `metadata:\n  name: ${WEBHOOK_CONFIGURATION_NAME}\n`;
-  const parts = yaml.split(metadata);
-  if (parts.length !== 3) throw new Error('webhookManifests: the configurations’ metadata moved');
-  return parts.join(
-    `${metadata}  annotations:\n    cert-manager.io/inject-ca-from: ${CERTIFICATE}\n`,
-  );
+  const configurations = server.configurations({
+    ...OPTIONS,
+    annotations: { 'cert-manager.io/inject-ca-from': CERTIFICATE },
+  });
+  return renderWebhookManifests({ ...configurations, conversions: [] });
 }
