@@ -241,10 +241,13 @@ describe('stringifyJson', () => {
     expect(stringifyJson(value as unknown as JsonValue)).toBe(JSON.stringify(value));
   });
 
-  it('writes a value deeper than JSON.stringify can', () => {
+  it('writes a value deeper than JSON.stringify can (on Node 22 and 24)', () => {
     const deep = deepChain(10_000, [1, 'two']);
-    expect(() => JSON.stringify(deep)).toThrow(RangeError);
     const text = stringifyJson(deep);
     expect(text).toBe(`${'{"a":'.repeat(10_000)}[1,"two"]${'}'.repeat(10_000)}`);
+    // Node 22's and 24's JSON.stringify overflow the stack here; Node 26's does not, and agrees.
+    const major = Number(process.versions.node.split('.')[0]);
+    if (major < 26) expect(() => JSON.stringify(deep)).toThrow(RangeError);
+    else expect(JSON.stringify(deep)).toBe(text);
   });
 });
